@@ -1,0 +1,98 @@
+//! The one place that reads the environment and the clock (SPEC §2.7).
+//!
+//! A [`Context`] is built once per invocation and handed to the action: the project root
+//! (`-d`, resolved lexically against the current directory, which must be an existing folder),
+//! the current directory (for `--portfolio`), and `now`, read once — from `BMAD_MEM_NOW` when
+//! set, so runs and tests are reproducible.
+
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use crate::error::{Error, Result};
+use crate::js::date;
+use crate::store::paths::resolve;
+
+/// The instant of this invocation, in both forms the files use.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Now {
+    /// Epoch milliseconds.
+    pub ms: f64,
+    /// `toISOString` form, `2026-10-18T09:30:00.000Z`.
+    pub iso: String,
+}
+
+impl Now {
+    /// The instant `text` names (SPEC §2.5), written back in `toISOString` form.
+    ///
+    /// # Errors
+    /// When `text` is not a timestamp.
+    pub fn parse(text: &str) -> Result<Self> {
+        let ms = date::parse_timestamp(text).ok_or_else(|| {
+            Error::refused(format!("BMAD_MEM_NOW is not a valid timestamp: {text}"))
+        })?;
+        Ok(Self::from_ms(ms))
+    }
+
+    #[must_use]
+    pub fn from_ms(ms: f64) -> Self {
+        Self {
+            ms,
+            iso: date::to_iso_string(ms),
+        }
+    }
+
+    fn system() -> Self {
+        let ms = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis());
+        #[allow(clippy::cast_precision_loss)]
+        // epoch milliseconds fit a double exactly until 287396 AD
+        Self::from_ms(ms as f64)
+    }
+}
+
+/// Where and when an action runs.
+#[derive(Debug, Clone)]
+pub struct Context {
+    /// The project root: absolute, normalized lexically (links not resolved).
+    pub root: PathBuf,
+    /// The current directory, against which `--portfolio` is resolved.
+    pub cwd: PathBuf,
+    pub now: Now,
+}
+
+impl Context {
+    /// Reads the current directory, `BMAD_MEM_NOW` and the clock; checks that `directory`
+    /// (default `.`) is an existing folder.
+    ///
+    /// # Errors
+    /// An unreadable current directory, an invalid `BMAD_MEM_NOW`, or a missing project folder.
+    pub fn from_env(directory: Option<&str>) -> Result<Self> {
+        let cwd = std::env::current_dir()
+            .map_err(|e| Error::io("cannot read the current directory", Path::new("."), e))?;
+        let now = match std::env::var_os("BMAD_MEM_NOW") {
+            Some(value) => Now::parse(&value.to_string_lossy())?,
+            None => Now::system(),
+        };
+        Self::new(&cwd, directory, now)
+    }
+
+    /// A context for `directory` resolved against `cwd`.
+    ///
+    /// # Errors
+    /// When the project folder does not exist or is not a folder.
+    pub fn new(cwd: &Path, directory: Option<&str>, now: Now) -> Result<Self> {
+        let root = resolve(cwd, Path::new(directory.unwrap_or(".")));
+        if !root.is_dir() {
+            return Err(Error::refused(format!(
+                "Project directory does not exist or is not a directory: {}",
+                root.display()
+            )));
+        }
+        Ok(Self {
+            root,
+            cwd: cwd.to_path_buf(),
+            now,
+        })
+    }
+}

@@ -1,0 +1,790 @@
+//! The JSON value model and JSON text, exactly as JavaScript has them (SPEC §2.1, §2.6).
+//!
+//! Every identifier and digest bmad-plus computes is SHA-256 over `JSON.stringify` of a value
+//! that went through `JSON.parse`, so this module reproduces both ends:
+//!
+//! * **Parsing** ([`parse`]) models values as V8 does: every number is a double (`1e400` is
+//!   `Infinity`, `12345678901234567890` is `12345678901234567000`), a duplicate key keeps its
+//!   first position and its last value, and a lone surrogate escape is refused (SPEC §10).
+//! * **Writing** ([`Value::compact`], [`Value::pretty`]) is `JSON.stringify(x)` and
+//!   `JSON.stringify(x, null, 2)`: keys that are canonical array indices come first in ascending
+//!   numeric order, then the others in insertion order; strings escape only what JavaScript
+//!   escapes; numbers use JavaScript's shortest form and non-finite numbers become `null`.
+//!
+//! The object keeps insertion order; the array-index reordering happens when writing, so an
+//! object built in Rust (a pattern named `"42"` in the scores map) is ordered the JavaScript
+//! way too. Nothing here touches the file system.
+
+use std::fmt;
+
+use indexmap::IndexMap;
+use sha2::{Digest, Sha256};
+
+use super::number;
+
+/// Deepest nesting [`parse`] accepts; deeper input is refused with a clear error rather than
+/// exhausting the stack.
+const MAX_DEPTH: usize = 512;
+
+/// A JSON value as JavaScript models it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    Null,
+    Bool(bool),
+    Number(f64),
+    String(String),
+    Array(Vec<Value>),
+    Object(Object),
+}
+
+/// A JSON object: insertion-ordered, written in JavaScript's property order.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Object(IndexMap<String, Value>);
+
+impl Object {
+    #[must_use]
+    pub fn new() -> Self {
+        Self(IndexMap::new())
+    }
+
+    /// Sets `key`; an existing key keeps its position and takes the new value, as assignment to
+    /// a JavaScript property does.
+    pub fn insert(&mut self, key: impl Into<String>, value: impl Into<Value>) {
+        self.0.insert(key.into(), value.into());
+    }
+
+    /// Builder form of [`Object::insert`].
+    #[must_use]
+    pub fn with(mut self, key: impl Into<String>, value: impl Into<Value>) -> Self {
+        self.insert(key, value);
+        self
+    }
+
+    #[must_use]
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        self.0.get(key)
+    }
+
+    /// Removes `key`, keeping the order of the others.
+    pub fn remove(&mut self, key: &str) -> Option<Value> {
+        self.0.shift_remove(key)
+    }
+
+    #[must_use]
+    pub fn contains_key(&self, key: &str) -> bool {
+        self.0.contains_key(key)
+    }
+
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Entries in insertion order (not JavaScript's property order; see [`Object::ordered`]).
+    pub fn iter(&self) -> impl Iterator<Item = (&String, &Value)> {
+        self.0.iter()
+    }
+
+    /// Entries in JavaScript's property order: array-index keys ascending, then the rest in
+    /// insertion order.
+    #[must_use]
+    pub fn ordered(&self) -> Vec<(&String, &Value)> {
+        let mut entries: Vec<_> = self.0.iter().collect();
+        if entries.iter().any(|(k, _)| array_index(k).is_some()) {
+            // Stable sort: non-index keys keep their insertion order behind the indices.
+            entries.sort_by_key(|(k, _)| array_index(k).map_or(u64::MAX, u64::from));
+        }
+        entries
+    }
+}
+
+impl FromIterator<(String, Value)> for Object {
+    fn from_iter<I: IntoIterator<Item = (String, Value)>>(iter: I) -> Self {
+        let mut object = Self::new();
+        for (k, v) in iter {
+            object.insert(k, v);
+        }
+        object
+    }
+}
+
+/// `Some(n)` when `key` is a canonical array index (`"0"` … `"4294967294"`, no sign, no
+/// leading zero), the keys JavaScript enumerates first.
+fn array_index(key: &str) -> Option<u32> {
+    let bytes = key.as_bytes();
+    if bytes.is_empty() || bytes.len() > 10 || !bytes.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    if bytes.len() > 1 && bytes[0] == b'0' {
+        return None;
+    }
+    let n: u64 = key.parse().ok()?;
+    u32::try_from(n).ok().filter(|&n| n != u32::MAX)
+}
+
+impl From<&str> for Value {
+    fn from(s: &str) -> Self {
+        Value::String(s.to_owned())
+    }
+}
+impl From<String> for Value {
+    fn from(s: String) -> Self {
+        Value::String(s)
+    }
+}
+impl From<&String> for Value {
+    fn from(s: &String) -> Self {
+        Value::String(s.clone())
+    }
+}
+impl From<f64> for Value {
+    fn from(n: f64) -> Self {
+        Value::Number(n)
+    }
+}
+impl From<u32> for Value {
+    fn from(n: u32) -> Self {
+        Value::Number(f64::from(n))
+    }
+}
+impl From<bool> for Value {
+    fn from(b: bool) -> Self {
+        Value::Bool(b)
+    }
+}
+impl From<Vec<Value>> for Value {
+    fn from(v: Vec<Value>) -> Self {
+        Value::Array(v)
+    }
+}
+impl From<Object> for Value {
+    fn from(o: Object) -> Self {
+        Value::Object(o)
+    }
+}
+impl<T: Into<Value>> From<Option<T>> for Value {
+    fn from(o: Option<T>) -> Self {
+        o.map_or(Value::Null, Into::into)
+    }
+}
+
+impl Value {
+    #[must_use]
+    pub fn as_object(&self) -> Option<&Object> {
+        match self {
+            Value::Object(o) => Some(o),
+            _ => None,
+        }
+    }
+
+    #[must_use]
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::String(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    #[must_use]
+    pub fn as_f64(&self) -> Option<f64> {
+        match self {
+            Value::Number(n) => Some(*n),
+            _ => None,
+        }
+    }
+
+    #[must_use]
+    pub fn as_array(&self) -> Option<&[Value]> {
+        match self {
+            Value::Array(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    /// JavaScript truthiness of a present value (SPEC §2.6): everything but `null`, `false`,
+    /// `0`, `-0`, `NaN` and `""`; an empty array or object is truthy.
+    #[must_use]
+    pub fn is_truthy(&self) -> bool {
+        match self {
+            Value::Null => false,
+            Value::Bool(b) => *b,
+            Value::Number(n) => *n != 0.0 && !n.is_nan(),
+            Value::String(s) => !s.is_empty(),
+            Value::Array(_) | Value::Object(_) => true,
+        }
+    }
+
+    /// `String(value)` as a template literal would write it (SPEC §2.6): strings as is, numbers
+    /// in JavaScript form, arrays as their elements joined by `,` (null elements empty), any
+    /// other object `[object Object]`, and `null` as `null`.
+    #[must_use]
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        self.write_text(&mut out, false);
+        out
+    }
+
+    fn write_text(&self, out: &mut String, in_array: bool) {
+        match self {
+            Value::Null if in_array => {}
+            Value::Null => out.push_str("null"),
+            Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+            Value::Number(n) => number::write_number(out, *n),
+            Value::String(s) => out.push_str(s),
+            Value::Array(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    item.write_text(out, true);
+                }
+            }
+            Value::Object(_) => out.push_str("[object Object]"),
+        }
+    }
+
+    /// `JSON.stringify(value)`.
+    #[must_use]
+    pub fn compact(&self) -> String {
+        let mut out = String::new();
+        self.write(&mut out, None, 0);
+        out
+    }
+
+    /// `JSON.stringify(value, null, 2)`.
+    #[must_use]
+    pub fn pretty(&self) -> String {
+        let mut out = String::new();
+        self.write(&mut out, Some(2), 0);
+        out
+    }
+
+    /// Lowercase hex SHA-256 of the compact JSON text.
+    #[must_use]
+    pub fn sha256(&self) -> String {
+        sha256_hex(self.compact().as_bytes())
+    }
+
+    fn write(&self, out: &mut String, indent: Option<usize>, depth: usize) {
+        match self {
+            // JSON has no NaN or Infinity: JSON.stringify writes null.
+            Value::Number(n) if n.is_finite() => number::write_number(out, *n),
+            Value::Null | Value::Number(_) => out.push_str("null"),
+            Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+            Value::String(s) => write_string(out, s),
+            Value::Array(items) => {
+                if items.is_empty() {
+                    out.push_str("[]");
+                    return;
+                }
+                out.push('[');
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    newline(out, indent, depth + 1);
+                    item.write(out, indent, depth + 1);
+                }
+                newline(out, indent, depth);
+                out.push(']');
+            }
+            Value::Object(object) => {
+                if object.is_empty() {
+                    out.push_str("{}");
+                    return;
+                }
+                out.push('{');
+                for (i, (key, value)) in object.ordered().into_iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    newline(out, indent, depth + 1);
+                    write_string(out, key);
+                    out.push(':');
+                    if indent.is_some() {
+                        out.push(' ');
+                    }
+                    value.write(out, indent, depth + 1);
+                }
+                newline(out, indent, depth);
+                out.push('}');
+            }
+        }
+    }
+}
+
+fn newline(out: &mut String, indent: Option<usize>, depth: usize) {
+    if let Some(width) = indent {
+        out.push('\n');
+        for _ in 0..width * depth {
+            out.push(' ');
+        }
+    }
+}
+
+/// A JSON string literal as `JSON.stringify` writes it.
+pub fn write_string(out: &mut String, s: &str) {
+    out.push('"');
+    let mut start = 0;
+    for (i, byte) in s.bytes().enumerate() {
+        let escape = match byte {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\x08' => "\\b",
+            b'\x0c' => "\\f",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0..=0x1f => "",
+            _ => continue,
+        };
+        out.push_str(&s[start..i]);
+        if escape.is_empty() {
+            const HEX: &[u8; 16] = b"0123456789abcdef";
+            out.push_str("\\u00");
+            out.push(char::from(HEX[usize::from(byte >> 4)]));
+            out.push(char::from(HEX[usize::from(byte & 0xf)]));
+        } else {
+            out.push_str(escape);
+        }
+        start = i + 1;
+    }
+    out.push_str(&s[start..]);
+    out.push('"');
+}
+
+/// Lowercase hex SHA-256 of `bytes`.
+#[must_use]
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use fmt::Write;
+    let digest = Sha256::digest(bytes);
+    let mut hex = String::with_capacity(64);
+    for b in digest {
+        let _ = write!(hex, "{b:02x}");
+    }
+    hex
+}
+
+/// Why a text is not JSON, with the byte offset where reading stopped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseError {
+    pub message: &'static str,
+    pub offset: usize,
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "invalid JSON: {} at byte {}", self.message, self.offset)
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+/// `JSON.parse(text)`: one value, surrounded only by JSON whitespace (space, tab, LF, CR).
+///
+/// # Errors
+/// A [`ParseError`] naming the problem and its byte offset.
+pub fn parse(text: &str) -> Result<Value, ParseError> {
+    let mut parser = Parser {
+        text,
+        bytes: text.as_bytes(),
+        pos: 0,
+    };
+    parser.skip_ws();
+    let value = parser.value(0)?;
+    parser.skip_ws();
+    if parser.pos < parser.bytes.len() {
+        return Err(parser.error("unexpected text after the value"));
+    }
+    Ok(value)
+}
+
+struct Parser<'a> {
+    text: &'a str,
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl Parser<'_> {
+    fn error(&self, message: &'static str) -> ParseError {
+        ParseError {
+            message,
+            offset: self.pos,
+        }
+    }
+
+    fn skip_ws(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.bytes.get(self.pos) {
+            self.pos += 1;
+        }
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.pos).copied()
+    }
+
+    fn expect_literal(&mut self, literal: &str, value: Value) -> Result<Value, ParseError> {
+        if self.bytes[self.pos..].starts_with(literal.as_bytes()) {
+            self.pos += literal.len();
+            Ok(value)
+        } else {
+            Err(self.error("unexpected token"))
+        }
+    }
+
+    fn value(&mut self, depth: usize) -> Result<Value, ParseError> {
+        match self.peek() {
+            None => Err(self.error("unexpected end of input")),
+            Some(b'{') => self.object(depth + 1),
+            Some(b'[') => self.array(depth + 1),
+            Some(b'"') => self.string().map(Value::String),
+            Some(b't') => self.expect_literal("true", Value::Bool(true)),
+            Some(b'f') => self.expect_literal("false", Value::Bool(false)),
+            Some(b'n') => self.expect_literal("null", Value::Null),
+            Some(b'-' | b'0'..=b'9') => self.number(),
+            Some(_) => Err(self.error("unexpected token")),
+        }
+    }
+
+    fn object(&mut self, depth: usize) -> Result<Value, ParseError> {
+        if depth > MAX_DEPTH {
+            return Err(self.error("nesting too deep"));
+        }
+        self.pos += 1;
+        let mut object = Object::new();
+        self.skip_ws();
+        if self.peek() == Some(b'}') {
+            self.pos += 1;
+            return Ok(Value::Object(object));
+        }
+        loop {
+            self.skip_ws();
+            if self.peek() != Some(b'"') {
+                return Err(self.error("expected a string key"));
+            }
+            let key = self.string()?;
+            self.skip_ws();
+            if self.peek() != Some(b':') {
+                return Err(self.error("expected ':' after a key"));
+            }
+            self.pos += 1;
+            self.skip_ws();
+            let value = self.value(depth)?;
+            object.insert(key, value);
+            self.skip_ws();
+            match self.peek() {
+                Some(b',') => self.pos += 1,
+                Some(b'}') => {
+                    self.pos += 1;
+                    return Ok(Value::Object(object));
+                }
+                None => return Err(self.error("unexpected end of input")),
+                Some(_) => return Err(self.error("expected ',' or '}'")),
+            }
+        }
+    }
+
+    fn array(&mut self, depth: usize) -> Result<Value, ParseError> {
+        if depth > MAX_DEPTH {
+            return Err(self.error("nesting too deep"));
+        }
+        self.pos += 1;
+        let mut items = Vec::new();
+        self.skip_ws();
+        if self.peek() == Some(b']') {
+            self.pos += 1;
+            return Ok(Value::Array(items));
+        }
+        loop {
+            self.skip_ws();
+            items.push(self.value(depth)?);
+            self.skip_ws();
+            match self.peek() {
+                Some(b',') => self.pos += 1,
+                Some(b']') => {
+                    self.pos += 1;
+                    return Ok(Value::Array(items));
+                }
+                None => return Err(self.error("unexpected end of input")),
+                Some(_) => return Err(self.error("expected ',' or ']'")),
+            }
+        }
+    }
+
+    fn number(&mut self) -> Result<Value, ParseError> {
+        let start = self.pos;
+        if self.peek() == Some(b'-') {
+            self.pos += 1;
+        }
+        match self.peek() {
+            Some(b'0') => self.pos += 1,
+            Some(b'1'..=b'9') => self.digits(),
+            _ => return Err(self.error("invalid number")),
+        }
+        if self.peek() == Some(b'.') {
+            self.pos += 1;
+            if !matches!(self.peek(), Some(b'0'..=b'9')) {
+                return Err(self.error("invalid number"));
+            }
+            self.digits();
+        }
+        if let Some(b'e' | b'E') = self.peek() {
+            self.pos += 1;
+            if let Some(b'+' | b'-') = self.peek() {
+                self.pos += 1;
+            }
+            if !matches!(self.peek(), Some(b'0'..=b'9')) {
+                return Err(self.error("invalid number"));
+            }
+            self.digits();
+        }
+        // Rust's float parsing is correctly rounded and overflows to infinity, as V8's does.
+        self.text[start..self.pos]
+            .parse::<f64>()
+            .map(Value::Number)
+            .map_err(|_| ParseError {
+                message: "invalid number",
+                offset: start,
+            })
+    }
+
+    fn digits(&mut self) {
+        while let Some(b'0'..=b'9') = self.peek() {
+            self.pos += 1;
+        }
+    }
+
+    fn string(&mut self) -> Result<String, ParseError> {
+        self.pos += 1;
+        let mut out = String::new();
+        let mut start = self.pos;
+        loop {
+            let Some(byte) = self.peek() else {
+                return Err(self.error("unterminated string"));
+            };
+            match byte {
+                b'"' => {
+                    out.push_str(&self.text[start..self.pos]);
+                    self.pos += 1;
+                    return Ok(out);
+                }
+                b'\\' => {
+                    out.push_str(&self.text[start..self.pos]);
+                    self.pos += 1;
+                    self.escape(&mut out)?;
+                    start = self.pos;
+                }
+                0..=0x1f => return Err(self.error("control character in string")),
+                _ => self.pos += 1,
+            }
+        }
+    }
+
+    fn escape(&mut self, out: &mut String) -> Result<(), ParseError> {
+        let Some(byte) = self.peek() else {
+            return Err(self.error("unterminated string"));
+        };
+        self.pos += 1;
+        let c = match byte {
+            b'"' => '"',
+            b'\\' => '\\',
+            b'/' => '/',
+            b'b' => '\u{8}',
+            b'f' => '\u{c}',
+            b'n' => '\n',
+            b'r' => '\r',
+            b't' => '\t',
+            b'u' => {
+                let unit = self.hex4()?;
+                if (0xd800..0xdc00).contains(&unit) {
+                    let at = self.pos;
+                    if self.bytes[self.pos..].starts_with(b"\\u") {
+                        self.pos += 2;
+                        let low = self.hex4()?;
+                        if (0xdc00..0xe000).contains(&low) {
+                            let c = 0x10000 + ((unit - 0xd800) << 10) + (low - 0xdc00);
+                            out.push(char::from_u32(c).expect("valid surrogate pair"));
+                            return Ok(());
+                        }
+                    }
+                    return Err(ParseError {
+                        message: "lone surrogate in string escape",
+                        offset: at,
+                    });
+                }
+                char::from_u32(unit).ok_or(ParseError {
+                    message: "lone surrogate in string escape",
+                    offset: self.pos,
+                })?
+            }
+            _ => {
+                self.pos -= 1;
+                return Err(self.error("invalid escape in string"));
+            }
+        };
+        out.push(c);
+        Ok(())
+    }
+
+    fn hex4(&mut self) -> Result<u32, ParseError> {
+        let digits = self
+            .bytes
+            .get(self.pos..self.pos + 4)
+            .ok_or_else(|| self.error("invalid unicode escape"))?;
+        let mut unit = 0;
+        for &d in digits {
+            let v = char::from(d)
+                .to_digit(16)
+                .ok_or_else(|| self.error("invalid unicode escape"))?;
+            unit = unit * 16 + v;
+        }
+        self.pos += 4;
+        Ok(unit)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vectors() -> serde_json::Value {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/vectors/json.json");
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn vectors_round_trip_as_javascript_does() {
+        let vectors = vectors();
+        for pair in vectors["pairs"].as_array().unwrap() {
+            let input = pair[0].as_str().unwrap();
+            let expected = pair[1].as_str().unwrap();
+            assert_eq!(parse(input).unwrap().compact(), expected, "input {input}");
+        }
+    }
+
+    #[track_caller]
+    fn case(input: &str, compact: &str) {
+        assert_eq!(parse(input).unwrap().compact(), compact, "input {input:?}");
+    }
+
+    #[test]
+    fn compact_text() {
+        case(" [ ] ", "[]");
+        case("{}", "{}");
+        case("-0", "0");
+        case("1E+2", "100");
+        case("0.1", "0.1");
+        case("1e-7", "1e-7");
+        case("1e21", "1e+21");
+        case("-1e400", "null");
+        case(r#""\u2028\u00ff""#, "\"\u{2028}\u{ff}\"");
+        case(r#""\u0000\u001F\u007f""#, "\"\\u0000\\u001f\u{7f}\"");
+        case(
+            r#"{"a":{"b":[null,true,false]}}"#,
+            r#"{"a":{"b":[null,true,false]}}"#,
+        );
+        case(
+            r#"{"4294967295":1,"4294967294":2}"#,
+            r#"{"4294967294":2,"4294967295":1}"#,
+        );
+    }
+
+    #[track_caller]
+    fn refused(input: &str) {
+        assert!(parse(input).is_err(), "accepted {input:?}");
+    }
+
+    #[test]
+    fn refuses_what_json_parse_refuses() {
+        for input in [
+            "",
+            " ",
+            "01",
+            "1.",
+            ".5",
+            "+1",
+            "-",
+            "1e",
+            "[1,]",
+            "{\"a\":1,}",
+            "{a:1}",
+            "'a'",
+            "\"\t\"",
+            "\"\\x\"",
+            "nul",
+            "truex",
+            "[1] 2",
+            "\u{feff}1",
+            "\"\\ud800\"",
+            "\"\\udc00\"",
+            "\"\\ud800\\u0041\"",
+            "\"abc",
+            "[",
+            "{\"a\"",
+            "NaN",
+            "Infinity",
+        ] {
+            refused(input);
+        }
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_crash() {
+        let deep = "[".repeat(10_000) + &"]".repeat(10_000);
+        assert_eq!(parse(&deep).unwrap_err().message, "nesting too deep");
+        let ok = "[".repeat(MAX_DEPTH) + &"]".repeat(MAX_DEPTH);
+        assert!(parse(&ok).is_ok());
+    }
+
+    #[test]
+    fn pretty_is_stringify_with_two_spaces() {
+        let v = parse(r#"{"b":[1,{"c":[]}],"a":{},"0":"x"}"#).unwrap();
+        assert_eq!(
+            v.pretty(),
+            "{\n  \"0\": \"x\",\n  \"b\": [\n    1,\n    {\n      \"c\": []\n    }\n  ],\n  \"a\": {}\n}"
+        );
+        assert_eq!(Value::Array(vec![]).pretty(), "[]");
+    }
+
+    #[test]
+    fn built_objects_follow_property_order() {
+        let o = Object::new()
+            .with("z", 1.0)
+            .with("42", 2.0)
+            .with("a", Value::Null)
+            .with("7", true)
+            .with("z", 3.0);
+        assert_eq!(
+            Value::Object(o).compact(),
+            r#"{"7":true,"42":2,"z":3,"a":null}"#
+        );
+    }
+
+    #[test]
+    fn text_and_truthiness() {
+        let v = parse(r#"["a",null,[1,[2,null]],{"x":1},true,1e21,-0]"#).unwrap();
+        assert_eq!(v.text(), "a,,1,2,,[object Object],true,1e+21,0");
+        assert_eq!(Value::Null.text(), "null");
+        for falsy in ["null", "false", "0", "-0", "\"\""] {
+            assert!(!parse(falsy).unwrap().is_truthy(), "{falsy}");
+        }
+        for truthy in ["[]", "{}", "\"0\"", "0.1", "true", "\" \""] {
+            assert!(parse(truthy).unwrap().is_truthy(), "{truthy}");
+        }
+    }
+
+    #[test]
+    fn sha256_is_over_the_compact_text() {
+        let v = parse(r#"{ "b" : 1.0, "a" : [ ] }"#).unwrap();
+        assert_eq!(v.sha256(), sha256_hex(br#"{"b":1,"a":[]}"#));
+        assert_eq!(
+            sha256_hex(b""),
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+        );
+    }
+}

@@ -1,0 +1,253 @@
+//! JavaScript's view of text (SPEC §2.2, §2.3, §4, §5): `\s` whitespace, `trim`, UTF-16
+//! lengths, the `truncate` of human output lines and the recall tokenizer.
+//!
+//! JavaScript's `\s` is not Rust's `char::is_whitespace`: it includes U+FEFF and excludes U+0085
+//! and U+180E. Lengths of user text count UTF-16 code units, so 🚀 counts 2.
+
+/// JavaScript's `\s` (SPEC §2.2).
+#[must_use]
+pub fn is_whitespace(c: char) -> bool {
+    matches!(
+        c,
+        '\t' | '\n' | '\u{b}' | '\u{c}' | '\r' | ' ' | '\u{a0}' | '\u{1680}' | '\u{2000}'
+            ..='\u{200a}'
+                | '\u{2028}'
+                | '\u{2029}'
+                | '\u{202f}'
+                | '\u{205f}'
+                | '\u{3000}'
+                | '\u{feff}'
+    )
+}
+
+/// Where a regular expression's `.` stops: LF, CR, U+2028, U+2029.
+#[must_use]
+pub fn is_line_terminator(c: char) -> bool {
+    matches!(c, '\n' | '\r' | '\u{2028}' | '\u{2029}')
+}
+
+/// `String.prototype.trim`.
+#[must_use]
+pub fn trim(s: &str) -> &str {
+    s.trim_matches(is_whitespace)
+}
+
+/// `s.length` in JavaScript: UTF-16 code units.
+#[must_use]
+pub fn utf16_len(s: &str) -> usize {
+    s.chars().map(char::len_utf16).sum()
+}
+
+/// `s.replace(/\s+/g, " ").trim()`.
+#[must_use]
+pub fn collapse_whitespace(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for word in s.split(is_whitespace).filter(|w| !w.is_empty()) {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    out
+}
+
+/// Width of a human output line's text, in UTF-16 units (SPEC §4).
+const TRUNCATE_AT: usize = 120;
+
+/// SPEC §4 `truncate`: whitespace runs become one space, then trim; beyond 120 UTF-16 units keep
+/// the first 119 and add `…`. An astral character cut in half leaves a lone high surrogate in
+/// JavaScript, which reaches the terminal as U+FFFD; so it does here.
+#[must_use]
+pub fn truncate(s: &str) -> String {
+    let collapsed = collapse_whitespace(s);
+    if utf16_len(&collapsed) <= TRUNCATE_AT {
+        return collapsed;
+    }
+    let mut out = String::with_capacity(collapsed.len());
+    let mut units = 0;
+    for c in collapsed.chars() {
+        let width = c.len_utf16();
+        if units + width > TRUNCATE_AT - 1 {
+            if units < TRUNCATE_AT - 1 {
+                out.push('\u{fffd}');
+            }
+            break;
+        }
+        out.push(c);
+        units += width;
+    }
+    out.push('…');
+    out
+}
+
+/// Characters a recall token is made of, after lowercasing (SPEC §5):
+/// `[a-z0-9àâäéèêëïîôöùûüç_-]`.
+fn is_token_char(c: char) -> bool {
+    matches!(c, 'a'..='z' | '0'..='9' | '_' | '-')
+        || matches!(
+            c,
+            'à' | 'â'
+                | 'ä'
+                | 'é'
+                | 'è'
+                | 'ê'
+                | 'ë'
+                | 'ï'
+                | 'î'
+                | 'ô'
+                | 'ö'
+                | 'ù'
+                | 'û'
+                | 'ü'
+                | 'ç'
+        )
+}
+
+/// Calls `emit` with every recall token of `text`, in order: the text lowercased as
+/// `toLowerCase` does, split on every run of non-token characters, tokens of two UTF-16 units
+/// or more. One pass, one reused buffer; no allocation per token.
+///
+/// Lowercasing character by character equals lowercasing the whole string here: the only
+/// context-sensitive mapping in `toLowerCase` is the final sigma, and no sigma is a token
+/// character.
+pub fn for_each_token(text: &str, mut emit: impl FnMut(&str)) {
+    let mut token = String::new();
+    // Every token character is in the BMP, so its UTF-16 length is its char count.
+    let mut chars = 0usize;
+    let mut flush = |token: &mut String, chars: &mut usize| {
+        if *chars >= 2 {
+            emit(token);
+        }
+        token.clear();
+        *chars = 0;
+    };
+    for c in text.chars() {
+        if c.is_ascii() {
+            let lower = c.to_ascii_lowercase();
+            if is_token_char(lower) {
+                token.push(lower);
+                chars += 1;
+            } else {
+                flush(&mut token, &mut chars);
+            }
+            continue;
+        }
+        for lower in c.to_lowercase() {
+            if is_token_char(lower) {
+                token.push(lower);
+                chars += 1;
+            } else {
+                flush(&mut token, &mut chars);
+            }
+        }
+    }
+    flush(&mut token, &mut chars);
+}
+
+/// The recall tokens of `text`, in order, duplicates kept.
+#[must_use]
+pub fn tokens(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for_each_token(text, |t| out.push(t.to_owned()));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vectors() -> serde_json::Value {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/vectors/text.json");
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    }
+
+    fn pairs<'a>(v: &'a serde_json::Value, key: &str) -> Vec<(&'a str, &'a serde_json::Value)> {
+        v[key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| (p[0].as_str().unwrap(), &p[1]))
+            .collect()
+    }
+
+    #[test]
+    fn whitespace_is_exactly_javascripts() {
+        let v = vectors();
+        let expected: Vec<u32> = v["whitespace"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| u32::from_str_radix(h.as_str().unwrap(), 16).unwrap())
+            .collect();
+        let actual: Vec<u32> = (0..=0x10ffff)
+            .filter_map(char::from_u32)
+            .filter(|&c| is_whitespace(c))
+            .map(u32::from)
+            .collect();
+        assert_eq!(actual, expected);
+    }
+
+    #[test]
+    fn lowercase_tokens_trim_and_collapse_follow_the_vectors() {
+        let v = vectors();
+        for (input, expected) in pairs(&v, "lower") {
+            assert_eq!(input.to_lowercase(), expected.as_str().unwrap(), "{input}");
+        }
+        for (input, expected) in pairs(&v, "tokens") {
+            let expected: Vec<&str> = expected
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|t| t.as_str().unwrap())
+                .collect();
+            assert_eq!(tokens(input), expected, "{input}");
+        }
+        for (input, expected) in pairs(&v, "trim") {
+            assert_eq!(trim(input), expected.as_str().unwrap(), "{input:?}");
+        }
+        for (input, expected) in pairs(&v, "collapse") {
+            assert_eq!(collapse_whitespace(input), expected.as_str().unwrap());
+        }
+    }
+
+    #[track_caller]
+    fn token_case(input: &str, expected: &[&str]) {
+        assert_eq!(tokens(input), expected, "{input:?}");
+    }
+
+    #[test]
+    fn tokenizer_cases() {
+        token_case("", &[]);
+        token_case("a", &[]);
+        token_case("I/O 2FA", &["2fa"]);
+        token_case("RATE_LIMIT--v2", &["rate_limit--v2"]);
+        token_case("KELVIN \u{212a}m", &["kelvin", "km"]);
+        token_case("Ça été ÊTRE", &["ça", "été", "être"]);
+        token_case("naïve-Öl ñandú", &["naïve-öl", "and"]);
+        token_case("tab\there\u{2028}x y", &["tab", "here"]);
+        token_case("Auth auth AUTH", &["auth", "auth", "auth"]);
+    }
+
+    #[test]
+    fn utf16_lengths() {
+        assert_eq!(utf16_len("🚀"), 2);
+        assert_eq!(utf16_len("é"), 1);
+        assert_eq!(utf16_len("abc"), 3);
+    }
+
+    #[test]
+    fn truncate_collapses_and_cuts_at_120_units() {
+        assert_eq!(truncate("  a \n\t b\u{a0} "), "a b");
+        let exact = "x".repeat(120);
+        assert_eq!(truncate(&exact), exact);
+        let long = "x".repeat(121);
+        assert_eq!(truncate(&long), "x".repeat(119) + "…");
+        // An astral character straddling unit 119 leaves a lone high surrogate in JavaScript.
+        let astral = "x".repeat(118) + "🚀🚀";
+        assert_eq!(truncate(&astral), "x".repeat(118) + "\u{fffd}…");
+        let fits = "x".repeat(116) + "🚀🚀";
+        assert_eq!(truncate(&fits), fits.clone());
+        let cut_clean = "x".repeat(117) + "🚀🚀y";
+        assert_eq!(truncate(&cut_clean), "x".repeat(117) + "🚀…");
+    }
+}

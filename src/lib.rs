@@ -1,0 +1,36 @@
+//! bmad-mem: a project memory for coding agents, kept in plain files inside the repository.
+//!
+//! A drop-in for the `bmad-plus mem` command of BMAD+: same files, same formats, same
+//! identifiers, same messages (see `SPEC.md`). The binary is a thin shell over this library:
+//! `main` parses the command line into [`cli::Cli`], builds a [`context::Context`] once, and
+//! calls [`run`], which dispatches to one module per action. Actions never read argv, the
+//! environment or the clock, and never print: they return a [`output::Report`].
+
+pub mod cli;
+pub mod context;
+pub mod error;
+pub mod evidence;
+pub mod js;
+pub mod output;
+pub mod recall;
+pub mod reinforce;
+pub mod signals;
+pub mod store;
+pub mod write;
+
+use cli::Command;
+use context::Context;
+use error::Result;
+use output::Report;
+
+/// Runs one action.
+///
+/// # Errors
+/// Whatever the action refuses; every error exits 1.
+pub fn run(command: &Command, ctx: &Context) -> Result<Box<dyn Report>> {
+    Ok(match command {
+        Command::Recall(args) => Box::new(recall::run(args, ctx)?),
+        Command::Write(args) => Box::new(write::run(args, ctx)?),
+        Command::Reinforce(args) => Box::new(reinforce::run(args, ctx)?),
+    })
+}

@@ -1,0 +1,94 @@
+//! The `bmad-mem` binary: parse, build the context, run, render, exit (SPEC §4).
+//!
+//! `main` returns an `ExitCode` rather than calling `process::exit`, so destructors run: the
+//! writer lock is released on every path.
+
+use std::process::ExitCode;
+
+use clap::Parser;
+use clap::error::ErrorKind;
+
+use bmad_mem::cli::{ACTIONS, Cli, shield_negative_numbers};
+use bmad_mem::context::Context;
+use bmad_mem::output::{human_error, json_error, print_stderr, print_stdout, render};
+
+fn main() -> ExitCode {
+    // SPEC §2.8: command-line text is UTF-8, invalid bytes replaced, never a panic.
+    let args: Vec<String> = std::env::args_os()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let mut cli = match Cli::try_parse_from(shield_negative_numbers(args.clone())) {
+        Ok(cli) => cli,
+        Err(e) => return parse_failure(&args, &e),
+    };
+    cli.unshield();
+    let action = cli.command.name();
+    let result = Context::from_env(cli.directory.as_deref())
+        .and_then(|ctx| bmad_mem::run(&cli.command, &ctx));
+    match result {
+        Ok(report) => {
+            let (out, warnings) = render(report.as_ref(), cli.json);
+            print_stderr(&warnings);
+            match print_stdout(&out) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => fail(cli.json, Some(action), &format!("cannot write output: {e}")),
+            }
+        }
+        Err(e) => fail(cli.json, Some(action), &e.to_string()),
+    }
+}
+
+/// Prints a failure in the SPEC §4 form and returns exit status 1.
+fn fail(json: bool, action: Option<&str>, message: &str) -> ExitCode {
+    if json {
+        let _ = print_stdout(&json_error(message));
+    } else {
+        print_stderr(&human_error(action, message));
+    }
+    ExitCode::from(1)
+}
+
+/// Help and version go to stdout with status 0; every other parser error is a SPEC §4 failure,
+/// in JSON when `--json` was among the options.
+fn parse_failure(args: &[String], error: &clap::Error) -> ExitCode {
+    if matches!(
+        error.kind(),
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion
+    ) {
+        let _ = print_stdout(&error.render().to_string());
+        return ExitCode::SUCCESS;
+    }
+    let options: Vec<&str> = args
+        .iter()
+        .skip(1)
+        .map(String::as_str)
+        .take_while(|a| *a != "--")
+        .collect();
+    let json = options.contains(&"--json");
+    let action = options.iter().copied().find(|a| ACTIONS.contains(a));
+    let expected = ACTIONS.join(" | ");
+    let message = match error.kind() {
+        ErrorKind::InvalidSubcommand => {
+            let word = options
+                .iter()
+                .find(|a| !a.starts_with('-'))
+                .copied()
+                .unwrap_or_default();
+            format!("unknown action '{word}' — expected {expected}")
+        }
+        ErrorKind::MissingSubcommand | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            format!("missing action — expected {expected}")
+        }
+        _ => first_line(error),
+    };
+    fail(json, action, &message)
+}
+
+/// clap's message without its `error: ` prefix, usage or tips.
+fn first_line(error: &clap::Error) -> String {
+    let rendered = error.render().to_string();
+    let line = rendered.lines().next().unwrap_or_default();
+    line.strip_prefix("error: ")
+        .unwrap_or(line)
+        .replace('\u{1}', "")
+}

@@ -1,0 +1,578 @@
+//! `recall`: what do we already know about X? (SPEC §5)
+//!
+//! Candidates are every journal event (in file order), then every `###` section of
+//! `decisions.md`, `lessons.md`, `patterns.md` in `.bmad/memory/`, `.agents/memory/` and, with
+//! `--scope portfolio --portfolio P`, `P/memory/`. Each is scored lexically ([`score`]); journal
+//! events lose half their weight every 30 days. The sort is stable, so ties keep candidate
+//! order, and only the first `--limit` results are built into output entries.
+//!
+//! Scoring never builds a map of the text's words: the text is tokenized in one pass and only
+//! the query's tokens are counted.
+
+use std::collections::HashSet;
+use std::fmt::Write;
+use std::path::{Path, PathBuf};
+
+use crate::context::Context;
+use crate::error::{Error, Result};
+use crate::js::json::{Object, Value};
+use crate::js::number::to_fixed;
+use crate::js::text::{for_each_token, tokens, trim, truncate};
+use crate::js::{date, math};
+use crate::output::Report;
+use crate::store::journal;
+use crate::store::paths::{read_loose, relative, resolve};
+use crate::store::sections::{Section, sections};
+use crate::write::JOURNAL;
+
+/// The note files, in the order they are searched.
+pub const NOTE_FILES: [&str; 3] = ["decisions.md", "lessons.md", "patterns.md"];
+/// The project's note folders, in the order they are searched.
+pub const NOTE_DIRS: [&str; 2] = [".bmad/memory", ".agents/memory"];
+const DEFAULT_LIMIT: usize = 8;
+const MS_PER_DAY: f64 = 86_400_000.0;
+const HALF_LIFE_DAYS: f64 = 30.0;
+
+/// Search the journal and the notes for the query's words.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct RecallArgs {
+    /// Words to look for (joined by one space).
+    #[arg(value_name = "QUERY", allow_negative_numbers = true)]
+    pub query: Vec<String>,
+    /// Where to look: project (default) or portfolio (adds the --portfolio brain's memory/).
+    #[arg(long, value_name = "project|portfolio", allow_hyphen_values = true)]
+    pub scope: Option<String>,
+    /// Portfolio brain folder, relative to the current directory (with --scope portfolio).
+    #[arg(long, value_name = "path", allow_hyphen_values = true)]
+    pub portfolio: Option<String>,
+    /// Maximum number of results, a positive integer (default 8).
+    #[arg(long, value_name = "n", allow_hyphen_values = true)]
+    pub limit: Option<String>,
+    /// lexical (default), or evidence: boost notes backed by current accepted-outcome receipts.
+    #[arg(long, value_name = "lexical|evidence", allow_hyphen_values = true)]
+    pub ranking: Option<String>,
+    /// Comma-separated project paths the question is about (required with --ranking evidence).
+    #[arg(
+        long = "context-scope",
+        value_name = "p1,p2,…",
+        allow_hyphen_values = true
+    )]
+    pub context_scope: Option<String>,
+}
+
+/// How results are ranked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ranking {
+    Lexical,
+    Evidence,
+}
+
+impl Ranking {
+    fn name(self) -> &'static str {
+        match self {
+            Ranking::Lexical => "lexical",
+            Ranking::Evidence => "evidence",
+        }
+    }
+}
+
+/// The validated request.
+#[derive(Debug, Clone)]
+pub struct Request {
+    pub query: String,
+    pub portfolio: bool,
+    pub ranking: Ranking,
+    pub limit: usize,
+}
+
+impl Request {
+    /// SPEC §5's checks, in order.
+    ///
+    /// # Errors
+    /// The documented message of the first failing check.
+    pub fn parse(args: &RecallArgs) -> Result<Self> {
+        let query = args.query.join(" ");
+        if trim(&query).is_empty() {
+            return Err(Error::refused("recall: query must be a non-empty string"));
+        }
+        let portfolio = match args.scope.as_deref() {
+            None | Some("project") => false,
+            Some("portfolio") => true,
+            Some(other) => {
+                return Err(Error::refused(format!(
+                    "invalid value for --scope: {other}"
+                )));
+            }
+        };
+        let ranking = match args.ranking.as_deref() {
+            None | Some("lexical") => Ranking::Lexical,
+            Some("evidence") => Ranking::Evidence,
+            Some(_) => {
+                return Err(Error::refused(
+                    "recall: ranking must be lexical or evidence",
+                ));
+            }
+        };
+        if ranking == Ranking::Evidence && portfolio {
+            return Err(Error::refused(
+                "Evidence ranking supports project-local lexical recall only.",
+            ));
+        }
+        let limit = match args.limit.as_deref() {
+            None => DEFAULT_LIMIT,
+            Some(text) => parse_limit(text)
+                .ok_or_else(|| Error::refused(format!("invalid value for --limit: {text}")))?,
+        };
+        Ok(Self {
+            query,
+            portfolio,
+            ranking,
+            limit,
+        })
+    }
+}
+
+/// A positive integer (`+` allowed, surrounding whitespace allowed), saturating.
+fn parse_limit(text: &str) -> Option<usize> {
+    let t = trim(text);
+    let digits = t.strip_prefix('+').unwrap_or(t);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let n = digits.trim_start_matches('0').parse::<usize>().unwrap_or(
+        if digits.bytes().all(|b| b == b'0') {
+            0
+        } else {
+            usize::MAX
+        },
+    );
+    (n > 0).then_some(n)
+}
+
+/// The query's tokens, de-duplicated, first occurrence kept.
+#[must_use]
+pub fn query_tokens(query: &str) -> Vec<String> {
+    let mut seen = HashSet::new();
+    tokens(query)
+        .into_iter()
+        .filter(|t| seen.insert(t.clone()))
+        .collect()
+}
+
+/// SPEC §5's lexical score of the text made of `parts` (concatenated) against query tokens.
+#[must_use]
+pub fn score(query: &[String], parts: &[&str]) -> f64 {
+    if query.is_empty() {
+        return 0.0;
+    }
+    let mut frequency = vec![0u32; query.len()];
+    let mut total = 0usize;
+    for part in parts {
+        for_each_token(part, |token| {
+            total += 1;
+            if let Some(i) = query.iter().position(|q| q == token) {
+                frequency[i] += 1;
+            }
+        });
+    }
+    if total == 0 {
+        return 0.0;
+    }
+    let mut matched = 0u32;
+    let mut hits = 0.0;
+    for &f in &frequency {
+        if f > 0 {
+            matched += 1;
+            hits += 1.0 + math::ln(f64::from(f));
+        }
+    }
+    if matched == 0 {
+        return 0.0;
+    }
+    #[allow(clippy::cast_precision_loss)] // token counts are far below 2^53
+    let (query_len, total) = (query.len() as f64, total as f64);
+    let coverage = f64::from(matched) / query_len;
+    hits * coverage / total.sqrt()
+}
+
+/// `score` weighed by the event's age: half every 30 days; no decay when `ts` is unknown or in
+/// the future.
+#[must_use]
+pub fn decay(score: f64, ts: Option<&Value>, now_ms: f64) -> f64 {
+    let ts_ms = match ts {
+        Some(Value::Number(n)) => Some(*n),
+        Some(Value::String(s)) => date::parse_timestamp(s),
+        _ => None,
+    };
+    match ts_ms {
+        Some(ts) if score > 0.0 && now_ms > ts => {
+            let age_days = (now_ms - ts) / MS_PER_DAY;
+            score * math::pow(0.5, age_days / HALF_LIFE_DAYS)
+        }
+        _ => score,
+    }
+}
+
+/// The searchable text of an event: the texts of its truthy `agent`, `cli`, `model`, `task`,
+/// `outcome`, then the compact JSON of its signals (`{}` when falsy), joined by one space.
+#[must_use]
+pub fn event_text(event: &Object) -> String {
+    let mut parts: Vec<String> = ["agent", "cli", "model", "task", "outcome"]
+        .iter()
+        .filter_map(|key| event.get(key).filter(|v| v.is_truthy()).map(Value::text))
+        .collect();
+    parts.push(match event.get("signals") {
+        Some(signals) if signals.is_truthy() => signals.compact(),
+        _ => "{}".to_owned(),
+    });
+    parts.join(" ")
+}
+
+/// A candidate that scored above zero.
+#[derive(Debug)]
+pub enum Candidate {
+    Event {
+        event: Object,
+        text: String,
+    },
+    Note {
+        source: &'static str,
+        source_file: String,
+        heading: String,
+        text: String,
+    },
+}
+
+/// A scored candidate.
+#[derive(Debug)]
+pub struct Scored {
+    pub score: f64,
+    pub candidate: Candidate,
+}
+
+/// A note file to search, with its name and its path relative to the project.
+#[derive(Debug, Clone)]
+pub struct NoteFile {
+    pub source: &'static str,
+    pub path: PathBuf,
+    pub source_file: String,
+}
+
+/// The note files in search order, each absolute path once.
+#[must_use]
+pub fn note_files(ctx: &Context, portfolio: Option<&str>) -> Vec<NoteFile> {
+    let mut dirs: Vec<PathBuf> = NOTE_DIRS.iter().map(|d| ctx.root.join(d)).collect();
+    if let Some(p) = portfolio {
+        dirs.push(resolve(&ctx.cwd, Path::new(p)).join("memory"));
+    }
+    let mut seen = HashSet::new();
+    let mut files = Vec::new();
+    for dir in dirs {
+        for source in NOTE_FILES {
+            let path = resolve(&ctx.root, &dir.join(source));
+            if seen.insert(path.clone()) {
+                files.push(NoteFile {
+                    source,
+                    source_file: relative(&ctx.root, &path),
+                    path,
+                });
+            }
+        }
+    }
+    files
+}
+
+/// Scores the events of a journal text, keeping those above zero.
+pub fn score_events(text: &str, query: &[String], now_ms: f64, out: &mut Vec<Scored>) {
+    for event in journal::events(text) {
+        let text = event_text(&event);
+        let s = decay(score(query, &[&text]), event.get("ts"), now_ms);
+        if s > 0.0 {
+            out.push(Scored {
+                score: s,
+                candidate: Candidate::Event { event, text },
+            });
+        }
+    }
+}
+
+/// Scores the sections of a note file's text, keeping those above zero.
+pub fn score_sections(file: &NoteFile, text: &str, query: &[String], out: &mut Vec<Scored>) {
+    for section in sections(text) {
+        let s = score(query, &section.parts());
+        if s > 0.0 {
+            out.push(Scored {
+                score: s,
+                candidate: note_candidate(file, &section),
+            });
+        }
+    }
+}
+
+fn note_candidate(file: &NoteFile, section: &Section<'_>) -> Candidate {
+    Candidate::Note {
+        source: file.source,
+        source_file: file.source_file.clone(),
+        heading: section.heading.to_owned(),
+        text: section.trimmed_text(),
+    }
+}
+
+/// Lexical recall: reads as bmad-plus does (links followed, no cap, invalid UTF-8 replaced; a
+/// missing file skipped), scores every candidate, sorts stably.
+///
+/// # Errors
+/// A directory where a file should be, or another read error.
+pub fn lexical(ctx: &Context, request: &Request, portfolio: Option<&str>) -> Result<Vec<Scored>> {
+    let query = query_tokens(&request.query);
+    let mut scored = Vec::new();
+    if let Some(text) = read_loose(&ctx.root.join(JOURNAL))? {
+        score_events(&text, &query, ctx.now.ms, &mut scored);
+    }
+    for file in note_files(ctx, portfolio) {
+        if let Some(text) = read_loose(&file.path)? {
+            score_sections(&file, &text, &query, &mut scored);
+        }
+    }
+    sort(&mut scored);
+    Ok(scored)
+}
+
+/// Highest score first; ties keep candidate order (the sort is stable).
+pub fn sort(scored: &mut [Scored]) {
+    scored.sort_by(|a, b| b.score.total_cmp(&a.score));
+}
+
+/// Runs a recall.
+///
+/// # Errors
+/// Validation messages, read errors, and for evidence ranking the receipt store's errors.
+pub fn run(args: &RecallArgs, ctx: &Context) -> Result<RecallReport> {
+    let request = Request::parse(args)?;
+    let portfolio = if request.portfolio {
+        args.portfolio.as_deref()
+    } else {
+        None
+    };
+    let results = match request.ranking {
+        Ranking::Lexical => lexical(ctx, &request, portfolio)?
+            .into_iter()
+            .take(request.limit)
+            .map(|s| entry(s.score, s.candidate))
+            .collect(),
+        Ranking::Evidence => crate::evidence::recall(ctx, &request, args.context_scope.as_deref())?,
+    };
+    Ok(RecallReport {
+        query: request.query,
+        scope: if request.portfolio {
+            "portfolio"
+        } else {
+            "project"
+        },
+        ranking: request.ranking,
+        results,
+    })
+}
+
+/// The output entry of a candidate, keys in SPEC §5's order.
+#[must_use]
+pub fn entry(score: f64, candidate: Candidate) -> Object {
+    match candidate {
+        Candidate::Event { event, text } => {
+            let reference = match event.get("id") {
+                Some(id) if id.is_truthy() => id.clone(),
+                _ => Value::String(
+                    event
+                        .get("ts")
+                        .map_or_else(|| "undefined".to_owned(), Value::text),
+                ),
+            };
+            Object::new()
+                .with("score", score)
+                .with("kind", "event")
+                .with("source", "journal.ndjson")
+                .with("ref", reference)
+                .with("text", text)
+                .with("event", event)
+        }
+        Candidate::Note {
+            source,
+            source_file,
+            heading,
+            text,
+        } => Object::new()
+            .with("score", score)
+            .with("kind", "note")
+            .with("source", source)
+            .with("sourceFile", source_file)
+            .with("ref", heading)
+            .with("text", text),
+    }
+}
+
+/// The results of a recall.
+#[derive(Debug)]
+pub struct RecallReport {
+    pub query: String,
+    pub scope: &'static str,
+    pub ranking: Ranking,
+    pub results: Vec<Object>,
+}
+
+impl Report for RecallReport {
+    fn to_json(&self) -> Value {
+        #[allow(clippy::cast_precision_loss)] // a result count is far below 2^53
+        let count = self.results.len() as f64;
+        Value::Object(
+            Object::new()
+                .with("query", self.query.as_str())
+                .with("scope", self.scope)
+                .with("ranking", self.ranking.name())
+                .with("count", count)
+                .with(
+                    "results",
+                    self.results
+                        .iter()
+                        .cloned()
+                        .map(Value::Object)
+                        .collect::<Vec<_>>(),
+                ),
+        )
+    }
+
+    fn render_human(&self) -> String {
+        if self.results.is_empty() {
+            return format!(
+                "mem recall: no matches for \"{}\" (scope: {})\n",
+                self.query, self.scope
+            );
+        }
+        let mut out = format!(
+            "mem recall: {} match(es) for \"{}\" (scope: {})\n",
+            self.results.len(),
+            self.query,
+            self.scope
+        );
+        for (i, result) in self.results.iter().enumerate() {
+            let text_of = |key: &str| result.get(key).map(Value::text).unwrap_or_default();
+            let score = result.get("score").and_then(Value::as_f64).unwrap_or(0.0);
+            let label = if text_of("kind") == "note" {
+                format!("note {} § {}", text_of("source"), text_of("ref"))
+            } else {
+                format!("event journal.ndjson#{}", text_of("ref"))
+            };
+            let _ = write!(
+                out,
+                "  {}. [{}] {}\n     {}\n",
+                i + 1,
+                to_fixed(score, 3),
+                label,
+                truncate(&text_of("text"))
+            );
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn q(words: &[&str]) -> Vec<String> {
+        words.iter().map(|w| (*w).to_owned()).collect()
+    }
+
+    #[track_caller]
+    fn case(query: &str, text: &str, expected: f64) {
+        let actual = score(&query_tokens(query), &[text]);
+        assert_eq!(
+            actual.to_bits(),
+            expected.to_bits(),
+            "{query:?} in {text:?}: {actual} != {expected}"
+        );
+    }
+
+    #[test]
+    #[allow(
+        clippy::approx_constant,
+        reason = "2/sqrt(2) is one ulp below SQRT_2, and that is the point"
+    )]
+    fn score_follows_the_formula_to_the_bit() {
+        // Expected values printed by node running the SPEC formula on the same strings.
+        case("auth", "auth", 1.0);
+        case("auth strategy", "Auth strategy", 1.414213562373095);
+        case("auth strategy", "auth auth auth other", 0.5246530721670274);
+        case("auth", "", 0.0);
+        case("a", "a b c", 0.0);
+        case("zzz", "auth", 0.0);
+        case("École", "école des ÉCOLES", 0.5773502691896258);
+        case(
+            "rate_limit v2",
+            "RATE_LIMIT rate-limit v2 v2",
+            1.3465735902799727,
+        );
+        case("x1 x1 x1", "x1", 1.0);
+        case("42", "42 is 42", 0.9775389804739404);
+        case(
+            "token bucket limiter",
+            "Token bucket: the limiter refills tokens; token TOKEN token bucket limiter limiter x y",
+            1.7834505210096925,
+        );
+    }
+
+    #[test]
+    fn query_tokens_are_deduplicated_in_order() {
+        assert_eq!(query_tokens("B a b A c"), q(&[]));
+        assert_eq!(
+            query_tokens("Beta alpha beta ALPHA gamma"),
+            q(&["beta", "alpha", "gamma"])
+        );
+    }
+
+    #[test]
+    fn decay_halves_every_thirty_days_and_only_for_the_past() {
+        let now = 1_792_315_800_000.0;
+        let month = 30.0 * MS_PER_DAY;
+        let ts = |ms: f64| Value::String(date::to_iso_string(ms));
+        assert_eq!(decay(1.0, Some(&ts(now - month)), now), 0.5);
+        assert_eq!(
+            decay(1.0, Some(&Value::Number(now - 2.0 * month)), now),
+            0.25
+        );
+        assert_eq!(decay(1.0, Some(&ts(now + month)), now), 1.0);
+        assert_eq!(decay(1.0, Some(&ts(now)), now), 1.0);
+        assert_eq!(
+            decay(1.0, Some(&Value::from("2026-10-18 09:30:00")), now),
+            1.0
+        );
+        assert_eq!(decay(1.0, Some(&Value::Bool(true)), now), 1.0);
+        assert_eq!(decay(1.0, None, now), 1.0);
+        let day = decay(1.0, Some(&ts(now - MS_PER_DAY)), now);
+        assert_eq!(day, math::pow(0.5, MS_PER_DAY / MS_PER_DAY / 30.0));
+    }
+
+    #[test]
+    fn event_text_joins_truthy_fields_and_signals() {
+        let event = crate::js::json::parse(
+            r#"{"agent":"forge","cli":null,"model":"","task":"Add login","outcome":0,"signals":{"ci":"pass"}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            event_text(event.as_object().unwrap()),
+            r#"forge Add login {"ci":"pass"}"#
+        );
+        let bare =
+            crate::js::json::parse(r#"{"agent":["a",["b"]],"outcome":7,"signals":0}"#).unwrap();
+        assert_eq!(event_text(bare.as_object().unwrap()), "a,b 7 {}");
+    }
+
+    #[test]
+    fn limit_must_be_a_positive_integer() {
+        assert_eq!(parse_limit("3"), Some(3));
+        assert_eq!(parse_limit(" +12 "), Some(12));
+        assert_eq!(parse_limit("99999999999999999999999"), Some(usize::MAX));
+        for bad in ["0", "-3", "x", "", "1.5", "1e2", "000"] {
+            assert_eq!(parse_limit(bad), None, "{bad:?}");
+        }
+    }
+}

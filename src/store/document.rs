@@ -1,0 +1,84 @@
+//! Rewriting a whole JSON document atomically (SPEC §3.5).
+//!
+//! Pretty JSON plus `\n`, at most 2 MiB, written to `<file>.<uuid>.tmp` (created exclusively,
+//! so a link planted there is never followed), synced, then renamed over the target: a reader
+//! sees the old document or the new one, never half of either. The temporary file is removed
+//! on failure.
+
+use std::fs::{self, OpenOptions};
+use std::io::Write;
+use std::path::Path;
+
+use crate::error::{Error, Result};
+use crate::js::json::Value;
+use crate::store::WriterLock;
+use crate::store::paths::{REGISTRY_CAP, confine};
+
+/// Writes `value` as the document `rel` (SPEC §3.5).
+///
+/// # Errors
+/// Confinement errors, `Memory store exceeds 2 MiB.`, I/O errors naming the file.
+pub fn write(root: &Path, rel: &str, value: &Value, _lock: &WriterLock) -> Result<()> {
+    let path = confine(root, rel)?;
+    let mut text = value.pretty();
+    text.push('\n');
+    if text.len() as u64 > REGISTRY_CAP {
+        return Err(Error::DocumentTooLarge);
+    }
+    let mut tmp_name = path.file_name().unwrap_or_default().to_os_string();
+    tmp_name.push(format!(".{}.tmp", uuid::Uuid::new_v4()));
+    let tmp = path.with_file_name(tmp_name);
+    let result = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&tmp)
+        .and_then(|mut file| {
+            file.write_all(text.as_bytes())?;
+            file.sync_all()
+        })
+        .and_then(|()| fs::rename(&tmp, &path));
+    if let Err(e) = result {
+        let _ = fs::remove_file(&tmp);
+        return Err(Error::io("cannot write", &path, e));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::js::json::Object;
+
+    #[test]
+    fn writes_pretty_json_and_leaves_no_temporary_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let lock = WriterLock::acquire(root).unwrap();
+        let value = Value::Object(Object::new().with("b", 1.5).with("a", Vec::new()));
+        write(root, ".bmad/memory/doc.json", &value, &lock).unwrap();
+        let memory = root.join(".bmad/memory");
+        assert_eq!(
+            fs::read_to_string(memory.join("doc.json")).unwrap(),
+            "{\n  \"b\": 1.5,\n  \"a\": []\n}\n"
+        );
+        let mut names: Vec<_> = fs::read_dir(&memory)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["doc.json", "writer.lock"]);
+    }
+
+    #[test]
+    fn refuses_a_document_over_the_cap() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let lock = WriterLock::acquire(root).unwrap();
+        let big = Value::String("x".repeat(usize::try_from(REGISTRY_CAP).unwrap()));
+        assert!(matches!(
+            write(root, ".bmad/memory/doc.json", &big, &lock),
+            Err(Error::DocumentTooLarge)
+        ));
+        assert!(!root.join(".bmad/memory/doc.json").exists());
+    }
+}

@@ -1,0 +1,12 @@
+//! The shared layer under every action (SPEC §3): path confinement and the confined reader,
+//! the writer lock, NDJSON appends, atomic JSON documents, the tolerant journal reader and the
+//! `###` section cutter. It knows nothing of actions.
+
+pub mod document;
+pub mod journal;
+pub mod lock;
+pub mod ndjson;
+pub mod paths;
+pub mod sections;
+
+pub use lock::{MEMORY_DIR, WriterLock};

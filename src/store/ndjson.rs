@@ -1,0 +1,107 @@
+//! Appending one record to an NDJSON registry (SPEC §3.4).
+//!
+//! Under the writer lock: the existing file is read with the confined reader; a record that
+//! would take the file past 2 MiB is refused, and so is any append after a torn final line
+//! (text not ending in `\n`), so a crash's half-written record is never buried under new ones.
+//! The record goes out as one `write_all` of the whole line, then `fsync`.
+
+use std::fs::OpenOptions;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+use crate::store::WriterLock;
+use crate::store::paths::{REGISTRY_CAP, confine, read_confined};
+
+/// A registry file checked and ready to take one more line.
+#[derive(Debug)]
+pub struct PreparedAppend {
+    path: PathBuf,
+}
+
+/// Runs SPEC §3.4's checks for appending `line` (without its `\n`) to `rel`, without writing.
+/// Used alone where an action must know an append will succeed before it writes anything else.
+///
+/// # Errors
+/// Confinement and reader errors, `Memory store is full; …`, `Memory store has an incomplete
+/// final line; …`.
+pub fn prepare(
+    root: &Path,
+    rel: &str,
+    line_len: usize,
+    _lock: &WriterLock,
+) -> Result<PreparedAppend> {
+    let path = confine(root, rel)?;
+    let old = read_confined(&path, true)?.unwrap_or_default();
+    if (old.len() + line_len + 1) as u64 > REGISTRY_CAP {
+        return Err(Error::StoreFull);
+    }
+    if !old.is_empty() && !old.ends_with('\n') {
+        return Err(Error::IncompleteFinalLine);
+    }
+    Ok(PreparedAppend { path })
+}
+
+impl PreparedAppend {
+    /// Appends `line` and `\n` in one write, then syncs the file.
+    ///
+    /// # Errors
+    /// I/O errors, naming the file.
+    pub fn write(self, line: &str) -> Result<()> {
+        let mut record = String::with_capacity(line.len() + 1);
+        record.push_str(line);
+        record.push('\n');
+        let mut file = OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(&self.path)
+            .map_err(|e| Error::io("cannot open", &self.path, e))?;
+        file.write_all(record.as_bytes())
+            .and_then(|()| file.sync_all())
+            .map_err(|e| Error::io("cannot append to", &self.path, e))
+    }
+}
+
+/// Checks and appends `line` to the registry `rel` (SPEC §3.4).
+///
+/// # Errors
+/// As [`prepare`] and [`PreparedAppend::write`].
+pub fn append(root: &Path, rel: &str, line: &str, lock: &WriterLock) -> Result<()> {
+    prepare(root, rel, line.len(), lock)?.write(line)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    const JOURNAL: &str = ".bmad/memory/journal.ndjson";
+
+    #[test]
+    fn appends_lines_and_refuses_a_torn_tail_or_a_full_store() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let lock = WriterLock::acquire(root).unwrap();
+        append(root, JOURNAL, "{\"a\":1}", &lock).unwrap();
+        append(root, JOURNAL, "{\"a\":2}", &lock).unwrap();
+        let path = root.join(JOURNAL);
+        assert_eq!(fs::read_to_string(&path).unwrap(), "{\"a\":1}\n{\"a\":2}\n");
+
+        fs::write(&path, "{\"a\":1}\n{\"a\"").unwrap();
+        assert!(matches!(
+            append(root, JOURNAL, "{}", &lock),
+            Err(Error::IncompleteFinalLine)
+        ));
+        assert_eq!(fs::read_to_string(&path).unwrap(), "{\"a\":1}\n{\"a\"");
+
+        let cap = usize::try_from(REGISTRY_CAP).unwrap();
+        let almost = "x".repeat(cap - 3) + "\n";
+        fs::write(&path, &almost).unwrap();
+        append(root, JOURNAL, "y", &lock).unwrap();
+        assert_eq!(fs::metadata(&path).unwrap().len(), REGISTRY_CAP);
+        assert!(matches!(
+            append(root, JOURNAL, "", &lock),
+            Err(Error::StoreFull)
+        ));
+    }
+}

@@ -1,0 +1,284 @@
+//! Path confinement and the two ways of reading a memory file (SPEC §3.1, §3.2, §5).
+//!
+//! [`confine`] is the gate every registry path passes: a normalized project-relative path that
+//! stays inside the root and crosses no symbolic link from `/` down. [`read_registry`] is the
+//! confined reader (regular file, at most 2 MiB, valid UTF-8). [`read_loose`] reads as
+//! bmad-plus's lexical recall does: links followed, no cap, invalid UTF-8 replaced.
+//!
+//! The root is compared lexically (absolute, `.`/`..` resolved without touching the disk), never
+//! through its real path, as bmad-plus does.
+
+use std::fs;
+use std::io::{self, Read};
+use std::path::{Component, Path, PathBuf};
+
+use crate::error::{Error, Result};
+
+/// Largest registry file, in bytes (SPEC §1).
+pub const REGISTRY_CAP: u64 = 2 * 1024 * 1024;
+
+/// `path` made absolute against `base` and normalized lexically, as Node's `path.resolve`
+/// does: `.` dropped, `..` removes the previous component, links not followed.
+#[must_use]
+pub fn resolve(base: &Path, path: &Path) -> PathBuf {
+    let joined = base.join(path);
+    let mut out = PathBuf::new();
+    for component in joined.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// Node's `path.relative(from, to)` for two normalized absolute paths, `/`-separated.
+#[must_use]
+pub fn relative(from: &Path, to: &Path) -> String {
+    let from: Vec<_> = from.components().collect();
+    let to: Vec<_> = to.components().collect();
+    let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
+    let mut parts: Vec<String> = vec!["..".to_owned(); from.len() - common];
+    parts.extend(
+        to[common..]
+            .iter()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
+    );
+    parts.join("/")
+}
+
+/// SPEC §3.1: the absolute path of the memory path `rel` under `root`, refused unless it is a
+/// normalized project-relative path that stays inside the root and whose existing components,
+/// from `/` down, are directories (all but the target) and never symbolic links.
+///
+/// # Errors
+/// The four confinement messages, or an I/O error naming the component that could not be read.
+pub fn confine(root: &Path, rel: &str) -> Result<PathBuf> {
+    let is_absolute = rel.starts_with('/') || rel.starts_with('\\') || Path::new(rel).has_root();
+    if rel.is_empty()
+        || rel.contains(':')
+        || is_absolute
+        || rel
+            .split(['/', '\\'])
+            .any(|segment| segment.is_empty() || segment == "." || segment == "..")
+    {
+        return Err(Error::PathNotNormalized);
+    }
+    let target = resolve(root, Path::new(rel));
+    if !target.starts_with(root) || target == root {
+        return Err(Error::PathEscapes);
+    }
+    check_components(&target)?;
+    Ok(target)
+}
+
+/// Walks `/` … `target`, stopping at the first component that does not exist.
+fn check_components(target: &Path) -> Result<()> {
+    let mut current = PathBuf::new();
+    let mut components = target.components().peekable();
+    while let Some(component) = components.next() {
+        current.push(component);
+        let is_target = components.peek().is_none();
+        match fs::symlink_metadata(&current) {
+            Ok(meta) if meta.file_type().is_symlink() => return Err(Error::PathSymlink),
+            Ok(meta) if !is_target && !meta.is_dir() => return Err(Error::ParentNotDirectory),
+            Ok(_) => {}
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+            Err(e) if e.raw_os_error() == Some(20) => return Err(Error::ParentNotDirectory),
+            Err(e) => return Err(Error::io("cannot inspect", &current, e)),
+        }
+    }
+    Ok(())
+}
+
+/// SPEC §3.2, the confined reader: `Ok(None)` when the file is absent and `missing_ok`, else the
+/// text of a regular file of at most 2 MiB that is valid UTF-8.
+///
+/// # Errors
+/// Confinement errors, `Memory source must be …`, or Node's `ENOENT` text when a required file
+/// is missing.
+pub fn read_registry(root: &Path, rel: &str, missing_ok: bool) -> Result<Option<String>> {
+    let path = confine(root, rel)?;
+    read_confined(&path, missing_ok)
+}
+
+/// [`read_registry`] for a path that already passed [`confine`].
+///
+/// # Errors
+/// As [`read_registry`].
+pub fn read_confined(path: &Path, missing_ok: bool) -> Result<Option<String>> {
+    let meta = match fs::symlink_metadata(path) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            return if missing_ok {
+                Ok(None)
+            } else {
+                Err(Error::NotFound(path.to_path_buf()))
+            };
+        }
+        Err(e) => return Err(Error::io("cannot inspect", path, e)),
+    };
+    if meta.file_type().is_symlink() {
+        return Err(Error::PathSymlink);
+    }
+    if !meta.is_file() || meta.len() > REGISTRY_CAP {
+        return Err(Error::SourceNotRegular);
+    }
+    let file = fs::File::open(path).map_err(|e| Error::io("cannot open", path, e))?;
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    // Read one byte past the cap so a file that grew since the stat is still refused.
+    file.take(REGISTRY_CAP + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::io("cannot read", path, e))?;
+    if bytes.len() as u64 > REGISTRY_CAP {
+        return Err(Error::SourceNotRegular);
+    }
+    String::from_utf8(bytes)
+        .map(Some)
+        .map_err(|_| Error::SourceNotUtf8)
+}
+
+/// Reads `path` as bmad-plus's lexical recall does: links followed, no size cap, invalid UTF-8
+/// replaced by U+FFFD, a byte-order mark kept. `Ok(None)` when it (or a link's target) is
+/// missing.
+///
+/// # Errors
+/// Node's `EISDIR` text for a directory; any other I/O error with its path.
+pub fn read_loose(path: &Path) -> Result<Option<String>> {
+    match fs::read(path) {
+        Ok(bytes) => Ok(Some(match String::from_utf8(bytes) {
+            Ok(text) => text,
+            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+        })),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) if e.kind() == io::ErrorKind::IsADirectory => Err(Error::IsDirectory),
+        Err(e) => Err(Error::io("cannot read", path, e)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::symlink;
+
+    #[test]
+    fn resolve_and_relative_are_lexical() {
+        let root = Path::new("/p/q");
+        assert_eq!(
+            resolve(root, Path::new("a/./b/../c")),
+            Path::new("/p/q/a/c")
+        );
+        assert_eq!(resolve(root, Path::new("../x")), Path::new("/p/x"));
+        assert_eq!(resolve(root, Path::new("/abs/./y")), Path::new("/abs/y"));
+        assert_eq!(relative(root, Path::new("/p/q/a/b.md")), "a/b.md");
+        assert_eq!(
+            relative(root, Path::new("/p/brain/memory/x.md")),
+            "../brain/memory/x.md"
+        );
+        assert_eq!(relative(root, Path::new("/z")), "../../z");
+    }
+
+    #[track_caller]
+    fn refused(rel: &str, expected: &str) {
+        let dir = tempfile::tempdir().unwrap();
+        let err = confine(dir.path(), rel).unwrap_err();
+        assert_eq!(err.to_string(), expected, "{rel:?}");
+    }
+
+    #[test]
+    fn confinement_refuses_unnormalized_paths() {
+        let msg = "Memory path must be a normalized project-relative path.";
+        for rel in [
+            "",
+            "/etc/passwd",
+            "\\x",
+            "a//b",
+            "a/./b",
+            "a/../b",
+            "..",
+            ".",
+            "a/",
+            "c:x",
+            "a\\..\\b",
+        ] {
+            refused(rel, msg);
+        }
+    }
+
+    #[test]
+    fn confinement_refuses_links_and_non_directories() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        fs::create_dir(root.join("real")).unwrap();
+        symlink(root.join("real"), root.join(".bmad")).unwrap();
+        assert!(matches!(
+            confine(root, ".bmad/memory/journal.ndjson"),
+            Err(Error::PathSymlink)
+        ));
+        fs::write(root.join("file"), "x").unwrap();
+        assert!(matches!(
+            confine(root, "file/journal.ndjson"),
+            Err(Error::ParentNotDirectory)
+        ));
+        symlink(root.join("nowhere"), root.join("dangling")).unwrap();
+        assert!(matches!(confine(root, "dangling"), Err(Error::PathSymlink)));
+        assert_eq!(
+            confine(root, "missing/a/b").unwrap(),
+            root.join("missing/a/b")
+        );
+    }
+
+    #[test]
+    fn registry_reader_enforces_cap_and_utf8() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        assert!(read_registry(root, "a.json", true).unwrap().is_none());
+        let err = read_registry(root, "a.json", false).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "ENOENT: no such file or directory, stat '{}'",
+                root.join("a.json").display()
+            )
+        );
+        fs::write(root.join("bad"), [0xff, 0xfe]).unwrap();
+        assert!(matches!(
+            read_registry(root, "bad", true),
+            Err(Error::SourceNotUtf8)
+        ));
+        let cap = usize::try_from(REGISTRY_CAP).unwrap();
+        fs::write(root.join("full"), vec![b'x'; cap]).unwrap();
+        assert_eq!(
+            read_registry(root, "full", true).unwrap().unwrap().len(),
+            cap
+        );
+        fs::write(root.join("over"), vec![b'x'; cap + 1]).unwrap();
+        assert!(matches!(
+            read_registry(root, "over", true),
+            Err(Error::SourceNotRegular)
+        ));
+        fs::create_dir(root.join("dir")).unwrap();
+        assert!(matches!(
+            read_registry(root, "dir", true),
+            Err(Error::SourceNotRegular)
+        ));
+    }
+
+    #[test]
+    fn loose_reader_follows_links_and_replaces_bad_bytes() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        fs::write(root.join("t"), b"\xef\xbb\xbfa\xffb").unwrap();
+        symlink(root.join("t"), root.join("link")).unwrap();
+        assert_eq!(
+            read_loose(&root.join("link")).unwrap().unwrap(),
+            "\u{feff}a\u{fffd}b"
+        );
+        symlink(root.join("gone"), root.join("dangling")).unwrap();
+        assert!(read_loose(&root.join("dangling")).unwrap().is_none());
+        assert!(matches!(read_loose(root), Err(Error::IsDirectory)));
+    }
+}

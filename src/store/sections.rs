@@ -1,0 +1,178 @@
+//! The `###` section cutter (SPEC §3.7), byte-compatible with bmad-plus.
+//!
+//! The text is split on `\n`; a line matching JavaScript's `/^###\s+(.*)/` opens a section whose
+//! heading is the captured text, trimmed. `\s+` is greedy and `.` stops at a line terminator, so
+//! the heading is what follows the run of whitespace after `###`, up to the first CR, LF, U+2028
+//! or U+2029. The body is every following line plus `\n` (CRs kept) up to the next heading, so the
+//! last section's body ends with one `\n` more than the file has. Fenced code is not skipped:
+//! bmad-plus does not skip it, and digests must agree.
+//!
+//! Sections borrow from the source: the body is a byte range of it, plus that final `\n`.
+
+use crate::js::text::{is_line_terminator, is_whitespace, trim};
+
+/// One `###` section of a Markdown text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Section<'a> {
+    /// The heading text, trimmed.
+    pub heading: &'a str,
+    /// The body as it stands in the source.
+    body: &'a str,
+    /// Whether the body takes one more `\n` than the source holds (the file's last line).
+    extra_newline: bool,
+}
+
+impl<'a> Section<'a> {
+    /// The pieces whose concatenation is the full text `heading + "\n" + body`.
+    #[must_use]
+    pub fn parts(&self) -> [&'a str; 4] {
+        [
+            self.heading,
+            "\n",
+            self.body,
+            if self.extra_newline { "\n" } else { "" },
+        ]
+    }
+
+    /// `heading + "\n" + body`.
+    #[must_use]
+    pub fn full_text(&self) -> String {
+        self.parts().concat()
+    }
+
+    /// The full text, trimmed: what recall shows and what a receipt's `textSha256` hashes.
+    #[must_use]
+    pub fn trimmed_text(&self) -> String {
+        trim(&self.full_text()).to_owned()
+    }
+}
+
+/// The heading of `line` when it opens a section.
+fn heading_of(line: &str) -> Option<&str> {
+    let rest = line.strip_prefix("###")?;
+    let after_ws = rest.trim_start_matches(is_whitespace);
+    if after_ws.len() == rest.len() {
+        return None;
+    }
+    let end = after_ws.find(is_line_terminator).unwrap_or(after_ws.len());
+    Some(trim(&after_ws[..end]))
+}
+
+/// Every section of `text`, in order.
+#[must_use]
+pub fn sections(text: &str) -> Vec<Section<'_>> {
+    let mut out: Vec<Section<'_>> = Vec::new();
+    // (heading, byte offset where its body starts, whether any line follows the heading)
+    let mut open: Option<(&str, usize, bool)> = None;
+    let mut offset = 0;
+    for line in text.split('\n') {
+        let line_end = offset + line.len();
+        if let Some(heading) = heading_of(line) {
+            if let Some((h, start, _)) = open {
+                out.push(Section {
+                    heading: h,
+                    body: &text[start..offset],
+                    extra_newline: false,
+                });
+            }
+            let has_following = line_end < text.len();
+            open = Some((
+                heading,
+                if has_following {
+                    line_end + 1
+                } else {
+                    line_end
+                },
+                has_following,
+            ));
+        }
+        offset = line_end + 1;
+    }
+    if let Some((heading, start, has_following)) = open {
+        out.push(Section {
+            heading,
+            body: &text[start..],
+            // Every following line takes a `\n`, the last one included.
+            extra_newline: has_following,
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A direct transcription of bmad-plus's loop, as the reference.
+    fn reference(text: &str) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        let mut current: Option<(String, String)> = None;
+        for line in text.split('\n') {
+            if let Some(h) = heading_of(line) {
+                if let Some(c) = current.take() {
+                    out.push(c);
+                }
+                current = Some((h.to_owned(), String::new()));
+            } else if let Some((_, body)) = current.as_mut() {
+                body.push_str(line);
+                body.push('\n');
+            }
+        }
+        out.extend(current);
+        out
+    }
+
+    #[track_caller]
+    fn case(text: &str, expected: &[(&str, &str)]) {
+        let actual: Vec<(String, String)> = sections(text)
+            .iter()
+            .map(|s| {
+                (
+                    s.heading.to_owned(),
+                    s.full_text()[s.heading.len() + 1..].to_owned(),
+                )
+            })
+            .collect();
+        let expected: Vec<(String, String)> = expected
+            .iter()
+            .map(|(h, b)| ((*h).to_owned(), (*b).to_owned()))
+            .collect();
+        assert_eq!(actual, expected, "{text:?}");
+        assert_eq!(actual, reference(text), "{text:?}");
+    }
+
+    #[test]
+    fn cuts_like_bmad_plus() {
+        case("", &[]);
+        case("no heading\n", &[]);
+        case("### A", &[("A", "")]);
+        case("### A\n", &[("A", "\n")]);
+        case("### A\nx\n", &[("A", "x\n\n")]);
+        case("intro\n### A\nx\n### B\ny", &[("A", "x\n"), ("B", "y\n")]);
+        case("###A\n#### B\n## C\n", &[]);
+        case("###   Title  \r\nbody\r\n", &[("Title", "body\r\n\n")]);
+        case("### \rX\n", &[("X", "\n")]);
+        case("### A\u{2028}tail\nb", &[("A", "b\n")]);
+        case("###\u{a0}Nbsp\u{feff}\n", &[("Nbsp", "\n")]);
+        case("###\n### \n", &[("", "\n")]);
+        case("```\n### Fenced\n```\n", &[("Fenced", "```\n\n")]);
+        case("### A\n### A\n", &[("A", ""), ("A", "\n")]);
+    }
+
+    #[test]
+    fn trimmed_text_is_heading_and_body_trimmed() {
+        let s = sections("### Auth strategy\nUse sessions.\n\n");
+        assert_eq!(s[0].trimmed_text(), "Auth strategy\nUse sessions.");
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn matches_the_reference_on_any_text(text in "(### ?|#|\\s|[a-z]|\r|\n|\u{2028}){0,60}") {
+            let actual: Vec<(String, String)> = sections(&text)
+                .iter()
+                .map(|s| (s.heading.to_owned(), s.full_text()[s.heading.len() + 1..].to_owned()))
+                .collect();
+            proptest::prop_assert_eq!(actual, reference(&text));
+        }
+    }
+}
