@@ -6,11 +6,15 @@
 //! calls [`run`], which dispatches to one module per action. Actions never read argv, the
 //! environment or the clock, and never print: they return a [`output::Report`].
 
+// Lets shared test support written against `bmad_mem::…` compile inside unit tests too.
+extern crate self as bmad_mem;
+
 pub mod cli;
 pub mod context;
 pub mod error;
 pub mod evidence;
 pub mod js;
+pub mod nexus;
 pub mod output;
 pub mod recall;
 pub mod reinforce;
