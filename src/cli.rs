@@ -5,6 +5,8 @@
 
 use clap::{Parser, Subcommand};
 
+use crate::observe::ObserveArgs;
+use crate::outcomes::OutcomesArgs;
 use crate::recall::RecallArgs;
 use crate::reinforce::ReinforceArgs;
 use crate::write::WriteArgs;
@@ -48,6 +50,10 @@ pub enum Command {
     Write(WriteArgs),
     /// Fold reward signals into a pattern's score; propose (never apply) its promotion.
     Reinforce(ReinforceArgs),
+    /// Bind a memory section to accepted, independently verified Nexus work (writes a receipt).
+    Observe(ObserveArgs),
+    /// List every receipt and whether it still counts today.
+    Outcomes(OutcomesArgs),
 }
 
 impl Command {
@@ -58,6 +64,8 @@ impl Command {
             Command::Recall(_) => "recall",
             Command::Write(_) => "write",
             Command::Reinforce(_) => "reinforce",
+            Command::Observe(_) => "observe",
+            Command::Outcomes(_) => "outcomes",
         }
     }
 }
@@ -145,7 +153,7 @@ impl Cli {
 }
 
 /// The action names, in the order the help lists them.
-pub const ACTIONS: [&str; 3] = ["recall", "write", "reinforce"];
+pub const ACTIONS: [&str; 5] = ["recall", "write", "reinforce", "observe", "outcomes"];
 
 #[cfg(test)]
 mod tests {

@@ -15,8 +15,11 @@ pub mod error;
 pub mod evidence;
 pub mod js;
 pub mod nexus;
+pub mod observe;
+pub mod outcomes;
 pub mod output;
 pub mod recall;
+pub mod receipts;
 pub mod reinforce;
 pub mod signals;
 pub mod store;
@@ -36,5 +39,7 @@ pub fn run(command: &Command, ctx: &Context) -> Result<Box<dyn Report>> {
         Command::Recall(args) => Box::new(recall::run(args, ctx)?),
         Command::Write(args) => Box::new(write::run(args, ctx)?),
         Command::Reinforce(args) => Box::new(reinforce::run(args, ctx)?),
+        Command::Observe(args) => Box::new(observe::run(args, ctx)?),
+        Command::Outcomes(args) => Box::new(outcomes::run(args, ctx)?),
     })
 }
