@@ -9,8 +9,13 @@
 //!
 //! The lock is re-entrant within one process: a nested [`WriterLock::acquire`] on the same root
 //! shares the outer hold, and only the outermost guard releases it.
+//!
+//! Before polling for `writer.lock`, a bmad-mem writer queues on an exclusive `flock` of the
+//! memory folder itself. Parallel bmad-mem writers therefore take turns in the kernel's queue
+//! instead of racing the 10 ms polls, so none starves out of its 2 s budget; the `writer.lock`
+//! file stays the protocol that excludes bmad-plus. The queue lock is released with the guard.
 
-use std::fs::{self, OpenOptions};
+use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -27,8 +32,18 @@ const LOCK_FILE: &str = ".bmad/memory/writer.lock";
 const TRIES: u32 = 200;
 const RETRY_DELAY: Duration = Duration::from_millis(10);
 
-/// Locks this process holds: (lock path, owner text, nesting depth).
-static HELD: Mutex<Vec<(PathBuf, String, usize)>> = Mutex::new(Vec::new());
+/// A lock this process holds.
+#[derive(Debug)]
+struct Held {
+    path: PathBuf,
+    owner: String,
+    depth: usize,
+    /// The memory folder, `flock`ed while we hold the lock; unlocked when dropped.
+    _queue: File,
+}
+
+/// Locks this process holds.
+static HELD: Mutex<Vec<Held>> = Mutex::new(Vec::new());
 
 /// Proof that the writer lock is held; releases it when dropped.
 #[derive(Debug)]
@@ -49,12 +64,13 @@ impl WriterLock {
             let mut held = HELD
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner);
-            if let Some(entry) = held.iter_mut().find(|(p, _, _)| *p == path) {
-                entry.2 += 1;
+            if let Some(entry) = held.iter_mut().find(|h| h.path == path) {
+                entry.depth += 1;
                 return Ok(Self { path });
             }
         }
         create_memory_dir(root)?;
+        let queue = queue(root)?;
         // The folders may have been created just now: confine again before creating the file.
         let path = confine(root, LOCK_FILE)?;
         let owner = Value::Object(
@@ -80,7 +96,12 @@ impl WriterLock {
                     }
                     HELD.lock()
                         .unwrap_or_else(std::sync::PoisonError::into_inner)
-                        .push((path.clone(), owner, 1));
+                        .push(Held {
+                            path: path.clone(),
+                            owner,
+                            depth: 1,
+                            _queue: queue,
+                        });
                     return Ok(Self { path });
                 }
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
@@ -93,6 +114,14 @@ impl WriterLock {
         }
         Err(Error::LockOccupied)
     }
+}
+
+/// Waits for this host's other bmad-mem writers on the memory folder's `flock`.
+fn queue(root: &Path) -> Result<File> {
+    let dir = confine(root, MEMORY_DIR)?;
+    let file = File::open(&dir).map_err(|e| Error::io("cannot open", &dir, e))?;
+    file.lock().map_err(|e| Error::io("cannot lock", &dir, e))?;
+    Ok(file)
 }
 
 /// Creates `.bmad` and `.bmad/memory` one level at a time, each checked by the confinement
@@ -118,18 +147,19 @@ impl Drop for WriterLock {
         let mut held = HELD
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let Some(index) = held.iter().position(|(p, _, _)| *p == self.path) else {
+        let Some(index) = held.iter().position(|h| h.path == self.path) else {
             return;
         };
-        held[index].2 -= 1;
-        if held[index].2 > 0 {
+        held[index].depth -= 1;
+        if held[index].depth > 0 {
             return;
         }
-        let (path, owner, _) = held.remove(index);
+        let entry = held.remove(index);
         // Delete only our own lock: if someone replaced it, it is theirs now.
-        if fs::read(&path).is_ok_and(|content| content == owner.as_bytes()) {
-            let _ = fs::remove_file(&path);
+        if fs::read(&entry.path).is_ok_and(|content| content == entry.owner.as_bytes()) {
+            let _ = fs::remove_file(&entry.path);
         }
+        // Dropping `entry` closes the queue file, which lets the next writer in.
     }
 }
 
