@@ -21,6 +21,8 @@ use crate::write::WriteArgs;
     args_override_self = true,
     disable_help_subcommand = true,
     subcommand_required = true,
+    subcommand_help_heading = "Actions",
+    subcommand_value_name = "ACTION",
     after_help = "Exit status: 0 on success (a recall with no match included), 1 on any failure.\n\
                   With --json, results are pretty JSON on stdout and failures are {\"error\":\"…\"} on stdout."
 )]

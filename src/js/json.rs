@@ -787,4 +787,38 @@ mod tests {
             "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
         );
     }
+
+    fn arbitrary_value() -> impl proptest::strategy::Strategy<Value = Value> {
+        use proptest::prelude::*;
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<f64>()
+                .prop_filter("finite", |n| n.is_finite())
+                .prop_map(Value::Number),
+            any::<String>().prop_map(Value::String),
+        ];
+        leaf.prop_recursive(4, 64, 8, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..8).prop_map(Value::Array),
+                proptest::collection::vec(("[a-z0-9]{0,3}|\\PC{0,4}", inner), 0..8)
+                    .prop_map(|entries| Value::Object(entries.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn json_text_round_trips_byte_for_byte(value in arbitrary_value()) {
+            let compact = value.compact();
+            let reparsed = parse(&compact).unwrap();
+            proptest::prop_assert_eq!(reparsed.compact(), compact.clone());
+            proptest::prop_assert_eq!(parse(&value.pretty()).unwrap().compact(), compact);
+        }
+
+        #[test]
+        fn parse_never_panics(text in "\\PC{0,40}|[\\[\\]{}\",:0-9.eE+-]{0,40}") {
+            let _ = parse(&text);
+        }
+    }
 }
