@@ -6,7 +6,7 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use clap::error::ErrorKind;
+use clap::error::{ContextKind, ErrorKind};
 
 use bmad_mem::cli::{ACTIONS, Cli, shield_negative_numbers};
 use bmad_mem::context::Context;
@@ -69,12 +69,14 @@ fn parse_failure(args: &[String], error: &clap::Error) -> ExitCode {
     let expected = ACTIONS.join(" | ");
     let message = match error.kind() {
         ErrorKind::InvalidSubcommand => {
-            let word = options
-                .iter()
-                .find(|a| !a.starts_with('-'))
-                .copied()
+            let word = error
+                .get(ContextKind::InvalidSubcommand)
+                .map(ToString::to_string)
                 .unwrap_or_default();
-            format!("unknown action '{word}' — expected {expected}")
+            format!(
+                "unknown action '{}' — expected {expected}",
+                word.replace('\u{1}', "")
+            )
         }
         ErrorKind::MissingSubcommand | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
             format!("missing action — expected {expected}")

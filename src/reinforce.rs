@@ -24,7 +24,7 @@ use crate::js::number::{number_text, to_fixed};
 use crate::js::{date, math, text};
 use crate::output::Report;
 use crate::signals::{Acceptance, Ci, SignalArgs, Signals};
-use crate::store::paths::{confine, read_loose};
+use crate::store::paths::{confine, decode_lossy, read_loose_bytes};
 use crate::store::{WriterLock, document, ndjson};
 
 /// The scores document, relative to the project root.
@@ -244,8 +244,11 @@ pub fn run(args: &ReinforceArgs, ctx: &Context) -> Result<ReinforceReport> {
 
     let lock = WriterLock::acquire(&ctx.root)?;
     let scores_path = confine(&ctx.root, SCORES)?;
-    let stored = read_loose(&scores_path)?;
-    let (mut scores, corrupt) = match stored.as_deref().map(json::parse) {
+    let stored = read_loose_bytes(&scores_path)?;
+    let parsed = stored
+        .clone()
+        .map(|bytes| json::parse(&decode_lossy(bytes)));
+    let (mut scores, corrupt) = match parsed {
         None => (Object::new(), None),
         Some(Ok(Value::Object(scores))) => (scores, None),
         Some(_) => (Object::new(), stored.as_deref()),
@@ -263,7 +266,7 @@ pub fn run(args: &ReinforceArgs, ctx: &Context) -> Result<ReinforceReport> {
 
     let mut warnings = Vec::new();
     if let Some(bytes) = corrupt {
-        let kept = keep_corrupt(&scores_path, bytes.as_bytes(), &ctx.now)?;
+        let kept = keep_corrupt(&scores_path, bytes, &ctx.now)?;
         warnings.push(format!(
             "warning: {SCORES} was not a JSON object; its bytes were kept in {kept} and scores restart from priors"
         ));

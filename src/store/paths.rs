@@ -148,14 +148,28 @@ pub fn read_confined(path: &Path, missing_ok: bool) -> Result<Option<String>> {
 /// # Errors
 /// Node's `EISDIR` text for a directory; any other I/O error with its path.
 pub fn read_loose(path: &Path) -> Result<Option<String>> {
+    Ok(read_loose_bytes(path)?.map(decode_lossy))
+}
+
+/// The bytes [`read_loose`] decodes, for a caller that must keep them as they are.
+///
+/// # Errors
+/// As [`read_loose`].
+pub fn read_loose_bytes(path: &Path) -> Result<Option<Vec<u8>>> {
     match fs::read(path) {
-        Ok(bytes) => Ok(Some(match String::from_utf8(bytes) {
-            Ok(text) => text,
-            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-        })),
+        Ok(bytes) => Ok(Some(bytes)),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
         Err(e) if e.kind() == io::ErrorKind::IsADirectory => Err(Error::IsDirectory),
         Err(e) => Err(Error::io("cannot read", path, e)),
+    }
+}
+
+/// UTF-8 text with every invalid sequence replaced by U+FFFD, as Node decodes it.
+#[must_use]
+pub fn decode_lossy(bytes: Vec<u8>) -> String {
+    match String::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
     }
 }
 

@@ -1,1 +1,19 @@
 //! Integration tests: the real binary against temporary projects.
+//!
+//! One test binary (fast to link, one place for the builder). Every test copies a fixture from
+//! `fixtures/` into a temporary folder through [`support::TestProject`], runs `bmad-mem` there
+//! with a fixed `BMAD_MEM_NOW`, and checks the exit status, both output streams and the bytes of
+//! the files: a success writes exactly the documented bytes, a failure writes nothing.
+//!
+//! * `write`, `recall`, `reinforce`: one module per action (SPEC §5–7).
+//! * `contract`: the command-line rules every action shares (SPEC §4, §2.7, §2.8).
+//!
+//! Expected scores were computed independently with Node 20 (V8's `Math.log`/`Math.pow`,
+//! `JSON.stringify`), running the SPEC formulas on the same inputs.
+
+mod contract;
+mod readme;
+mod recall;
+mod reinforce;
+mod support;
+mod write;
