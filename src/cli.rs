@@ -5,6 +5,8 @@
 
 use clap::{Parser, Subcommand};
 
+use crate::doctor::DoctorArgs;
+use crate::lock::LockArgs;
 use crate::observe::ObserveArgs;
 use crate::outcomes::OutcomesArgs;
 use crate::recall::RecallArgs;
@@ -56,6 +58,10 @@ pub enum Command {
     Observe(ObserveArgs),
     /// List every receipt and whether it still counts today.
     Outcomes(OutcomesArgs),
+    /// Show the writer lock's owner; with --recover, remove a dead owner's lock.
+    Lock(LockArgs),
+    /// Check every registry and note file (read-only); exit 1 when something is wrong.
+    Doctor(DoctorArgs),
 }
 
 impl Command {
@@ -68,12 +74,14 @@ impl Command {
             Command::Reinforce(_) => "reinforce",
             Command::Observe(_) => "observe",
             Command::Outcomes(_) => "outcomes",
+            Command::Lock(_) => "lock",
+            Command::Doctor(_) => "doctor",
         }
     }
 }
 
 /// Options, of every action, that take a value: the word after one of them is its value.
-const VALUE_OPTIONS: [&str; 18] = [
+const VALUE_OPTIONS: [&str; 20] = [
     "-d",
     "--directory",
     "--scope",
@@ -92,6 +100,8 @@ const VALUE_OPTIONS: [&str; 18] = [
     "--pattern",
     "--evidence",
     "--input",
+    "--expect",
+    "--repair-tail",
 ];
 
 /// Marks a word that must reach the action as a plain word.
@@ -155,7 +165,15 @@ impl Cli {
 }
 
 /// The action names, in the order the help lists them.
-pub const ACTIONS: [&str; 5] = ["recall", "write", "reinforce", "observe", "outcomes"];
+pub const ACTIONS: [&str; 7] = [
+    "recall",
+    "write",
+    "reinforce",
+    "observe",
+    "outcomes",
+    "lock",
+    "doctor",
+];
 
 #[cfg(test)]
 mod tests {

@@ -11,9 +11,11 @@ extern crate self as bmad_mem;
 
 pub mod cli;
 pub mod context;
+pub mod doctor;
 pub mod error;
 pub mod evidence;
 pub mod js;
+pub mod lock;
 pub mod nexus;
 pub mod observe;
 pub mod outcomes;
@@ -41,5 +43,7 @@ pub fn run(command: &Command, ctx: &Context) -> Result<Box<dyn Report>> {
         Command::Reinforce(args) => Box::new(reinforce::run(args, ctx)?),
         Command::Observe(args) => Box::new(observe::run(args, ctx)?),
         Command::Outcomes(args) => Box::new(outcomes::run(args, ctx)?),
+        Command::Lock(args) => Box::new(lock::run(args, ctx)?),
+        Command::Doctor(args) => Box::new(doctor::run(args, ctx)?),
     })
 }

@@ -30,7 +30,7 @@ fn main() -> ExitCode {
             let (out, warnings) = render(report.as_ref(), cli.json);
             print_stderr(&warnings);
             match print_stdout(&out) {
-                Ok(()) => ExitCode::SUCCESS,
+                Ok(()) => ExitCode::from(report.exit_code()),
                 Err(e) => fail(cli.json, Some(action), &format!("cannot write output: {e}")),
             }
         }

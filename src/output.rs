@@ -19,6 +19,10 @@ pub trait Report {
     fn warnings(&self) -> Vec<String> {
         Vec::new()
     }
+    /// The exit status of a report that was produced (a health check may report failure).
+    fn exit_code(&self) -> u8 {
+        0
+    }
 }
 
 /// The text printed for a failure: `mem <action>: <message>`, unless the message already

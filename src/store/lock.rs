@@ -28,7 +28,8 @@ use crate::store::paths::confine;
 
 /// The memory folder, relative to the project root.
 pub const MEMORY_DIR: &str = ".bmad/memory";
-const LOCK_FILE: &str = ".bmad/memory/writer.lock";
+/// The writer lock, relative to the project root.
+pub const LOCK_FILE: &str = ".bmad/memory/writer.lock";
 const TRIES: u32 = 200;
 const RETRY_DELAY: Duration = Duration::from_millis(10);
 
@@ -114,6 +115,12 @@ impl WriterLock {
         }
         Err(Error::LockOccupied)
     }
+}
+
+/// This host's name, as Node's `os.hostname()` gives it.
+#[must_use]
+pub fn hostname() -> String {
+    gethostname::gethostname().to_string_lossy().into_owned()
 }
 
 /// Waits for this host's other bmad-mem writers on the memory folder's `flock`.

@@ -9,4 +9,4 @@ pub mod ndjson;
 pub mod paths;
 pub mod sections;
 
-pub use lock::{MEMORY_DIR, WriterLock};
+pub use lock::{LOCK_FILE, MEMORY_DIR, WriterLock};

@@ -58,6 +58,20 @@ fn heading_of(line: &str) -> Option<&str> {
     Some(trim(&after_ws[..end]))
 }
 
+/// Every heading line of `text`: its byte offset and its heading, in order.
+#[must_use]
+pub fn heading_lines(text: &str) -> Vec<(usize, &str)> {
+    let mut out = Vec::new();
+    let mut offset = 0;
+    for line in text.split('\n') {
+        if let Some(heading) = heading_of(line) {
+            out.push((offset, heading));
+        }
+        offset += line.len() + 1;
+    }
+    out
+}
+
 /// Every section of `text`, in order.
 #[must_use]
 pub fn sections(text: &str) -> Vec<Section<'_>> {
