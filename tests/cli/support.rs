@@ -16,6 +16,8 @@
 //! covers them too. Runs never inherit `BMAD_MEM_NOW` from the caller (and run with `TZ=UTC`),
 //! never read stdin, and no run may print a Rust panic message.
 
+pub mod nexus_run;
+
 use std::collections::BTreeMap;
 use std::ffi::{OsStr, OsString};
 use std::fmt::Write as _;
