@@ -18,6 +18,8 @@ pub enum Error {
     ParentNotDirectory,
     #[error("Memory source must be a regular file of at most 2 MiB.")]
     SourceNotRegular,
+    #[error("Memory source exceeded 2 MiB while reading.")]
+    SourceGrew,
     #[error("Memory source must contain valid UTF-8.")]
     SourceNotUtf8,
     /// The text Node gives for a missing file, so both tools report the same reason.

@@ -42,11 +42,9 @@ pub struct ObserveReport {
 /// # Errors
 /// The documented message of the first failing step; nothing is written then.
 pub fn run(args: &ObserveArgs, ctx: &Context) -> Result<ObserveReport> {
-    let input_path = args
-        .input
-        .as_deref()
-        .filter(|p| !p.is_empty())
-        .ok_or_else(|| Error::refused("--input <file.json> is required"))?;
+    // bmad-plus reads a missing --input as an empty path, which the confinement refuses with
+    // `Memory path must be a normalized project-relative path.`; so do we.
+    let input_path = args.input.as_deref().unwrap_or_default();
     let text = read_registry(&ctx.root, input_path, false)?.unwrap_or_default();
     let input = match json::parse(&text)
         .map_err(|e| Error::refused(format!("Outcome input is not valid JSON: {e}")))?
@@ -172,29 +170,36 @@ fn relations(value: Option<&Value>, receipts: &[Object], scope: &[String]) -> Re
         Some(Value::Array(list)) => list,
         Some(_) => return Err(invalid_relations()),
     };
-    let mut ids: Vec<String> = Vec::with_capacity(list.len());
-    for item in list {
-        match item.as_str() {
-            Some(id) if !ids.iter().any(|i| i == id) => ids.push(id.to_owned()),
-            _ => return Err(invalid_relations()),
-        }
-    }
-    if ids.len() > MAX_RELATIONS {
+    if list.len() > MAX_RELATIONS || !is_unique(list) {
         return Err(invalid_relations());
     }
-    for id in &ids {
-        let related = receipts.iter().any(|r| {
-            r.get("id").and_then(Value::as_str) == Some(id.as_str())
-                && overlaps(&strings(r, "scope"), scope)
+    let mut ids: Vec<String> = Vec::with_capacity(list.len());
+    for item in list {
+        // Only a string can name a receipt; any other value names nothing.
+        let related = item.as_str().is_some_and(|id| {
+            receipts.iter().any(|r| {
+                r.get("id").and_then(Value::as_str) == Some(id)
+                    && overlaps(&strings(r, "scope"), scope)
+            })
         });
         if !related {
             return Err(Error::refused(
                 "Related outcome must exist in the same applicable project scope.",
             ));
         }
+        ids.push(item.text());
     }
     sort_utf16(&mut ids);
     Ok(ids)
+}
+
+/// No two items equal as JavaScript's `Set` sees them: primitives by value, while two arrays or
+/// objects are never the same item.
+fn is_unique(list: &[Value]) -> bool {
+    let mut seen = std::collections::HashSet::new();
+    list.iter()
+        .filter(|v| !matches!(v, Value::Array(_) | Value::Object(_)))
+        .all(|v| seen.insert(v.compact()))
 }
 
 fn invalid_relations() -> Error {

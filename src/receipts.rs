@@ -97,23 +97,12 @@ pub fn read_store(root: &Path) -> Result<Vec<Object>> {
                 ));
             }
         }
-        let source = receipt.get("source").and_then(Value::as_object);
-        let field = |key: &str| source.and_then(|s| s.get(key)).map(Value::text);
-        let identity = match (
-            field("runId"),
-            field("taskId"),
-            source.and_then(|s| s.get("attemptId")),
-        ) {
-            (Some(run), Some(task), Some(attempt)) if attempt.is_truthy() => {
-                (run, task, attempt.text())
-            }
-            _ => {
-                return Err(Error::refused(
-                    "Duplicate or missing outcome attempt identity.",
-                ));
-            }
-        };
-        if !attempts.insert(identity) {
+        let has_attempt = receipt
+            .get("source")
+            .and_then(Value::as_object)
+            .and_then(|s| s.get("attemptId"))
+            .is_some_and(Value::is_truthy);
+        if !has_attempt || !attempts.insert(attempt_identity(&receipt)) {
             return Err(Error::refused(
                 "Duplicate or missing outcome attempt identity.",
             ));
@@ -124,15 +113,14 @@ pub fn read_store(root: &Path) -> Result<Vec<Object>> {
     Ok(receipts)
 }
 
-/// `(runId, taskId, attemptId)` of a receipt read by [`read_store`].
+/// `(runId, taskId, attemptId)` of a receipt, each as `Array.prototype.join` writes it (a
+/// missing or null field is empty).
 #[must_use]
 pub fn attempt_identity(receipt: &Object) -> (String, String, String) {
     let source = receipt.get("source").and_then(Value::as_object);
-    let field = |key: &str| {
-        source
-            .and_then(|s| s.get(key))
-            .map(Value::text)
-            .unwrap_or_default()
+    let field = |key: &str| match source.and_then(|s| s.get(key)) {
+        None | Some(Value::Null) => String::new(),
+        Some(v) => v.text(),
     };
     (field("runId"), field("taskId"), field("attemptId"))
 }
@@ -381,7 +369,7 @@ impl Inspector {
             let field = |k: &str| {
                 memory
                     .and_then(|m| m.get(k))
-                    .map(Value::compact)
+                    .map(Value::text)
                     .unwrap_or_default()
             };
             (field("file"), field("heading"))

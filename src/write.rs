@@ -59,9 +59,9 @@ pub fn run(args: &WriteArgs, ctx: &Context) -> Result<WriteReport> {
     if agent.is_empty() {
         return Err(Error::refused("appendEvent: event.agent is required"));
     }
-    let outcome = given(args.outcome.as_ref());
-    if let Some(outcome) = outcome
-        && !OUTCOMES.contains(&outcome)
+    // Only an absent outcome skips the check: bmad-plus refuses `--outcome ""` too.
+    if let Some(outcome) = &args.outcome
+        && !OUTCOMES.contains(&outcome.as_str())
     {
         return Err(Error::refused(
             "appendEvent: event.outcome must be one of success|failure|partial|abandoned",
@@ -77,7 +77,7 @@ pub fn run(args: &WriteArgs, ctx: &Context) -> Result<WriteReport> {
         .with("cli", given(args.cli.as_ref()))
         .with("model", given(args.model.as_ref()))
         .with("task", task)
-        .with("outcome", outcome)
+        .with("outcome", given(args.outcome.as_ref()))
         .with("signals", signals.to_object())
         .with("artifactHashes", Vec::new())
         .with("id", id);

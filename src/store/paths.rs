@@ -134,7 +134,7 @@ pub fn read_confined(path: &Path, missing_ok: bool) -> Result<Option<String>> {
         .read_to_end(&mut bytes)
         .map_err(|e| Error::io("cannot read", path, e))?;
     if bytes.len() as u64 > REGISTRY_CAP {
-        return Err(Error::SourceNotRegular);
+        return Err(Error::SourceGrew);
     }
     String::from_utf8(bytes)
         .map(Some)

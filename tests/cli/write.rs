@@ -142,17 +142,7 @@ fn human_output_without_a_task_has_two_lines() {
 fn empty_optional_values_count_as_absent() {
     TestProject::new()
         .args([
-            "write",
-            "--agent",
-            "forge",
-            "--cli",
-            "",
-            "--model",
-            "",
-            "--outcome",
-            "",
-            "--task",
-            "",
+            "write", "--agent", "forge", "--cli", "", "--model", "", "--task", "",
         ])
         .code(0)
         .stdout(
@@ -161,6 +151,17 @@ fn empty_optional_values_count_as_absent() {
         )
         .file(JOURNAL, forge_line("{}") + "\n")
         .run();
+}
+
+#[test]
+fn an_empty_outcome_is_refused_as_bmad_plus_refuses_it() {
+    // bmad-plus checks `outcome !== undefined`, so `--outcome ""` is not "absent".
+    TestProject::new()
+        .args(["write", "--agent", "forge", "--outcome", ""])
+        .refused(
+            "write",
+            "appendEvent: event.outcome must be one of success|failure|partial|abandoned",
+        );
 }
 
 #[test]
