@@ -156,7 +156,7 @@ fn empty_optional_values_count_as_absent() {
 #[test]
 fn an_empty_outcome_is_refused_as_bmad_plus_refuses_it() {
     // bmad-plus checks `outcome !== undefined`, so `--outcome ""` is not "absent".
-    TestProject::new()
+    let _ = TestProject::new()
         .args(["write", "--agent", "forge", "--outcome", ""])
         .refused(
             "write",
