@@ -170,36 +170,31 @@ fn relations(value: Option<&Value>, receipts: &[Object], scope: &[String]) -> Re
         Some(Value::Array(list)) => list,
         Some(_) => return Err(invalid_relations()),
     };
-    if list.len() > MAX_RELATIONS || !is_unique(list) {
-        return Err(invalid_relations());
-    }
+    // SPEC §8 step 7: at most 30 unique strings. (bmad-plus lets a non-string item through
+    // to the lookup, which then finds nothing; the SPEC's list message is clearer.)
     let mut ids: Vec<String> = Vec::with_capacity(list.len());
     for item in list {
-        // Only a string can name a receipt; any other value names nothing.
-        let related = item.as_str().is_some_and(|id| {
-            receipts.iter().any(|r| {
-                r.get("id").and_then(Value::as_str) == Some(id)
-                    && overlaps(&strings(r, "scope"), scope)
-            })
+        match item.as_str() {
+            Some(id) if !ids.iter().any(|i| i == id) => ids.push(id.to_owned()),
+            _ => return Err(invalid_relations()),
+        }
+    }
+    if ids.len() > MAX_RELATIONS {
+        return Err(invalid_relations());
+    }
+    for id in &ids {
+        let related = receipts.iter().any(|r| {
+            r.get("id").and_then(Value::as_str) == Some(id.as_str())
+                && overlaps(&strings(r, "scope"), scope)
         });
         if !related {
             return Err(Error::refused(
                 "Related outcome must exist in the same applicable project scope.",
             ));
         }
-        ids.push(item.text());
     }
     sort_utf16(&mut ids);
     Ok(ids)
-}
-
-/// No two items equal as JavaScript's `Set` sees them: primitives by value, while two arrays or
-/// objects are never the same item.
-fn is_unique(list: &[Value]) -> bool {
-    let mut seen = std::collections::HashSet::new();
-    list.iter()
-        .filter(|v| !matches!(v, Value::Array(_) | Value::Object(_)))
-        .all(|v| seen.insert(v.compact()))
 }
 
 fn invalid_relations() -> Error {

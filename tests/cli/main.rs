@@ -6,12 +6,17 @@
 //! the files: a success writes exactly the documented bytes, a failure writes nothing.
 //!
 //! * `write`, `recall`, `reinforce`: one module per action (SPEC §5–7).
+//! * `observe`, `outcomes`, `evidence`: receipts bound to accepted Nexus work and evidence
+//!   recall (SPEC §5 evidence part, §8, §9, `NEXUS.md`).
 //! * `contract`: the command-line rules every action shares (SPEC §4, §2.7, §2.8).
 //!
 //! Expected scores were computed independently with Node 20 (V8's `Math.log`/`Math.pow`,
 //! `JSON.stringify`), running the SPEC formulas on the same inputs.
 
 mod contract;
+mod evidence;
+mod observe;
+mod outcomes;
 mod readme;
 mod recall;
 mod reinforce;
