@@ -5,12 +5,18 @@
 
 use clap::{Parser, Subcommand};
 
+use crate::brief::BriefArgs;
 use crate::doctor::DoctorArgs;
+use crate::export::ExportArgs;
+use crate::handoff::HandoffArgs;
+use crate::init::InitArgs;
 use crate::lock::LockArgs;
 use crate::observe::ObserveArgs;
 use crate::outcomes::OutcomesArgs;
 use crate::recall::RecallArgs;
 use crate::reinforce::ReinforceArgs;
+use crate::scan::ScanArgs;
+use crate::status::StatusArgs;
 use crate::write::WriteArgs;
 
 /// Project memory for coding agents: decisions, lessons, patterns and an event journal kept
@@ -62,6 +68,18 @@ pub enum Command {
     Lock(LockArgs),
     /// Check every registry and note file (read-only); exit 1 when something is wrong.
     Doctor(DoctorArgs),
+    /// Create what is missing of .agents/memory/ and link a brain (never overwrites).
+    Init(InitArgs),
+    /// Show the health of the project memory and its brain (read-only).
+    Status(StatusArgs),
+    /// Print the session-start read of the memory, in the protocol's order.
+    Brief(BriefArgs),
+    /// Write a session handoff into .agents/memory/sessions/ (never overwrites).
+    Handoff(HandoffArgs),
+    /// Export the linked brain as one Markdown file (never overwrites without --force).
+    Export(ExportArgs),
+    /// List the projects below a folder by their markers; --index adds them to the global brain.
+    Scan(ScanArgs),
 }
 
 impl Command {
@@ -76,12 +94,18 @@ impl Command {
             Command::Outcomes(_) => "outcomes",
             Command::Lock(_) => "lock",
             Command::Doctor(_) => "doctor",
+            Command::Init(_) => "init",
+            Command::Status(_) => "status",
+            Command::Brief(_) => "brief",
+            Command::Handoff(_) => "handoff",
+            Command::Export(_) => "export",
+            Command::Scan(_) => "scan",
         }
     }
 }
 
 /// Options, of every action, that take a value: the word after one of them is its value.
-const VALUE_OPTIONS: [&str; 20] = [
+const VALUE_OPTIONS: [&str; 25] = [
     "-d",
     "--directory",
     "--scope",
@@ -102,6 +126,11 @@ const VALUE_OPTIONS: [&str; 20] = [
     "--input",
     "--expect",
     "--repair-tail",
+    "--project-name",
+    "--max-chars",
+    "--topic",
+    "--from",
+    "--out",
 ];
 
 /// Marks a word that must reach the action as a plain word.
@@ -165,7 +194,7 @@ impl Cli {
 }
 
 /// The action names, in the order the help lists them.
-pub const ACTIONS: [&str; 7] = [
+pub const ACTIONS: [&str; 13] = [
     "recall",
     "write",
     "reinforce",
@@ -173,6 +202,12 @@ pub const ACTIONS: [&str; 7] = [
     "outcomes",
     "lock",
     "doctor",
+    "init",
+    "status",
+    "brief",
+    "handoff",
+    "export",
+    "scan",
 ];
 
 #[cfg(test)]

@@ -3,7 +3,8 @@
 //! A [`Context`] is built once per invocation and handed to the action: the project root
 //! (`-d`, resolved lexically against the current directory, which must be an existing folder),
 //! the current directory (for `--portfolio`), and `now`, read once — from `BMAD_MEM_NOW` when
-//! set, so runs and tests are reproducible.
+//! set, so runs and tests are reproducible. The session commands also get the home folder
+//! (`HOME`) and an explicit brain (`BMAD_PLUS_BRAIN`) from here, so tests use a temporary home.
 
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -59,6 +60,11 @@ pub struct Context {
     /// The current directory, against which `--portfolio` is resolved.
     pub cwd: PathBuf,
     pub now: Now,
+    /// The home folder (`HOME`, made absolute against the current directory); `None` when
+    /// unset or empty.
+    pub home: Option<PathBuf>,
+    /// `BMAD_PLUS_BRAIN` as given; `None` when unset or empty (bmad-plus tests it for truth).
+    pub brain_env: Option<String>,
 }
 
 impl Context {
@@ -74,10 +80,17 @@ impl Context {
             Some(value) => Now::parse(&value.to_string_lossy())?,
             None => Now::system(),
         };
-        Self::new(&cwd, directory, now)
+        let mut ctx = Self::new(&cwd, directory, now)?;
+        ctx.home = std::env::var_os("HOME")
+            .filter(|home| !home.is_empty())
+            .map(|home| resolve(&cwd, Path::new(&home)));
+        ctx.brain_env = std::env::var_os("BMAD_PLUS_BRAIN")
+            .map(|brain| brain.to_string_lossy().into_owned())
+            .filter(|brain| !brain.is_empty());
+        Ok(ctx)
     }
 
-    /// A context for `directory` resolved against `cwd`.
+    /// A context for `directory` resolved against `cwd`, with no home and no explicit brain.
     ///
     /// # Errors
     /// When the project folder does not exist or is not a folder.
@@ -93,6 +106,8 @@ impl Context {
             root,
             cwd: cwd.to_path_buf(),
             now,
+            home: None,
+            brain_env: None,
         })
     }
 }

@@ -9,13 +9,19 @@
 // Lets shared test support written against `bmad_mem::…` compile inside unit tests too.
 extern crate self as bmad_mem;
 
+pub mod brain;
+pub mod brief;
 pub mod cli;
 pub mod context;
 pub mod doctor;
 pub mod error;
 pub mod evidence;
+pub mod export;
+pub mod handoff;
+pub mod init;
 pub mod js;
 pub mod lock;
+pub mod memory;
 pub mod nexus;
 pub mod observe;
 pub mod outcomes;
@@ -23,8 +29,11 @@ pub mod output;
 pub mod recall;
 pub mod receipts;
 pub mod reinforce;
+pub mod scan;
 pub mod signals;
+pub mod status;
 pub mod store;
+pub mod templates;
 pub mod write;
 
 use cli::Command;
@@ -45,5 +54,11 @@ pub fn run(command: &Command, ctx: &Context) -> Result<Box<dyn Report>> {
         Command::Outcomes(args) => Box::new(outcomes::run(args, ctx)?),
         Command::Lock(args) => Box::new(lock::run(args, ctx)?),
         Command::Doctor(args) => Box::new(doctor::run(args, ctx)?),
+        Command::Init(args) => Box::new(init::run(args, ctx)?),
+        Command::Status(args) => Box::new(status::run(args, ctx)?),
+        Command::Brief(args) => Box::new(brief::run(args, ctx)?),
+        Command::Handoff(args) => Box::new(handoff::run(args, ctx)?),
+        Command::Export(args) => Box::new(export::run(args, ctx)?),
+        Command::Scan(args) => Box::new(scan::run(args, ctx)?),
     })
 }

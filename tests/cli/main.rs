@@ -9,6 +9,8 @@
 //! * `observe`, `outcomes`, `evidence`: receipts bound to accepted Nexus work and evidence
 //!   recall (SPEC §5 evidence part, §8, §9, `NEXUS.md`).
 //! * `contract`: the command-line rules every action shares (SPEC §4, §2.7, §2.8).
+//! * `session`: the Memory pack's commands — init, status, brief, handoff, export, scan — with
+//!   a temporary home.
 //!
 //! Expected scores were computed independently with Node 20 (V8's `Math.log`/`Math.pow`,
 //! `JSON.stringify`), running the SPEC formulas on the same inputs.
@@ -20,5 +22,6 @@ mod outcomes;
 mod readme;
 mod recall;
 mod reinforce;
+mod session;
 mod support;
 mod write;

@@ -1,0 +1,692 @@
+//! `brief`: the session-start read of the memory protocol in one call (read-only).
+//!
+//! In the protocol's order: the brain's entry point (`identity.yaml`, or a portfolio brain's
+//! `README.md`/`AGENTS.md`/`HOT.md`), `context.md`, the active decisions, the lessons newest
+//! first, the latest handoff in `sessions/`, the latest journal events, and the last commits
+//! when the project is a git repository. Missing pieces are skipped silently: memory is
+//! optional. The brain is the linked one, else the one detection would link.
+//!
+//! The brief is cut to `--max-chars` (UTF-16 units, SPEC §2.3) without cutting an entry in
+//! half: entries are taken in order while they fit, one that does not fit is left out, and a
+//! closing line says what was left out. That line counts against the budget too (the last
+//! entries kept make room for it), except under a budget too small for the title and the line
+//! alone, where it is printed anyway: nothing is left out silently. The same files give the
+//! same brief, byte for byte.
+//!
+//! `git log` is the only process started, and only when the project folder holds `.git`; if git
+//! is missing or fails, the commits are skipped silently.
+
+use std::cmp::Reverse;
+use std::fmt::Write as _;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use crate::brain;
+use crate::context::Context;
+use crate::error::{Error, Result};
+use crate::init::folder_name;
+use crate::js::json::{Object, Value};
+use crate::js::text::{trim, truncate, utf16_len};
+use crate::memory::{
+    CONTEXT_FILE, MEMORY_DIR, SESSIONS_DIR, count, heading_date, memory_path, strip_front_matter,
+    without_prompts,
+};
+use crate::output::Report;
+use crate::status::latest_handoff;
+use crate::store::journal;
+use crate::store::paths::{read_loose, read_registry};
+use crate::store::sections::{Section, sections};
+use crate::write::JOURNAL;
+
+/// The brief's size when `--max-chars` is not given.
+pub const DEFAULT_MAX_CHARS: usize = 8000;
+/// How many journal events and commits the brief shows at most.
+const LATEST: usize = 5;
+/// Where decisions and lessons are read, in order.
+const NOTE_DIRS: [&str; 2] = [MEMORY_DIR, ".bmad/memory"];
+
+/// Print the session-start read: brain, context, decisions, lessons, handoff, journal, commits.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct BriefArgs {
+    /// The brief's maximum length in characters, a positive integer (default 8000).
+    #[arg(long = "max-chars", value_name = "n", allow_hyphen_values = true)]
+    pub max_chars: Option<String>,
+}
+
+/// The parts of the brief, in the protocol's order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Part {
+    Brain,
+    Context,
+    Decisions,
+    Lessons,
+    Handoff,
+    Journal,
+    Commits,
+}
+
+impl Part {
+    /// The part's name in JSON.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Part::Brain => "brain",
+            Part::Context => "context",
+            Part::Decisions => "decisions",
+            Part::Lessons => "lessons",
+            Part::Handoff => "handoff",
+            Part::Journal => "journal",
+            Part::Commits => "commits",
+        }
+    }
+
+    /// How the closing line counts `n` left-out entries of this part.
+    fn left_out(self, n: usize) -> String {
+        let plural = |one: &str, many: &str| {
+            if n == 1 {
+                format!("1 {one}")
+            } else {
+                format!("{n} {many}")
+            }
+        };
+        match self {
+            Part::Brain => "the brain's entry point".to_owned(),
+            Part::Context => CONTEXT_FILE.to_owned(),
+            Part::Decisions => plural("active decision", "active decisions"),
+            Part::Lessons => plural("lesson", "lessons"),
+            Part::Handoff => "the latest handoff".to_owned(),
+            Part::Journal => plural("journal event", "journal events"),
+            Part::Commits => plural("commit", "commits"),
+        }
+    }
+}
+
+/// One entry: kept whole or left out whole.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry {
+    /// What it is (a heading, a file name, an event id).
+    pub label: String,
+    /// Its Markdown, without a final newline.
+    pub text: String,
+}
+
+/// The entries of one part read from one source, under one `##` heading.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Group {
+    pub part: Part,
+    pub source: String,
+    pub heading: String,
+    pub entries: Vec<Entry>,
+}
+
+/// The brief as cut.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cut {
+    pub text: String,
+    /// For each group, which of its entries were kept.
+    pub kept: Vec<Vec<bool>>,
+}
+
+/// Cuts `groups` under `title` to at most `max` UTF-16 units (see the module documentation).
+#[must_use]
+pub fn cut(title: &str, groups: &[Group], max: usize) -> Cut {
+    let header_cost = |g: &Group| utf16_len(&g.heading) + 5; // "\n## " + heading + "\n"
+    let entry_cost = |e: &Entry| utf16_len(&e.text) + 2; // "\n" + text + "\n"
+    let mut kept: Vec<Vec<bool>> = groups
+        .iter()
+        .map(|g| vec![false; g.entries.len()])
+        .collect();
+    let mut used = utf16_len(title);
+    let mut order = Vec::new();
+    for (g, group) in groups.iter().enumerate() {
+        for (e, entry) in group.entries.iter().enumerate() {
+            let started = kept[g].iter().any(|k| *k);
+            let cost = entry_cost(entry) + if started { 0 } else { header_cost(group) };
+            if used + cost <= max {
+                used += cost;
+                kept[g][e] = true;
+                order.push((g, e));
+            }
+        }
+    }
+    // Make room for the closing line by dropping the last entries kept — unless even dropping
+    // them all would not make it fit: then the entries stay and the line goes over the budget.
+    let greedy = kept.clone();
+    loop {
+        let note = closing_line(groups, &kept, max);
+        if note.is_empty() || used + utf16_len(&note) <= max {
+            break;
+        }
+        let Some((g, e)) = order.pop() else {
+            kept = greedy;
+            break;
+        };
+        kept[g][e] = false;
+        used -= entry_cost(&groups[g].entries[e]);
+        if !kept[g].iter().any(|k| *k) {
+            used -= header_cost(&groups[g]);
+        }
+    }
+    let mut text = title.to_owned();
+    for (group, kept) in groups.iter().zip(&kept) {
+        if !kept.iter().any(|k| *k) {
+            continue;
+        }
+        let _ = write!(text, "\n## {}\n", group.heading);
+        for (entry, _) in group.entries.iter().zip(kept).filter(|(_, k)| **k) {
+            let _ = write!(text, "\n{}\n", entry.text);
+        }
+    }
+    text.push_str(&closing_line(groups, &kept, max));
+    Cut { text, kept }
+}
+
+/// `\n> Left out to fit N characters: …\n`, or nothing when everything was kept.
+fn closing_line(groups: &[Group], kept: &[Vec<bool>], max: usize) -> String {
+    let mut counts: Vec<(Part, usize)> = Vec::new();
+    for (group, kept) in groups.iter().zip(kept) {
+        let n = kept.iter().filter(|k| !**k).count();
+        if n == 0 {
+            continue;
+        }
+        match counts.last_mut() {
+            Some((part, total)) if *part == group.part => *total += n,
+            _ => counts.push((group.part, n)),
+        }
+    }
+    if counts.is_empty() {
+        return String::new();
+    }
+    let list: Vec<String> = counts.iter().map(|(p, n)| p.left_out(*n)).collect();
+    format!(
+        "\n> Left out to fit {max} characters: {}.\n",
+        list.join(", ")
+    )
+}
+
+/// A positive integer (`+` and surrounding whitespace allowed).
+fn parse_max_chars(text: &str) -> Option<usize> {
+    let t = trim(text);
+    let digits = t.strip_prefix('+').unwrap_or(t);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let n = digits.trim_start_matches('0');
+    if n.is_empty() {
+        return None;
+    }
+    Some(n.parse::<usize>().unwrap_or(usize::MAX))
+}
+
+/// The status a decision's `**Status**:` line gives, lowercased (`active`, `superseded`, …).
+#[must_use]
+pub fn decision_status(section: &Section<'_>) -> Option<String> {
+    section.full_text().lines().find_map(|line| {
+        let line = trim(line).trim_start_matches(['-', '*', '+']);
+        let line = trim(line);
+        let lower = line.to_lowercase();
+        let rest = ["**status**:", "**status:**", "status:"]
+            .iter()
+            .find_map(|p| lower.strip_prefix(p))?;
+        let value = trim(rest).trim_start_matches(['`', '*', '_']);
+        let word: String = value
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '-')
+            .collect();
+        Some(word)
+    })
+}
+
+/// Whether a decision counts as active: its status says `active`, or it says nothing (a decision
+/// stands until it is superseded or rolled back).
+#[must_use]
+pub fn is_active(section: &Section<'_>) -> bool {
+    decision_status(section).is_none_or(|s| s == "active" || s.is_empty())
+}
+
+fn entry_of(section: &Section<'_>) -> Entry {
+    Entry {
+        label: section.heading.to_owned(),
+        text: format!("### {}", section.trimmed_text()),
+    }
+}
+
+/// The lessons of a file, newest first: by the date their heading starts with, undated last,
+/// and later in the file first among equals.
+#[must_use]
+pub fn lessons_newest_first<'a>(all: &[Section<'a>]) -> Vec<Section<'a>> {
+    let mut indexed: Vec<(usize, Section<'a>)> = all.iter().copied().enumerate().collect();
+    indexed.sort_by_key(|(i, s)| (Reverse(heading_date(s.heading)), Reverse(*i)));
+    indexed.into_iter().map(|(_, s)| s).collect()
+}
+
+fn read_text(path: &Path) -> Option<String> {
+    read_loose(path).ok().flatten()
+}
+
+fn brain_group(ctx: &Context, warnings: &mut Vec<String>) -> Option<Group> {
+    let (brain, found_warnings) = brain::linked_or_detected(ctx);
+    warnings.extend(found_warnings);
+    let brain = brain?;
+    let (name, path) = brain.entry_point()?;
+    let text = trim(&read_text(&path)?).to_owned();
+    if text.is_empty() {
+        return None;
+    }
+    Some(Group {
+        part: Part::Brain,
+        source: path.to_string_lossy().into_owned(),
+        heading: format!(
+            "Brain — {name} ({} brain, {})",
+            brain.kind.as_str(),
+            brain.dir.display()
+        ),
+        entries: vec![Entry {
+            label: name.to_owned(),
+            text,
+        }],
+    })
+}
+
+fn file_group(ctx: &Context, part: Part, rel: &str, heading: &str) -> Option<Group> {
+    let text = without_prompts(strip_front_matter(&read_text(&ctx.root.join(rel))?));
+    if text.is_empty() {
+        return None;
+    }
+    Some(Group {
+        part,
+        source: rel.to_owned(),
+        heading: format!("{heading} — {rel}"),
+        entries: vec![Entry {
+            label: rel.rsplit('/').next().unwrap_or(rel).to_owned(),
+            text,
+        }],
+    })
+}
+
+fn note_groups(ctx: &Context, part: Part) -> Vec<Group> {
+    let (file, heading) = match part {
+        Part::Decisions => ("decisions.md", "Active decisions"),
+        _ => ("lessons.md", "Lessons, newest first"),
+    };
+    NOTE_DIRS
+        .iter()
+        .filter_map(|dir| {
+            let rel = format!("{dir}/{file}");
+            let text = read_text(&ctx.root.join(&rel))?;
+            let all = sections(&text);
+            let chosen: Vec<Section<'_>> = if part == Part::Decisions {
+                all.into_iter().filter(is_active).collect()
+            } else {
+                lessons_newest_first(&all)
+            };
+            let entries: Vec<Entry> = chosen.iter().map(entry_of).collect();
+            (!entries.is_empty()).then(|| Group {
+                part,
+                heading: format!("{heading} — {rel}"),
+                source: rel,
+                entries,
+            })
+        })
+        .collect()
+}
+
+fn handoff_group(ctx: &Context) -> Option<Group> {
+    let name = latest_handoff(&ctx.root.join(SESSIONS_DIR))?;
+    file_group(
+        ctx,
+        Part::Handoff,
+        &format!("{SESSIONS_DIR}/{name}"),
+        "Latest handoff",
+    )
+}
+
+fn journal_group(ctx: &Context, warnings: &mut Vec<String>) -> Option<Group> {
+    let text = match read_registry(&ctx.root, JOURNAL, true) {
+        Ok(text) => text?,
+        Err(e) => {
+            warnings.push(format!("warning: {JOURNAL} skipped: {e}"));
+            return None;
+        }
+    };
+    let events: Vec<_> = journal::events(&text).collect();
+    let field = |event: &Object, key: &str| {
+        event
+            .get(key)
+            .filter(|v| v.is_truthy())
+            .map_or_else(|| "-".to_owned(), Value::text)
+    };
+    let entries: Vec<Entry> = events
+        .iter()
+        .rev()
+        .take(LATEST)
+        .map(|event| {
+            let mut line = format!("- {} {}", field(event, "ts"), field(event, "agent"));
+            if let Some(outcome) = event.get("outcome").filter(|v| v.is_truthy()) {
+                let _ = write!(line, " ({})", outcome.text());
+            }
+            let task = event.get("task").map(Value::text).unwrap_or_default();
+            if !trim(&task).is_empty() {
+                let _ = write!(line, ": {}", truncate(&task));
+            }
+            Entry {
+                label: field(event, "id"),
+                text: line,
+            }
+        })
+        .collect();
+    (!entries.is_empty()).then(|| Group {
+        part: Part::Journal,
+        source: JOURNAL.to_owned(),
+        heading: format!("Latest journal events, newest first — {JOURNAL}"),
+        entries,
+    })
+}
+
+/// The last commits, newest first, when the project folder holds `.git`; nothing when git is
+/// missing or fails.
+fn commits_group(root: &Path) -> Option<Group> {
+    if std::fs::symlink_metadata(root.join(".git")).is_err() {
+        return None;
+    }
+    let output = Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args(["--no-pager", "log", "--no-color", "--date=short"])
+        .arg(format!("-n{LATEST}"))
+        .arg("--format=%h %ad %s")
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .ok()
+        .filter(|o| o.status.success())?;
+    let text = String::from_utf8_lossy(&output.stdout);
+    let entries: Vec<Entry> = text
+        .lines()
+        .filter(|l| !trim(l).is_empty())
+        .map(|line| Entry {
+            label: line.split(' ').next().unwrap_or_default().to_owned(),
+            text: format!("- {line}"),
+        })
+        .collect();
+    (!entries.is_empty()).then(|| Group {
+        part: Part::Commits,
+        source: "git log".to_owned(),
+        heading: "Last commits — git log".to_owned(),
+        entries,
+    })
+}
+
+/// The brief.
+#[derive(Debug, Clone)]
+pub struct BriefReport {
+    pub max_chars: usize,
+    pub groups: Vec<Group>,
+    pub cut: Cut,
+    pub warnings: Vec<String>,
+}
+
+/// Runs `brief`.
+///
+/// # Errors
+/// An invalid `--max-chars`.
+pub fn run(args: &BriefArgs, ctx: &Context) -> Result<BriefReport> {
+    let max_chars = match &args.max_chars {
+        None => DEFAULT_MAX_CHARS,
+        Some(text) => parse_max_chars(text)
+            .ok_or_else(|| Error::refused(format!("invalid value for --max-chars: {text}")))?,
+    };
+    let mut warnings = Vec::new();
+    let mut groups: Vec<Group> = Vec::new();
+    groups.extend(brain_group(ctx, &mut warnings));
+    groups.extend(file_group(
+        ctx,
+        Part::Context,
+        &memory_path(CONTEXT_FILE),
+        "Context",
+    ));
+    groups.extend(note_groups(ctx, Part::Decisions));
+    groups.extend(note_groups(ctx, Part::Lessons));
+    groups.extend(handoff_group(ctx));
+    groups.extend(journal_group(ctx, &mut warnings));
+    groups.extend(commits_group(&ctx.root));
+    let title = format!("# Session brief — {}\n", folder_name(&ctx.root));
+    let cut = cut(&title, &groups, max_chars);
+    Ok(BriefReport {
+        max_chars,
+        groups,
+        cut,
+        warnings,
+    })
+}
+
+impl Report for BriefReport {
+    fn to_json(&self) -> Value {
+        let mut included = Vec::new();
+        let mut omitted = Vec::new();
+        for (group, kept) in self.groups.iter().zip(&self.cut.kept) {
+            let n = kept.iter().filter(|k| **k).count();
+            if n > 0 {
+                included.push(Value::Object(
+                    Object::new()
+                        .with("part", group.part.name())
+                        .with("source", group.source.as_str())
+                        .with("entries", count(n)),
+                ));
+            }
+            for (entry, _) in group.entries.iter().zip(kept).filter(|(_, k)| !**k) {
+                omitted.push(Value::Object(
+                    Object::new()
+                        .with("part", group.part.name())
+                        .with("source", group.source.as_str())
+                        .with("entry", entry.label.as_str()),
+                ));
+            }
+        }
+        Value::Object(
+            Object::new()
+                .with("maxChars", count(self.max_chars))
+                .with("chars", count(utf16_len(&self.cut.text)))
+                .with("included", included)
+                .with("omitted", omitted)
+                .with("text", self.cut.text.as_str())
+                .with(
+                    "warnings",
+                    Value::Array(self.warnings.iter().map(Value::from).collect()),
+                ),
+        )
+    }
+
+    fn render_human(&self) -> String {
+        self.cut.text.clone()
+    }
+
+    fn warnings(&self) -> Vec<String> {
+        self.warnings.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn group(part: Part, heading: &str, texts: &[&str]) -> Group {
+        Group {
+            part,
+            source: heading.to_owned(),
+            heading: heading.to_owned(),
+            entries: texts
+                .iter()
+                .map(|t| Entry {
+                    label: (*t).to_owned(),
+                    text: (*t).to_owned(),
+                })
+                .collect(),
+        }
+    }
+
+    fn three_parts() -> [Group; 3] {
+        let c = "c".repeat(100);
+        let (l1, l2) = (
+            format!("### one {}", "l".repeat(60)),
+            format!("### two {}", "l".repeat(60)),
+        );
+        let events: Vec<String> = (1..=3)
+            .map(|i| format!("- e{i} {}", "j".repeat(40)))
+            .collect();
+        [
+            group(Part::Context, "C", &[&c]),
+            group(Part::Lessons, "L", &[&l1, &l2]),
+            group(Part::Journal, "J", &[&events[0], &events[1], &events[2]]),
+        ]
+    }
+
+    /// The brief of [`three_parts`] keeping the entries flagged, with `note` at the end.
+    fn expected(keep: [bool; 6], note: &str) -> String {
+        let groups = three_parts();
+        let mut text = "# T\n".to_owned();
+        let mut i = 0;
+        for group in &groups {
+            let mut started = false;
+            for entry in &group.entries {
+                if keep[i] {
+                    if !started {
+                        let _ = write!(text, "\n## {}\n", group.heading);
+                        started = true;
+                    }
+                    let _ = write!(text, "\n{}\n", entry.text);
+                }
+                i += 1;
+            }
+        }
+        text + note
+    }
+
+    #[track_caller]
+    fn case(max: usize, keep: [bool; 6], note: &str) {
+        let cut = cut("# T\n", &three_parts(), max);
+        let want = expected(keep, note);
+        assert_eq!(cut.text, want, "max {max}");
+        assert_eq!(cut.kept.concat(), keep, "max {max}");
+    }
+
+    #[test]
+    fn cuts_whole_entries_and_says_what_was_left_out() {
+        let all = [true; 6];
+        let full = utf16_len(&expected(all, ""));
+        assert_eq!(full, 405);
+        case(10_000, all, "");
+        case(full, all, "");
+        // One unit short: the last event goes, and the closing line takes the second one's room.
+        case(
+            full - 1,
+            [true, true, true, true, false, false],
+            "\n> Left out to fit 404 characters: 2 journal events.\n",
+        );
+        case(
+            300,
+            [true, true, false, false, false, false],
+            "\n> Left out to fit 300 characters: 1 lesson, 3 journal events.\n",
+        );
+        // The context alone would fit, but not with the closing line: the line wins.
+        case(
+            120,
+            [false; 6],
+            "\n> Left out to fit 120 characters: context.md, 2 lessons, 3 journal events.\n",
+        );
+        // Too small even for the title and the closing line: what fits stays, and the line goes
+        // over the budget rather than silently.
+        case(
+            70,
+            [false, false, false, true, false, false],
+            "\n> Left out to fit 70 characters: context.md, 2 lessons, 2 journal events.\n",
+        );
+        let groups = three_parts();
+        let nothing: Vec<Vec<bool>> = groups
+            .iter()
+            .map(|g| vec![false; g.entries.len()])
+            .collect();
+        for max in 0..=full + 1 {
+            let cut = cut("# T\n", &groups, max);
+            let note = utf16_len(&closing_line(&groups, &cut.kept, max));
+            let len = utf16_len(&cut.text);
+            let kept_any = cut.kept.iter().flatten().any(|k| *k);
+            assert!(
+                len - note <= max || (!kept_any && max < 4),
+                "max {max}: entries over budget"
+            );
+            if len > max {
+                let smallest = 4 + utf16_len(&closing_line(&groups, &nothing, max));
+                assert!(smallest > max, "max {max}: the closing line could have fit");
+            }
+        }
+    }
+
+    #[test]
+    fn a_big_entry_is_skipped_and_later_ones_still_fit() {
+        let groups = [
+            group(Part::Brain, "B", &[&"x".repeat(500)]),
+            group(Part::Context, "C", &["ctx"]),
+        ];
+        let cut = cut("# T\n", &groups, 120);
+        assert_eq!(
+            cut.text,
+            "# T\n\n## C\n\nctx\n\n> Left out to fit 120 characters: the brain's entry point.\n"
+        );
+        assert_eq!(cut.kept, [vec![false], vec![true]]);
+    }
+
+    #[test]
+    fn decision_status_and_activity() {
+        let text = "### A\n- **Status**: active\n### B\n- **Status**: superseded by C\n### C\n- **Decision**: x\n### D\n- **status:** `Rolled-back`\n### E\nStatus: active / superseded / rolled-back\n";
+        let all = sections(text);
+        let statuses: Vec<Option<String>> = all.iter().map(decision_status).collect();
+        assert_eq!(
+            statuses,
+            [
+                Some("active".into()),
+                Some("superseded".into()),
+                None,
+                Some("rolled-back".into()),
+                Some("active".into())
+            ]
+        );
+        let active: Vec<&str> = all
+            .iter()
+            .filter(|s| is_active(s))
+            .map(|s| s.heading)
+            .collect();
+        assert_eq!(active, ["A", "C", "E"]);
+    }
+
+    #[test]
+    fn lessons_sort_newest_first_undated_last() {
+        let text = "### 2026-10-01 — a\n### Undated one\n### 2026-10-18 — b\n### 2026-10-01 — c\n### Undated two\n";
+        let all = sections(text);
+        let order: Vec<&str> = lessons_newest_first(&all)
+            .iter()
+            .map(|s| s.heading)
+            .collect();
+        assert_eq!(
+            order,
+            [
+                "2026-10-18 — b",
+                "2026-10-01 — c",
+                "2026-10-01 — a",
+                "Undated two",
+                "Undated one"
+            ]
+        );
+    }
+
+    #[test]
+    fn max_chars_values() {
+        assert_eq!(parse_max_chars("100"), Some(100));
+        assert_eq!(parse_max_chars(" +7 "), Some(7));
+        for bad in ["0", "", "-1", "1.5", "abc", "00"] {
+            assert_eq!(parse_max_chars(bad), None, "{bad}");
+        }
+    }
+}

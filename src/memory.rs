@@ -1,0 +1,228 @@
+//! The Memory pack's project memory, `.agents/memory/`: where its files live, the create-only
+//! writer every session command uses, and the small readers they share.
+//!
+//! The promise of the pack is that nothing a person wrote is ever overwritten. [`create_only`]
+//! keeps it at the file-system level: the new file is written and synced under a temporary name,
+//! then hard-linked to its final name, which fails when that name exists — so an existing file
+//! is never replaced, even by a racing writer, and a reader never sees half a file. The
+//! temporary file is removed on every path.
+//!
+//! This module never rewrites or deletes a file that exists, and knows nothing of brains.
+
+use std::fs::{self, OpenOptions};
+use std::io::{self, Write};
+use std::path::Path;
+use std::time::UNIX_EPOCH;
+
+use crate::context::Now;
+use crate::error::{Error, Result};
+use crate::js::date;
+use crate::js::json::Value;
+use crate::js::text::trim;
+use crate::store::paths::confine;
+
+/// The project memory folder, relative to the project root.
+pub const MEMORY_DIR: &str = ".agents/memory";
+/// Session handoffs, relative to the project root.
+pub const SESSIONS_DIR: &str = ".agents/memory/sessions";
+/// The living state of the project.
+pub const CONTEXT_FILE: &str = "context.md";
+
+/// `rel` under [`MEMORY_DIR`], project-relative.
+#[must_use]
+pub fn memory_path(rel: &str) -> String {
+    format!("{MEMORY_DIR}/{rel}")
+}
+
+/// Writes `bytes` as `path` unless `path` exists: `Ok(true)` when created, `Ok(false)` when
+/// something (a file, a folder, a link) already holds the name. Atomic and never clobbering.
+///
+/// # Errors
+/// Any I/O failure other than "the name exists".
+pub fn create_only(path: &Path, bytes: &[u8]) -> io::Result<bool> {
+    if fs::symlink_metadata(path).is_ok() {
+        return Ok(false);
+    }
+    let mut tmp_name = path.file_name().unwrap_or_default().to_os_string();
+    tmp_name.push(format!(".{}.tmp", uuid::Uuid::new_v4()));
+    let tmp = path.with_file_name(tmp_name);
+    let written = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&tmp)
+        .and_then(|mut file| {
+            file.write_all(bytes)?;
+            file.sync_all()
+        });
+    let linked = written.and_then(|()| match fs::hard_link(&tmp, path) {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(false),
+        // A file system without hard links: an exclusive create still never clobbers.
+        Err(e) if is_unsupported(&e) => write_exclusive(path, bytes),
+        Err(e) => Err(e),
+    });
+    let _ = fs::remove_file(&tmp);
+    linked
+}
+
+/// `EPERM`/`ENOTSUP`/`EXDEV` from `link(2)`: the file system cannot hard-link.
+fn is_unsupported(e: &io::Error) -> bool {
+    e.kind() == io::ErrorKind::Unsupported || matches!(e.raw_os_error(), Some(1 | 18 | 95))
+}
+
+fn write_exclusive(path: &Path, bytes: &[u8]) -> io::Result<bool> {
+    match OpenOptions::new().write(true).create_new(true).open(path) {
+        Ok(mut file) => {
+            file.write_all(bytes)?;
+            file.sync_all()?;
+            Ok(true)
+        }
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
+/// Creates the project-relative folder `rel` and its missing parents inside the project:
+/// `Ok(true)` when it had to be created. Confined (SPEC §3.1): never through a link.
+///
+/// # Errors
+/// Confinement errors, or an I/O error naming the folder.
+pub fn ensure_project_dir(root: &Path, rel: &str) -> Result<bool> {
+    let path = confine(root, rel)?;
+    match fs::symlink_metadata(&path) {
+        Ok(meta) if meta.is_dir() => Ok(false),
+        Ok(_) => Err(Error::ParentNotDirectory),
+        Err(_) => fs::create_dir_all(&path)
+            .map(|()| true)
+            .map_err(|e| Error::io("cannot create", &path, e)),
+    }
+}
+
+/// Creates the project file `rel` with `text` unless it exists (see [`create_only`]).
+///
+/// # Errors
+/// Confinement errors, or an I/O error naming the file.
+pub fn create_project_file(root: &Path, rel: &str, text: &str) -> Result<bool> {
+    let path = confine(root, rel)?;
+    create_only(&path, text.as_bytes()).map_err(|e| Error::io("cannot create", &path, e))
+}
+
+/// The `YYYY-MM-DD` part of an instant, as the files date things.
+#[must_use]
+pub fn day(now: &Now) -> &str {
+    now.iso.split('T').next().unwrap_or(&now.iso)
+}
+
+/// A file's last modification, in `toISOString` form; `None` when unknown.
+#[must_use]
+pub fn modified(meta: &fs::Metadata) -> Option<String> {
+    let ms = meta
+        .modified()
+        .ok()?
+        .duration_since(UNIX_EPOCH)
+        .ok()?
+        .as_millis();
+    #[allow(clippy::cast_precision_loss)] // epoch milliseconds fit a double exactly
+    let ms = ms as f64;
+    (ms <= 8.64e15).then(|| date::to_iso_string(ms))
+}
+
+/// A count as a JSON number.
+#[must_use]
+pub fn count(n: usize) -> Value {
+    Value::from(u32::try_from(n).unwrap_or(u32::MAX))
+}
+
+/// A quoted YAML scalar: JSON string syntax, which YAML reads as a double-quoted string.
+#[must_use]
+pub fn yaml_string(text: &str) -> String {
+    Value::from(text).compact()
+}
+
+/// The `YYYY-MM-DD` a heading starts with (`2026-10-18 — Title`), if any.
+#[must_use]
+pub fn heading_date(heading: &str) -> Option<&str> {
+    let date = heading.get(..10)?;
+    let bytes = date.as_bytes();
+    let shape = bytes.iter().enumerate().all(|(i, b)| match i {
+        4 | 7 => *b == b'-',
+        _ => b.is_ascii_digit(),
+    });
+    shape.then_some(date)
+}
+
+/// `text` without a leading YAML front matter block (`---` … `---`).
+#[must_use]
+pub fn strip_front_matter(text: &str) -> &str {
+    let Some(rest) = text
+        .strip_prefix("---\n")
+        .or_else(|| text.strip_prefix("---\r\n"))
+    else {
+        return text;
+    };
+    let mut offset = 0;
+    for line in rest.split_inclusive('\n') {
+        offset += line.len();
+        if line.trim_end() == "---" {
+            return &rest[offset..];
+        }
+    }
+    text
+}
+
+/// `text` without the lines that hold only an HTML comment (the templates' prompts), runs of
+/// blank lines made one, trimmed.
+#[must_use]
+pub fn without_prompts(text: &str) -> String {
+    let mut kept: Vec<&str> = Vec::new();
+    for line in text.lines() {
+        let t = trim(line);
+        if t.starts_with("<!--") && t.ends_with("-->") {
+            continue;
+        }
+        if t.is_empty() && kept.last().is_some_and(|l| trim(l).is_empty()) {
+            continue;
+        }
+        kept.push(line);
+    }
+    trim(&kept.join("\n")).to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn create_only_never_replaces_and_leaves_no_temporary_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("decisions.md");
+        assert!(create_only(&path, b"first").unwrap());
+        assert!(!create_only(&path, b"second").unwrap());
+        assert_eq!(fs::read(&path).unwrap(), b"first");
+        std::os::unix::fs::symlink(dir.path().join("nowhere"), dir.path().join("link")).unwrap();
+        assert!(!create_only(&dir.path().join("link"), b"x").unwrap());
+        assert!(!dir.path().join("nowhere").exists());
+        let names: Vec<_> = fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(names.len(), 2);
+    }
+
+    #[test]
+    fn heading_dates_and_front_matter() {
+        assert_eq!(heading_date("2026-10-18 — Title"), Some("2026-10-18"));
+        assert_eq!(heading_date("2026-1-18 — Title"), None);
+        assert_eq!(heading_date("Title"), None);
+        assert_eq!(heading_date("2026-10-1"), None);
+        assert_eq!(strip_front_matter("---\na: 1\n---\n# T\n"), "# T\n");
+        assert_eq!(strip_front_matter("---\na: 1\n"), "---\na: 1\n");
+        assert_eq!(strip_front_matter("# T\n---\n"), "# T\n---\n");
+        assert_eq!(
+            without_prompts("## A\n\n<!-- fill -->\n\n## B\n  <!-- x -->  \ntext\n"),
+            "## A\n\n## B\ntext"
+        );
+    }
+
+    #[test]
+    fn yaml_strings_are_json_strings() {
+        assert_eq!(yaml_string("a \"b\"\\"), "\"a \\\"b\\\"\\\\\"");
+    }
+}
