@@ -13,8 +13,7 @@
 //! `--force` is given; then it is replaced atomically (temporary file, sync, rename).
 
 use std::fmt::Write as _;
-use std::fs::{self, OpenOptions};
-use std::io::Write as _;
+use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::brain::{self, Brain};
@@ -23,6 +22,7 @@ use crate::error::{Error, Result};
 use crate::js::json::{Object, Value};
 use crate::memory::{count, create_only, day};
 use crate::output::Report;
+use crate::store::document;
 use crate::store::paths::{REGISTRY_CAP, decode_lossy, resolve};
 
 /// Largest export, in bytes of file content.
@@ -193,26 +193,6 @@ fn build(brain: &Brain, at: &str) -> (String, Vec<String>, Vec<(String, &'static
     (text, files, skipped)
 }
 
-/// Replaces `path` with `text` atomically.
-fn replace(path: &Path, text: &str) -> std::io::Result<()> {
-    let mut tmp_name = path.file_name().unwrap_or_default().to_os_string();
-    tmp_name.push(format!(".{}.tmp", uuid::Uuid::new_v4()));
-    let tmp = path.with_file_name(tmp_name);
-    let result = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&tmp)
-        .and_then(|mut file| {
-            file.write_all(text.as_bytes())?;
-            file.sync_all()
-        })
-        .and_then(|()| fs::rename(&tmp, path));
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
-    }
-    result
-}
-
 /// Runs `export`.
 ///
 /// # Errors
@@ -252,7 +232,7 @@ pub fn run(args: &ExportArgs, ctx: &Context) -> Result<ExportReport> {
     let (text, files, skipped) = build(&brain, &ctx.now.iso);
     let is_replacement = if args.force {
         let existed = existing.is_some();
-        replace(&out, &text).map_err(|e| Error::io("cannot write", &out, e))?;
+        document::replace(&out, text.as_bytes()).map_err(|e| Error::io("cannot write", &out, e))?;
         existed
     } else {
         if !create_only(&out, text.as_bytes()).map_err(|e| Error::io("cannot write", &out, e))? {

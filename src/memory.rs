@@ -19,6 +19,7 @@ use crate::error::{Error, Result};
 use crate::js::date;
 use crate::js::json::Value;
 use crate::js::text::trim;
+use crate::store::document;
 use crate::store::paths::confine;
 
 /// The project memory folder, relative to the project root.
@@ -43,24 +44,14 @@ pub fn create_only(path: &Path, bytes: &[u8]) -> io::Result<bool> {
     if fs::symlink_metadata(path).is_ok() {
         return Ok(false);
     }
-    let mut tmp_name = path.file_name().unwrap_or_default().to_os_string();
-    tmp_name.push(format!(".{}.tmp", uuid::Uuid::new_v4()));
-    let tmp = path.with_file_name(tmp_name);
-    let written = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&tmp)
-        .and_then(|mut file| {
-            file.write_all(bytes)?;
-            file.sync_all()
-        });
-    let linked = written.and_then(|()| match fs::hard_link(&tmp, path) {
+    let tmp = document::write_temp(path, bytes)?;
+    let linked = match fs::hard_link(&tmp, path) {
         Ok(()) => Ok(true),
         Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(false),
         // A file system without hard links: an exclusive create still never clobbers.
         Err(e) if is_unsupported(&e) => write_exclusive(path, bytes),
         Err(e) => Err(e),
-    });
+    };
     let _ = fs::remove_file(&tmp);
     linked
 }

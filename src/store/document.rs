@@ -6,13 +6,46 @@
 //! on failure.
 
 use std::fs::{self, OpenOptions};
+use std::io;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 use crate::js::json::Value;
 use crate::store::WriterLock;
 use crate::store::paths::{REGISTRY_CAP, confine};
+
+/// Writes `bytes` to a fresh `<file>.<uuid>.tmp` beside `path`, created exclusively (so a link
+/// planted there is never followed) and synced; returns its path. The caller renames or links it
+/// into place and removes it on failure.
+///
+/// # Errors
+/// I/O errors; the temporary file is removed when writing it fails.
+pub fn write_temp(path: &Path, bytes: &[u8]) -> io::Result<PathBuf> {
+    let mut tmp_name = path.file_name().unwrap_or_default().to_os_string();
+    tmp_name.push(format!(".{}.tmp", uuid::Uuid::new_v4()));
+    let tmp = path.with_file_name(tmp_name);
+    let mut file = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
+    let written = file.write_all(bytes).and_then(|()| file.sync_all());
+    if let Err(e) = written {
+        drop(file);
+        let _ = fs::remove_file(&tmp);
+        return Err(e);
+    }
+    Ok(tmp)
+}
+
+/// Replaces `path` with `bytes` atomically: a reader sees the old content or the new, never
+/// half of either.
+///
+/// # Errors
+/// I/O errors; nothing is left behind on failure.
+pub fn replace(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let tmp = write_temp(path, bytes)?;
+    fs::rename(&tmp, path).inspect_err(|_| {
+        let _ = fs::remove_file(&tmp);
+    })
+}
 
 /// Writes `value` as the document `rel` (SPEC §3.5).
 ///
@@ -25,23 +58,7 @@ pub fn write(root: &Path, rel: &str, value: &Value, _lock: &WriterLock) -> Resul
     if text.len() as u64 > REGISTRY_CAP {
         return Err(Error::DocumentTooLarge);
     }
-    let mut tmp_name = path.file_name().unwrap_or_default().to_os_string();
-    tmp_name.push(format!(".{}.tmp", uuid::Uuid::new_v4()));
-    let tmp = path.with_file_name(tmp_name);
-    let result = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&tmp)
-        .and_then(|mut file| {
-            file.write_all(text.as_bytes())?;
-            file.sync_all()
-        })
-        .and_then(|()| fs::rename(&tmp, &path));
-    if let Err(e) = result {
-        let _ = fs::remove_file(&tmp);
-        return Err(Error::io("cannot write", &path, e));
-    }
-    Ok(())
+    replace(&path, text.as_bytes()).map_err(|e| Error::io("cannot write", &path, e))
 }
 
 #[cfg(test)]
