@@ -9,14 +9,16 @@
 //! when healthy, 1 otherwise.
 //!
 //! `bmad-mem doctor --repair-tail <file>` moves a torn final line into `<file>.torn-<timestamp>`
-//! and truncates the file after its last complete line, under the writer lock. Nothing is ever
-//! repaired automatically.
+//! (`-1`, `-2`, … appended when that name is taken; a kept-aside file is never overwritten) and
+//! truncates the file after its last complete line, under the writer lock. Torn lines are found
+//! in bytes, not text: a write cut short can end in the middle of a character. A refusal creates
+//! nothing. Nothing is ever repaired automatically.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::fs::OpenOptions;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use pulldown_cmark::{CodeBlockKind, Event, Parser, Tag};
 
@@ -28,7 +30,7 @@ use crate::output::Report;
 use crate::recall::{NOTE_DIRS, NOTE_FILES};
 use crate::receipts::{self, OUTCOMES};
 use crate::reinforce::{PROMOTIONS, SCORES};
-use crate::store::paths::{REGISTRY_CAP, confine, read_confined, read_registry};
+use crate::store::paths::{REGISTRY_CAP, confine, read_confined_bytes, read_registry};
 use crate::store::sections::heading_lines;
 use crate::store::{LOCK_FILE, WriterLock};
 use crate::write::JOURNAL;
@@ -103,10 +105,22 @@ impl DoctorReport {
 
 /// Reads a file for the check; a refusal becomes a problem.
 fn read(root: &Path, rel: &str, report: &mut DoctorReport) -> Option<String> {
-    match read_registry(root, rel, true) {
-        Ok(Some(text)) => {
+    record(rel, read_registry(root, rel, true), report)
+}
+
+/// Reads a registry's bytes for the check (a torn tail may cut a character in two); a refusal
+/// becomes a problem.
+fn read_bytes(root: &Path, rel: &str, report: &mut DoctorReport) -> Option<Vec<u8>> {
+    let read = confine(root, rel).and_then(|path| read_confined_bytes(&path, true));
+    record(rel, read, report)
+}
+
+/// Notes a file that was there as checked, and a refusal to read it as a problem.
+fn record<T>(rel: &str, read: Result<Option<T>>, report: &mut DoctorReport) -> Option<T> {
+    match read {
+        Ok(Some(content)) => {
             report.checked.push(rel.to_owned());
-            Some(text)
+            Some(content)
         }
         Ok(None) => None,
         Err(e) => {
@@ -122,47 +136,57 @@ fn read(root: &Path, rel: &str, report: &mut DoctorReport) -> Option<String> {
     }
 }
 
+/// The length of the part of `bytes` that ends with its last `\n` (0 when there is none).
+fn complete_len(bytes: &[u8]) -> usize {
+    bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1)
+}
+
 fn check_ndjson(root: &Path, rel: &str, report: &mut DoctorReport) {
-    let Some(text) = read(root, rel, report) else {
+    let Some(bytes) = read_bytes(root, rel, report) else {
         return;
     };
-    let complete = text.rfind('\n').map_or(0, |i| i + 1);
-    if complete < text.len() {
+    let complete = complete_len(&bytes);
+    if complete < bytes.len() {
         report.problem(
             rel,
             "torn-final-line",
             format!(
                 "incomplete final line at byte {complete} ({} bytes); `bmad-mem doctor --repair-tail {rel}` keeps it aside",
-                text.len() - complete
+                bytes.len() - complete
             ),
         );
     }
-    let bad: Vec<String> = text[..complete]
-        .split('\n')
-        .enumerate()
-        .filter(|(_, line)| !crate::js::text::trim(line).is_empty())
-        .filter(|(_, line)| {
-            !matches!(
-                json::parse(crate::js::text::trim(line)),
-                Ok(Value::Object(_))
-            )
-        })
-        .map(|(i, _)| (i + 1).to_string())
-        .collect();
-    if !bad.is_empty() {
-        report.problem(
-            rel,
-            "unparseable-lines",
-            format!("lines that are not JSON objects: {}", bad.join(", ")),
-        );
+    match std::str::from_utf8(&bytes[..complete]) {
+        Ok(text) => {
+            let bad: Vec<String> = text
+                .split('\n')
+                .enumerate()
+                .filter(|(_, line)| !crate::js::text::trim(line).is_empty())
+                .filter(|(_, line)| {
+                    !matches!(
+                        json::parse(crate::js::text::trim(line)),
+                        Ok(Value::Object(_))
+                    )
+                })
+                .map(|(i, _)| (i + 1).to_string())
+                .collect();
+            if !bad.is_empty() {
+                report.problem(
+                    rel,
+                    "unparseable-lines",
+                    format!("lines that are not JSON objects: {}", bad.join(", ")),
+                );
+            }
+        }
+        Err(_) => report.problem(rel, "unreadable", Error::SourceNotUtf8.to_string()),
     }
-    if text.len() as u64 * 10 >= REGISTRY_CAP * 9 {
+    if bytes.len() as u64 * 10 >= REGISTRY_CAP * 9 {
         report.problem(
             rel,
             "near-cap",
             format!(
                 "{} bytes of {REGISTRY_CAP}: archive it before it fills",
-                text.len()
+                bytes.len()
             ),
         );
     }
@@ -201,7 +225,7 @@ fn check_lock(ctx: &Context, report: &mut DoctorReport) {
                         state.sha256
                     ),
                 );
-            } else if state.owner.is_none() {
+            } else if !state.has_readable_owner() {
                 report.problem(
                     LOCK_FILE,
                     "unreadable-lock",
@@ -265,29 +289,20 @@ fn repair_tail(ctx: &Context, rel: &str) -> Result<DoctorReport> {
             NDJSON_REGISTRIES.join(", ")
         )));
     }
+    // Looked at before the lock, so that refusing creates nothing (not even the memory folder),
+    // then again under it, where it counts.
+    torn_tail(ctx, rel)?;
     let lock = WriterLock::acquire(&ctx.root)?;
-    let path = confine(&ctx.root, rel)?;
-    let text = read_confined(&path, false)?.unwrap_or_default();
-    let complete = text.rfind('\n').map_or(0, |i| i + 1);
-    if complete == text.len() {
-        return Err(Error::refused(format!(
-            "{rel} has no incomplete final line; nothing to repair."
-        )));
-    }
+    let (path, bytes, complete) = torn_tail(ctx, rel)?;
+    let torn = &bytes[complete..];
     let stamp: String = ctx
         .now
         .iso
         .chars()
         .map(|c| if c == ':' || c == '.' { '-' } else { c })
         .collect();
-    let aside_rel = format!("{rel}.torn-{stamp}");
+    let (aside_rel, mut file) = create_aside(ctx, &format!("{rel}.torn-{stamp}"))?;
     let aside = confine(&ctx.root, &aside_rel)?;
-    let torn = &text.as_bytes()[complete..];
-    let mut file = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&aside)
-        .map_err(|e| Error::io("cannot create", &aside, e))?;
     file.write_all(torn)
         .and_then(|()| file.sync_all())
         .map_err(|e| Error::io("cannot write", &aside, e))?;
@@ -305,6 +320,38 @@ fn repair_tail(ctx: &Context, rel: &str) -> Result<DoctorReport> {
         repaired: Some((rel.to_owned(), aside_rel, torn.len())),
         ..DoctorReport::default()
     })
+}
+
+/// The registry's path, bytes and complete length, refused unless it has a torn final line.
+fn torn_tail(ctx: &Context, rel: &str) -> Result<(PathBuf, Vec<u8>, usize)> {
+    let path = confine(&ctx.root, rel)?;
+    let bytes = read_confined_bytes(&path, true)?.unwrap_or_default();
+    let complete = complete_len(&bytes);
+    if complete == bytes.len() {
+        return Err(Error::refused(format!(
+            "{rel} has no incomplete final line; nothing to repair."
+        )));
+    }
+    Ok((path, bytes, complete))
+}
+
+/// Creates `<base>` exclusively, or `<base>-1`, `<base>-2`, … when it exists (two repairs at
+/// the same instant): a kept-aside file is never overwritten.
+fn create_aside(ctx: &Context, base: &str) -> Result<(String, std::fs::File)> {
+    for n in 0_u32.. {
+        let rel = if n == 0 {
+            base.to_owned()
+        } else {
+            format!("{base}-{n}")
+        };
+        let path = confine(&ctx.root, &rel)?;
+        match OpenOptions::new().write(true).create_new(true).open(&path) {
+            Ok(file) => return Ok((rel, file)),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(Error::io("cannot create", &path, e)),
+        }
+    }
+    unreachable!("an unbounded counter always finds a free name")
 }
 
 impl Report for DoctorReport {

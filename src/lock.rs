@@ -55,6 +55,13 @@ impl LockState {
         Some(self.owner.as_ref()?.get("hostname")?.as_str()?.to_owned())
     }
 
+    /// Whether the owner can be told apart: another host's name, or this host's name with a
+    /// usable pid. Otherwise nobody can tell whether it still runs.
+    #[must_use]
+    pub fn has_readable_owner(&self) -> bool {
+        self.alive.is_some() || self.host().is_some_and(|host| host != hostname())
+    }
+
     fn to_json(&self) -> Value {
         Value::Object(
             Object::new()
@@ -97,18 +104,21 @@ pub fn inspect(root: &Path, now_ms: f64) -> Result<Option<LockState>> {
         alive: None,
     };
     if state.host().as_deref() == Some(hostname().as_str())
-        && let Some(pid) = state.pid()
+        && let Some(pid) = state.pid().filter(|pid| is_pid(*pid))
     {
         state.alive = Some(is_alive(pid));
     }
     Ok(Some(state))
 }
 
+/// Whether `pid` can be a process id at all (a positive integer); `0`, `-1` or `1.5` name no
+/// process whose death could be checked.
+fn is_pid(pid: f64) -> bool {
+    pid.fract() == 0.0 && pid >= 1.0 && pid <= f64::from(u32::MAX)
+}
+
 /// Whether process `pid` exists on this machine.
 fn is_alive(pid: f64) -> bool {
-    if pid.fract() != 0.0 || pid < 1.0 || pid > f64::from(u32::MAX) {
-        return false;
-    }
     Path::new("/proc").join(format!("{pid}")).exists()
 }
 
@@ -142,26 +152,24 @@ pub fn run(args: &LockArgs, ctx: &Context) -> Result<LockReport> {
             state.sha256
         )));
     }
-    match (state.host(), state.alive) {
-        (_, Some(true)) => {
-            return Err(Error::refused(format!(
-                "Writer lock owner (pid {}) is alive; do not remove a live lock.",
-                state
-                    .pid()
-                    .map_or_else(|| "?".to_owned(), crate::js::number::number_text)
-            )));
-        }
-        (Some(host), None) => {
-            return Err(Error::refused(format!(
-                "Writer lock belongs to host {host}; recover it there, where its owner can be checked."
-            )));
-        }
-        (None, _) => {
-            return Err(Error::refused(
-                "Writer lock has no readable owner; check that no writer runs, then remove it by hand.",
-            ));
-        }
-        (Some(_), Some(false)) => {}
+    if state.alive == Some(true) {
+        return Err(Error::refused(format!(
+            "Writer lock owner (pid {}) is alive; do not remove a live lock.",
+            state
+                .pid()
+                .map_or_else(|| "?".to_owned(), crate::js::number::number_text)
+        )));
+    }
+    if !state.has_readable_owner() {
+        return Err(Error::refused(
+            "Writer lock has no readable owner; check that no writer runs, then remove it by hand.",
+        ));
+    }
+    if state.alive.is_none() {
+        return Err(Error::refused(format!(
+            "Writer lock belongs to host {}; recover it there, where its owner can be checked.",
+            state.host().unwrap_or_default()
+        )));
     }
     let receipt = write_receipt(ctx, &state)?;
     let path = confine(&ctx.root, LOCK_FILE)?;

@@ -86,11 +86,17 @@ fn parse_failure(args: &[String], error: &clap::Error) -> ExitCode {
     fail(json, action, &message)
 }
 
-/// clap's message without its `error: ` prefix, usage or tips.
+/// clap's message on one line, without its `error: ` prefix, usage or tips: its first
+/// paragraph (`the following required arguments were not provided: --expect <sha256>`).
 fn first_line(error: &clap::Error) -> String {
     let rendered = error.render().to_string();
-    let line = rendered.lines().next().unwrap_or_default();
-    line.strip_prefix("error: ")
-        .unwrap_or(line)
+    let paragraph: Vec<&str> = rendered
+        .lines()
+        .take_while(|line| !line.trim().is_empty())
+        .map(str::trim)
+        .collect();
+    let text = paragraph.join(" ");
+    text.strip_prefix("error: ")
+        .unwrap_or(&text)
         .replace('\u{1}', "")
 }

@@ -10,15 +10,24 @@
 //! The lock is re-entrant within one process: a nested [`WriterLock::acquire`] on the same root
 //! shares the outer hold, and only the outermost guard releases it.
 //!
+//! The file never exists without its owner inside: the owner text is written to
+//! `writer.lock.<uuid>.tmp`, which is hard-linked to `writer.lock` (atomic and, like
+//! `O_CREAT|O_EXCL`, refused when the name exists), unlinked, then synced. A writer killed
+//! between creating the lock and writing its owner would otherwise leave an empty lock that
+//! nobody can attribute or recover (found by the crash tests); a kill now leaves at most the
+//! temporary file, which nothing reads. The next writer, once it holds the lock, removes such
+//! files, and those of document rewrites a kill cut short. Where the filesystem has no hard
+//! links, the lock is created exclusively and then written, as bmad-plus does.
+//!
 //! Before polling for `writer.lock`, a bmad-mem writer queues on an exclusive `flock` of the
 //! memory folder itself. Parallel bmad-mem writers therefore take turns in the kernel's queue
 //! instead of racing the 10 ms polls, so none starves out of its 2 s budget; the `writer.lock`
 //! file stays the protocol that excludes bmad-plus. The queue lock is released with the guard.
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File, OpenOptions, TryLockError};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Mutex, mpsc};
 use std::thread;
 use std::time::Duration;
 
@@ -32,6 +41,8 @@ pub const MEMORY_DIR: &str = ".bmad/memory";
 pub const LOCK_FILE: &str = ".bmad/memory/writer.lock";
 const TRIES: u32 = 200;
 const RETRY_DELAY: Duration = Duration::from_millis(10);
+/// Longest wait in the queue of bmad-mem writers before giving up.
+const QUEUE_PATIENCE: Duration = Duration::from_secs(30);
 
 /// A lock this process holds.
 #[derive(Debug)]
@@ -85,35 +96,104 @@ impl WriterLock {
         )
         .compact();
         for attempt in 1..=TRIES {
-            match OpenOptions::new().write(true).create_new(true).open(&path) {
-                Ok(mut file) => {
-                    let written = file
-                        .write_all(owner.as_bytes())
-                        .and_then(|()| file.sync_all());
-                    if let Err(e) = written {
-                        drop(file);
-                        let _ = fs::remove_file(&path);
-                        return Err(Error::io("cannot write", &path, e));
-                    }
-                    HELD.lock()
-                        .unwrap_or_else(std::sync::PoisonError::into_inner)
-                        .push(Held {
-                            path: path.clone(),
-                            owner,
-                            depth: 1,
-                            _queue: queue,
-                        });
-                    return Ok(Self { path });
-                }
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
-                    if attempt < TRIES {
-                        thread::sleep(RETRY_DELAY);
-                    }
-                }
-                Err(e) => return Err(Error::io("cannot create", &path, e)),
+            if create_with_owner(&path, &owner)? {
+                remove_dead_temporaries(&path);
+                HELD.lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .push(Held {
+                        path: path.clone(),
+                        owner,
+                        depth: 1,
+                        _queue: queue,
+                    });
+                return Ok(Self { path });
+            }
+            if attempt < TRIES {
+                thread::sleep(RETRY_DELAY);
             }
         }
         Err(Error::LockOccupied)
+    }
+}
+
+/// One try at creating the lock `path` holding `owner`: `Ok(false)` when it exists already.
+///
+/// The owner is written to a fresh temporary file, which is hard-linked to `path` and at once
+/// unlinked, so the lock appears with its owner inside or not at all; the lock is synced after
+/// that, keeping the window in which a kill leaves the (never read) temporary file behind to a
+/// few system calls.
+fn create_with_owner(path: &Path, owner: &str) -> Result<bool> {
+    let mut tmp_name = path.file_name().unwrap_or_default().to_os_string();
+    tmp_name.push(format!(".{}.tmp", uuid::Uuid::new_v4()));
+    let tmp = path.with_file_name(tmp_name);
+    let written = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&tmp)
+        .and_then(|mut file| file.write_all(owner.as_bytes()).map(|()| file));
+    let Ok(file) = written else {
+        let _ = fs::remove_file(&tmp);
+        return create_then_write(path, owner);
+    };
+    let linked = fs::hard_link(&tmp, path);
+    let _ = fs::remove_file(&tmp);
+    match linked {
+        Ok(()) => {
+            if let Err(e) = file.sync_all() {
+                drop(file);
+                let _ = fs::remove_file(path);
+                return Err(Error::io("cannot write", path, e));
+            }
+            Ok(true)
+        }
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(false),
+        // No hard links on this filesystem: create the lock exclusively, then write the owner.
+        Err(_) => create_then_write(path, owner),
+    }
+}
+
+/// Removes the `<file>.<uuid>.tmp` files that killed writers left in the memory folder: the
+/// lock's own (written just before it is linked) and those of documents (written just before
+/// they are renamed).
+///
+/// Called holding both the queue and the lock. A bmad-mem writer creates a lock's temporary file
+/// only while holding the queue, and any writer — bmad-plus too — writes a document only while
+/// holding the lock; each removes or renames its file before letting go. So now, every such
+/// file belongs to a process that died. Only names ending in `.<uuid>.tmp` are touched, and a
+/// failure here changes nothing about the lock.
+fn remove_dead_temporaries(lock: &Path) {
+    let Some(Ok(entries)) = lock.parent().map(fs::read_dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let file_name = entry.file_name();
+        let is_temporary = file_name
+            .to_str()
+            .and_then(|n| n.strip_suffix(".tmp"))
+            .and_then(|n| n.rsplit_once('.'))
+            .is_some_and(|(stem, uuid)| !stem.is_empty() && uuid::Uuid::try_parse(uuid).is_ok());
+        if is_temporary && entry.file_type().is_ok_and(|t| t.is_file()) {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// SPEC §3.3's own way: `O_CREAT|O_EXCL`, then the owner, synced.
+fn create_then_write(path: &Path, owner: &str) -> Result<bool> {
+    match OpenOptions::new().write(true).create_new(true).open(path) {
+        Ok(mut file) => {
+            let written = file
+                .write_all(owner.as_bytes())
+                .and_then(|()| file.sync_all());
+            if let Err(e) = written {
+                drop(file);
+                let _ = fs::remove_file(path);
+                return Err(Error::io("cannot write", path, e));
+            }
+            Ok(true)
+        }
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(false),
+        Err(e) => Err(Error::io("cannot create", path, e)),
     }
 }
 
@@ -124,11 +204,29 @@ pub fn hostname() -> String {
 }
 
 /// Waits for this host's other bmad-mem writers on the memory folder's `flock`.
+///
+/// The wait is bounded: a writer that froze while holding the queue (stopped, or stuck on a
+/// dead network disk) must not hang every other writer forever, so after [`QUEUE_PATIENCE`]
+/// the waiter gives up with the occupied-lock message, as it would on `writer.lock` itself.
 fn queue(root: &Path) -> Result<File> {
     let dir = confine(root, MEMORY_DIR)?;
     let file = File::open(&dir).map_err(|e| Error::io("cannot open", &dir, e))?;
-    file.lock().map_err(|e| Error::io("cannot lock", &dir, e))?;
-    Ok(file)
+    match file.try_lock() {
+        Ok(()) => return Ok(file),
+        Err(TryLockError::WouldBlock) => {}
+        Err(TryLockError::Error(e)) => return Err(Error::io("cannot lock", &dir, e)),
+    }
+    // Block in the kernel's queue on a helper thread, so the wait can time out. If it does,
+    // the thread's late success finds the receiver gone and drops the file, releasing the lock.
+    let (sender, receiver) = mpsc::channel();
+    thread::spawn(move || {
+        let _ = sender.send(file.lock().map(|()| file));
+    });
+    match receiver.recv_timeout(QUEUE_PATIENCE) {
+        Ok(Ok(file)) => Ok(file),
+        Ok(Err(e)) => Err(Error::io("cannot lock", &dir, e)),
+        Err(_) => Err(Error::LockOccupied),
+    }
 }
 
 /// Creates `.bmad` and `.bmad/memory` one level at a time, each checked by the confinement
@@ -222,6 +320,40 @@ mod tests {
             fs::read_to_string(root.join(LOCK_FILE)).unwrap(),
             "someone else"
         );
+    }
+
+    #[test]
+    fn temporaries_of_dead_writers_are_removed_and_nothing_else() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let memory = root.join(MEMORY_DIR);
+        fs::create_dir_all(&memory).unwrap();
+        let uuid = "0c7f9a3e-1d2b-4c5d-8e9f-a0b1c2d3e4f5";
+        let dead = [
+            format!("writer.lock.{uuid}.tmp"),
+            format!("pattern-scores.json.{uuid}.tmp"),
+        ];
+        let kept = [
+            "writer.lock.tmp".to_owned(),
+            "notes.tmp".to_owned(),
+            format!("{uuid}.tmp"),
+            format!("journal.ndjson.{uuid}"),
+            "pattern-scores.json.not-a-uuid.tmp".to_owned(),
+        ];
+        for name in dead.iter().chain(&kept) {
+            fs::write(memory.join(name), "x").unwrap();
+        }
+        fs::create_dir(memory.join(format!("folder.{uuid}.tmp"))).unwrap();
+        drop(WriterLock::acquire(root).unwrap());
+        let mut names: Vec<String> = fs::read_dir(&memory)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        let mut expected: Vec<String> = kept.to_vec();
+        expected.push(format!("folder.{uuid}.tmp"));
+        expected.sort();
+        assert_eq!(names, expected);
     }
 
     #[test]

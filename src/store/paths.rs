@@ -110,6 +110,17 @@ pub fn read_registry(root: &Path, rel: &str, missing_ok: bool) -> Result<Option<
 /// # Errors
 /// As [`read_registry`].
 pub fn read_confined(path: &Path, missing_ok: bool) -> Result<Option<String>> {
+    read_confined_bytes(path, missing_ok)?
+        .map(|bytes| String::from_utf8(bytes).map_err(|_| Error::SourceNotUtf8))
+        .transpose()
+}
+
+/// [`read_confined`] without the UTF-8 check, for a caller that must take the bytes as they are
+/// (a torn final line may end in the middle of a character).
+///
+/// # Errors
+/// As [`read_confined`], except `Memory source must contain valid UTF-8.`
+pub fn read_confined_bytes(path: &Path, missing_ok: bool) -> Result<Option<Vec<u8>>> {
     let meta = match fs::symlink_metadata(path) {
         Ok(meta) => meta,
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
@@ -136,9 +147,7 @@ pub fn read_confined(path: &Path, missing_ok: bool) -> Result<Option<String>> {
     if bytes.len() as u64 > REGISTRY_CAP {
         return Err(Error::SourceGrew);
     }
-    String::from_utf8(bytes)
-        .map(Some)
-        .map_err(|_| Error::SourceNotUtf8)
+    Ok(Some(bytes))
 }
 
 /// Reads `path` as bmad-plus's lexical recall does: links followed, no size cap, invalid UTF-8
