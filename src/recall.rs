@@ -30,6 +30,8 @@ pub const NOTE_FILES: [&str; 3] = ["decisions.md", "lessons.md", "patterns.md"];
 /// The project's note folders, in the order they are searched.
 pub const NOTE_DIRS: [&str; 2] = [".bmad/memory", ".agents/memory"];
 const DEFAULT_LIMIT: usize = 8;
+/// A store this large is scored on two threads (below it, starting one costs more than it saves).
+const PARALLEL_FROM_BYTES: u64 = 1024 * 1024;
 const MS_PER_DAY: f64 = 86_400_000.0;
 const HALF_LIFE_DAYS: f64 = 30.0;
 
@@ -167,10 +169,16 @@ pub fn score(query: &[String], parts: &[&str]) -> f64 {
     }
     let mut frequency = vec![0u32; query.len()];
     let mut total = 0usize;
+    // Byte lengths of the query tokens: most text tokens are ruled out without a comparison.
+    let lengths = query
+        .iter()
+        .fold(0u64, |mask, q| mask | (1u64 << q.len().min(63)));
     for part in parts {
         for_each_token(part, |token| {
             total += 1;
-            if let Some(i) = query.iter().position(|q| q == token) {
+            if lengths & (1u64 << token.len().min(63)) != 0
+                && let Some(i) = query.iter().position(|q| token.is(q.as_bytes()))
+            {
                 frequency[i] += 1;
             }
         });
@@ -283,8 +291,27 @@ pub fn note_files(ctx: &Context, portfolio: Option<&str>) -> Vec<NoteFile> {
 }
 
 /// Scores the events of a journal text, keeping those above zero.
+///
+/// Most lines of a large journal cannot match, and parsing them is most of the journal's cost,
+/// so a line is first looked at as raw text: when none of the query's tokens appears in it, the
+/// event's text cannot hold one either, and the line is skipped unparsed. That holds when the
+/// line has no `\` escape (which could spell any character) and no query token could come from
+/// re-writing a value — a number (digits, `Infinity`), `null` (what a non-finite signal
+/// becomes) or `[object Object]`; for such queries every line is parsed.
 pub fn score_events(text: &str, query: &[String], now_ms: f64, out: &mut Vec<Scored>) {
-    for event in journal::events(text) {
+    let can_skip = query.iter().all(|q| {
+        !q.bytes().any(|b| b.is_ascii_digit())
+            && !q.contains("infinity")
+            && q != "null"
+            && q != "object"
+    });
+    for line in journal::lines(text) {
+        if can_skip && !line.contains('\\') && !mentions(line, query) {
+            continue;
+        }
+        let Some(event) = journal::event(line) else {
+            continue;
+        };
         let text = event_text(&event);
         let s = decay(score(query, &[&text]), event.get("ts"), now_ms);
         if s > 0.0 {
@@ -294,6 +321,15 @@ pub fn score_events(text: &str, query: &[String], now_ms: f64, out: &mut Vec<Sco
             });
         }
     }
+}
+
+/// Whether any token of `line` is a query token.
+fn mentions(line: &str, query: &[String]) -> bool {
+    let mut found = false;
+    for_each_token(line, |token| {
+        found = found || query.iter().any(|q| token.is(q.as_bytes()));
+    });
+    found
 }
 
 /// Scores the sections of a note file's text, keeping those above zero.
@@ -321,18 +357,66 @@ fn note_candidate(file: &NoteFile, section: &Section<'_>) -> Candidate {
 /// Lexical recall: reads as bmad-plus does (links followed, no cap, invalid UTF-8 replaced; a
 /// missing file skipped), scores every candidate, sorts stably.
 ///
+/// On a large store the files are read and scored on two threads; the candidates are then put
+/// back in file order, so the result is the same as one pass would give.
+///
 /// # Errors
-/// A directory where a file should be, or another read error.
+/// A directory where a file should be, or another read error (the first in file order).
 pub fn lexical(ctx: &Context, request: &Request, portfolio: Option<&str>) -> Result<Vec<Scored>> {
     let query = query_tokens(&request.query);
-    let mut scored = Vec::new();
-    if let Some(text) = read_loose(&ctx.root.join(JOURNAL))? {
-        score_events(&text, &query, ctx.now.ms, &mut scored);
-    }
-    for file in note_files(ctx, portfolio) {
-        if let Some(text) = read_loose(&file.path)? {
-            score_sections(&file, &text, &query, &mut scored);
+    let journal = ctx.root.join(JOURNAL);
+    let notes = note_files(ctx, portfolio);
+    let score_file = |index: usize| -> Result<Vec<Scored>> {
+        let mut scored = Vec::new();
+        if index == 0 {
+            if let Some(text) = read_loose(&journal)? {
+                score_events(&text, &query, ctx.now.ms, &mut scored);
+            }
+        } else if let Some(text) = read_loose(&notes[index - 1].path)? {
+            score_sections(&notes[index - 1], &text, &query, &mut scored);
         }
+        Ok(scored)
+    };
+    let count = notes.len() + 1;
+    let bytes: u64 = std::iter::once(&journal)
+        .chain(notes.iter().map(|n| &n.path))
+        .filter_map(|p| std::fs::metadata(p).ok())
+        .map(|m| m.len())
+        .sum();
+    let per_file: Vec<Result<Vec<Scored>>> = if bytes < PARALLEL_FROM_BYTES {
+        (0..count).map(score_file).collect()
+    } else {
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let slots: Vec<std::sync::Mutex<Option<Result<Vec<Scored>>>>> =
+            (0..count).map(|_| std::sync::Mutex::new(None)).collect();
+        let work = || {
+            loop {
+                let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                if index >= count {
+                    break;
+                }
+                let result = score_file(index);
+                *slots[index]
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(result);
+            }
+        };
+        std::thread::scope(|scope| {
+            scope.spawn(work);
+            work();
+        });
+        slots
+            .into_iter()
+            .map(|slot| {
+                slot.into_inner()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .unwrap_or_else(|| Ok(Vec::new()))
+            })
+            .collect()
+    };
+    let mut scored = Vec::new();
+    for result in per_file {
+        scored.extend(result?);
     }
     sort(&mut scored);
     Ok(scored)
@@ -564,6 +648,32 @@ mod tests {
         let bare =
             crate::js::json::parse(r#"{"agent":["a",["b"]],"outcome":7,"signals":0}"#).unwrap();
         assert_eq!(event_text(bare.as_object().unwrap()), "a,b 7 {}");
+    }
+
+    #[test]
+    fn the_journal_prefilter_never_drops_a_match() {
+        // Each line's event text holds a token its raw text does not: a re-written number, an
+        // object's text, a non-finite signal written back as null, an escaped letter.
+        let journal = [
+            r#"{"agent":1e2,"task":"x"}"#,
+            r#"{"agent":{"a":1},"task":"y"}"#,
+            r#"{"agent":"forge","signals":{"eval":1e400}}"#,
+            r#"{"agent":"forge","task":"auth"}"#,
+            r#"{"agent":"forge","task":"deploy"}"#,
+        ]
+        .join("\n");
+        let found = |query: &str| {
+            let mut out = Vec::new();
+            score_events(&journal, &query_tokens(query), 0.0, &mut out);
+            out.len()
+        };
+        assert_eq!(found("100"), 1);
+        assert_eq!(found("object"), 1);
+        assert_eq!(found("null"), 1);
+        assert_eq!(found("auth"), 1);
+        assert_eq!(found("deploy"), 1);
+        assert_eq!(found("forge"), 3);
+        assert_eq!(found("missing"), 0);
     }
 
     #[test]

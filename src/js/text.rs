@@ -103,52 +103,135 @@ fn is_token_char(c: char) -> bool {
         )
 }
 
+/// For each ASCII byte: its lowercase form when that is a token character, else 0.
+const ASCII_TOKEN: [u8; 128] = {
+    let mut table = [0u8; 128];
+    let mut byte = 0u8;
+    while byte < 128 {
+        let lower = byte.to_ascii_lowercase();
+        if lower.is_ascii_lowercase() || lower.is_ascii_digit() || lower == b'_' || lower == b'-' {
+            table[byte as usize] = lower;
+        }
+        byte += 1;
+    }
+    table
+};
+
+/// One recall token.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Token<'a> {
+    /// ASCII as written in the text: its lowercase form is its recall token.
+    Ascii(&'a [u8]),
+    /// Already lowercased (the text had non-ASCII characters here), UTF-8.
+    Lower(&'a [u8]),
+}
+
+impl Token<'_> {
+    /// Length of the token's UTF-8 form.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        match self {
+            Token::Ascii(t) | Token::Lower(t) => t.len(),
+        }
+    }
+
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether this token is `lower` (a lowercase token).
+    #[must_use]
+    pub fn is(&self, lower: &[u8]) -> bool {
+        match self {
+            Token::Ascii(t) => t.eq_ignore_ascii_case(lower),
+            Token::Lower(t) => *t == lower,
+        }
+    }
+
+    /// The token as a lowercase string.
+    #[must_use]
+    pub fn to_lowercase_string(&self) -> String {
+        match self {
+            Token::Ascii(t) => String::from_utf8_lossy(t).to_ascii_lowercase(),
+            Token::Lower(t) => String::from_utf8_lossy(t).into_owned(),
+        }
+    }
+}
+
+/// Whether `byte` is an ASCII byte that can never be part of a token.
+fn is_ascii_separator(byte: u8) -> bool {
+    byte < 0x80 && ASCII_TOKEN[usize::from(byte)] == 0
+}
+
 /// Calls `emit` with every recall token of `text`, in order: the text lowercased as
 /// `toLowerCase` does, split on every run of non-token characters, tokens of two UTF-16 units
-/// or more. One pass, one reused buffer; no allocation per token.
+/// or more.
 ///
-/// Lowercasing character by character equals lowercasing the whole string here: the only
-/// context-sensitive mapping in `toLowerCase` is the final sigma, and no sigma is a token
-/// character.
-pub fn for_each_token(text: &str, mut emit: impl FnMut(&str)) {
-    let mut token = String::new();
+/// Fast path: a run of ASCII token bytes is handed over as a slice of the text itself
+/// ([`Token::Ascii`]), nothing copied. A stretch holding non-ASCII characters (up to the next
+/// ASCII separator, which ends a token whatever surrounds it) is lowercased character by
+/// character into one reused buffer ([`Token::Lower`]). Lowercasing character by character
+/// equals lowercasing the whole string here: the only context-sensitive mapping in
+/// `toLowerCase` is the final sigma, and no sigma is a token character.
+pub fn for_each_token(text: &str, mut emit: impl FnMut(Token<'_>)) {
+    let bytes = text.as_bytes();
+    let mut buffer: Vec<u8> = Vec::new();
+    let mut at = 0;
+    // Slice searches (`position`) keep the hot loops free of bounds checks.
+    while let Some(skip) = bytes[at..].iter().position(|&b| !is_ascii_separator(b)) {
+        let start = at + skip;
+        let run = bytes[start..]
+            .iter()
+            .position(|&b| b >= 0x80 || ASCII_TOKEN[usize::from(b)] == 0)
+            .map_or(bytes.len(), |p| start + p);
+        if run == bytes.len() || bytes[run] < 0x80 {
+            if run - start >= 2 {
+                emit(Token::Ascii(&bytes[start..run]));
+            }
+            at = run;
+            continue;
+        }
+        let end = bytes[run..]
+            .iter()
+            .position(|&b| is_ascii_separator(b))
+            .map_or(bytes.len(), |p| run + p);
+        slow_tokens(&text[start..end], &mut buffer, &mut emit);
+        at = end;
+    }
+}
+
+/// The character-by-character tokenizer, for a stretch with non-ASCII characters.
+fn slow_tokens(text: &str, token: &mut Vec<u8>, emit: &mut impl FnMut(Token<'_>)) {
+    token.clear();
     // Every token character is in the BMP, so its UTF-16 length is its char count.
     let mut chars = 0usize;
-    let mut flush = |token: &mut String, chars: &mut usize| {
+    let mut flush = |token: &mut Vec<u8>, chars: &mut usize| {
         if *chars >= 2 {
-            emit(token);
+            emit(Token::Lower(token));
         }
         token.clear();
         *chars = 0;
     };
     for c in text.chars() {
-        if c.is_ascii() {
-            let lower = c.to_ascii_lowercase();
-            if is_token_char(lower) {
-                token.push(lower);
-                chars += 1;
-            } else {
-                flush(&mut token, &mut chars);
-            }
-            continue;
-        }
         for lower in c.to_lowercase() {
             if is_token_char(lower) {
-                token.push(lower);
+                let mut utf8 = [0u8; 4];
+                token.extend_from_slice(lower.encode_utf8(&mut utf8).as_bytes());
                 chars += 1;
             } else {
-                flush(&mut token, &mut chars);
+                flush(token, &mut chars);
             }
         }
     }
-    flush(&mut token, &mut chars);
+    flush(token, &mut chars);
 }
 
 /// The recall tokens of `text`, in order, duplicates kept.
 #[must_use]
 pub fn tokens(text: &str) -> Vec<String> {
     let mut out = Vec::new();
-    for_each_token(text, |t| out.push(t.to_owned()));
+    for_each_token(text, |t| out.push(t.to_lowercase_string()));
     out
 }
 
@@ -226,6 +309,20 @@ mod tests {
         token_case("naïve-Öl ñandú", &["naïve-öl", "and"]);
         token_case("tab\there\u{2028}x y", &["tab", "here"]);
         token_case("Auth auth AUTH", &["auth", "auth", "auth"]);
+    }
+
+    proptest::proptest! {
+        /// The fast path gives exactly the tokens of lowercasing the whole text and splitting.
+        #[test]
+        fn fast_tokens_equal_the_definition(text in "([A-Za-z0-9 _\\-.,:]|[ÀÉÈÇÔÜàéèçôüİKΣσςẞß€🚀\u{2028}\u{a0}]){0,40}") {
+            let lower = text.to_lowercase();
+            let expected: Vec<String> = lower
+                .split(|c: char| !is_token_char(c))
+                .filter(|t| t.chars().count() >= 2)
+                .map(str::to_owned)
+                .collect();
+            proptest::prop_assert_eq!(tokens(&text), expected);
+        }
     }
 
     #[test]

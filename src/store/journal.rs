@@ -7,16 +7,23 @@ use crate::js::text;
 
 /// The events of a journal text, in file order.
 pub fn events(text: &str) -> impl Iterator<Item = Object> + '_ {
-    text.split('\n').filter_map(|line| {
-        let line = text::trim(line);
-        if line.is_empty() {
-            return None;
-        }
-        match json::parse(line) {
-            Ok(Value::Object(event)) => Some(event),
-            _ => None,
-        }
-    })
+    lines(text).filter_map(event)
+}
+
+/// The non-blank lines of a journal text, trimmed, in file order.
+pub fn lines(text: &str) -> impl Iterator<Item = &str> + '_ {
+    text.split('\n')
+        .map(text::trim)
+        .filter(|line| !line.is_empty())
+}
+
+/// The event a trimmed journal line holds, if it is a JSON object.
+#[must_use]
+pub fn event(line: &str) -> Option<Object> {
+    match json::parse(line) {
+        Ok(Value::Object(event)) => Some(event),
+        _ => None,
+    }
 }
 
 #[cfg(test)]
