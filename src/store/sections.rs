@@ -188,5 +188,29 @@ mod tests {
                 .collect();
             proptest::prop_assert_eq!(actual, reference(&text));
         }
+
+        /// The text before the first heading, then each heading line and its body as they stand
+        /// in the source (the body without the extra final `\n` the cutter adds), re-join to
+        /// the original text byte for byte.
+        #[test]
+        fn sections_rejoin_to_the_original_text(text in "(### ?|#|\\s|[a-z]|\r|\n|\u{2028}){0,80}") {
+            let cut = sections(&text);
+            let lines = heading_lines(&text);
+            proptest::prop_assert_eq!(cut.len(), lines.len());
+            let mut rejoined = String::from(&text[..lines.first().map_or(text.len(), |l| l.0)]);
+            for (section, (offset, heading)) in cut.iter().zip(&lines) {
+                proptest::prop_assert_eq!(section.heading, *heading);
+                let heading_line = text[*offset..].split('\n').next().unwrap_or_default();
+                rejoined.push_str(heading_line);
+                let [_, _, body, extra] = section.parts();
+                if offset + heading_line.len() < text.len() {
+                    rejoined.push('\n');
+                }
+                rejoined.push_str(body);
+                // Only the last section takes the extra `\n`, and only when lines follow it.
+                proptest::prop_assert!(extra.is_empty() || std::ptr::eq(section, cut.last().unwrap()));
+            }
+            proptest::prop_assert_eq!(rejoined, text);
+        }
     }
 }
