@@ -8,10 +8,13 @@
 # Builds the release binary and the `gen-store` example, generates a typical store
 # (200 events, 150 sections), a full store (journal and six note files each just under
 # 2 MiB, ≈14 MiB), a portfolio brain (three more 2 MiB note files) and the growth series
-# (10/25/50 % of full), then times each command with hyperfine (no shell, warm page cache)
+# (10/25/50 % of full) and a typical store with 5 Nexus runs of 200 accepted tasks and 1,000
+# receipts, then times each command with hyperfine (no shell, warm page cache)
 # and measures peak RSS with GNU time. hyperfine and GNU time are installed from Debian's
 # packages when missing. The clock is pinned with BMAD_MEM_NOW; write and reinforce reset
-# their files before every run (hyperfine --prepare) so the journal never reaches its cap.
+# their files before every run (hyperfine --prepare) so the journal never reaches its cap;
+# observe adds the 1,000th receipt to a store of 999, restored before every run. Beside
+# outcomes, the baseline SPEC §11 compares it with: sha256sum of every file the runs name, once.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -37,7 +40,8 @@ cargo build --release --quiet --bin bmad-mem --example gen-store
 BIN=$ROOT/target/release/bmad-mem
 GEN=$ROOT/target/release/examples/gen-store
 
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/bmad-mem-bench.XXXXXX")
+# Nexus compares run.project with the real path of the project: no link in the stores' path.
+WORK=$(realpath "$(mktemp -d "${TMPDIR:-/tmp}/bmad-mem-bench.XXXXXX")")
 if [ "${KEEP:-0}" = 1 ]; then log "keeping $WORK"; else trap 'rm -rf "$WORK"' EXIT; fi
 mkdir -p "$WORK/json"
 
@@ -46,6 +50,7 @@ log "generating stores in $WORK"
 "$GEN" --size full --out "$WORK/full" >/dev/null
 "$GEN" --size full --brain --seed 2 --out "$WORK/brain" >/dev/null
 for pct in 10 25 50; do "$GEN" --size "$pct%" --out "$WORK/grow-$pct" >/dev/null; done
+"$GEN" --size typical --receipts 1000 --out "$WORK/receipts" >/dev/null
 ln -s full "$WORK/grow-100"
 for store in typical grow-50; do
 	cp "$WORK/$store/.bmad/memory/journal.ndjson" "$WORK/$store.journal"
@@ -113,7 +118,8 @@ stats() {
 	fi
 }
 
-T=$WORK/typical F=$WORK/full
+T=$WORK/typical F=$WORK/full R=$WORK/receipts
+OUTCOMES=.bmad/memory/outcomes.ndjson
 bench recall-typical "" "$BIN -d $T recall $QUERY --json"
 bench recall-full "" "$BIN -d $F recall $QUERY --json"
 bench recall-portfolio "" "$BIN -d $F recall $QUERY --scope portfolio --portfolio $WORK/brain --json"
@@ -125,6 +131,14 @@ bench write-1MiB "$WORK/reset-journal $WORK/grow-50.journal $WORK/grow-50/$JOURN
 bench reinforce "$WORK/reset-scores $T/.bmad/memory" \
 	"$BIN -d $T reinforce --pattern 'Rate limit on auth routes' --accept true --ci pass --json"
 bench help "" "$BIN --help"
+bench outcomes "" "$BIN -d $R outcomes"
+bench observe "$WORK/reset-journal $R/.bench/outcomes-but-last.ndjson $R/$OUTCOMES" \
+	"$BIN -d $R observe --input .bench/observe-input.json --json"
+bench recall-evidence-receipts "" "$BIN -d $R recall $QUERY --ranking evidence --context-scope src --json"
+# The baseline: one process hashing every file the runs name (the run files, the 3,000 scope
+# files, the resource, the real /bin/sh), each once. Run from the project so the paths are
+# relative: one argument of hyperfine may not exceed 128 KiB.
+(cd "$R" && bench sha256-runs "" "sha256sum $(tr '\n' ' ' <.bench/nexus-files.txt)")
 # The growth series in one hyperfine call, so the four sizes are measured back to back and a
 # change in the machine's speed between them (it is shared) does not bend the curve.
 log "timing the growth series"
@@ -159,6 +173,12 @@ BF=$(bytes_of "$F/.bmad" "$F/.agents")
 BP=$(bytes_of "$F/.bmad" "$F/.agents" "$WORK/brain/memory")
 BW=$(stat -c %s "$WORK/typical.journal")
 BW50=$(stat -c %s "$WORK/grow-50.journal")
+# outcomes reads the receipt store, the lessons file and every file the runs name.
+BH=$(cd "$R" && xargs -a .bench/nexus-files.txt stat -L -c %s | awk '{s+=$1} END {print s+0}')
+BO=$((BH + $(stat -c %s "$R/$OUTCOMES") + $(stat -c %s "$R/.agents/memory/lessons.md")))
+BR=$((BO + $(bytes_of "$R/.bmad" "$R/.agents") - $(stat -c %s "$R/$OUTCOMES")))
+read -r BASE _ <<<"$(stats sha256-runs)"
+OUT_TARGET=$(awk -v b="$BASE" 'BEGIN {printf "%.2f", 1.5 * b}')
 
 echo "Measured $(date -u +%Y-%m-%dT%H:%MZ) on $(nproc) cores ($(uname -m), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')), $(hyperfine --version), load average $LOAD_START at start, $LOAD_END at end."
 echo
@@ -172,6 +192,13 @@ row write "\`write\` (typical journal, $((BW / 1024)) KiB)" "$BW" 3
 row write-1MiB "\`write\` (journal at 1 MiB)" "$BW50" -
 row reinforce "\`reinforce\` (fresh scores file)" 0 3
 row help "\`--help\`" 0 2
+row outcomes "\`outcomes\`, 1,000 receipts (5 runs × 200 tasks)" "$BO" "$OUT_TARGET"
+row observe "\`observe\` (1,000th receipt, store of 999)" 0 -
+row recall-evidence-receipts "\`recall --ranking evidence --context-scope src\`, typical + 1,000 receipts" "$BR" -
+row sha256-runs "baseline: \`sha256sum\` of the runs' $(wc -l <"$R/.bench/nexus-files.txt") files, once" "$BH" -
+echo
+awk -v o="$(stats outcomes | cut -d' ' -f1)" -v b="$BASE" \
+	'BEGIN {printf "outcomes / sha256 baseline (medians): %.2f× (target ≤ 1.5×).\n", o / b}'
 
 echo
 echo "Growth: \`recall\` over 10/25/50/100 % of a full store (every file filled to that share of 2 MiB)."

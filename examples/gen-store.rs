@@ -13,17 +13,36 @@
 //! `patterns.md`), events to `DIR/.bmad/memory/journal.ndjson` in exactly the format
 //! `bmad-mem write` appends. With `--brain` the three note files go to `DIR/memory/` instead
 //! (a portfolio brain for `recall --scope portfolio --portfolio DIR`) and no journal is written.
+//!
+//! With `--receipts N` (1–1,000) the project also gets real BMAD+ Nexus runs (`N` accepted
+//! tasks, at most 200 per plan, each with its own scope of three files; see
+//! `benches/support/nexus.rs`) and a valid receipt store `.bmad/memory/outcomes.ndjson` of `N`
+//! receipts, one per task attempt, each bound to its own section of `.agents/memory/lessons.md`
+//! (appended to that file, inside its size budget). Each receipt is built as `bmad-mem observe`
+//! builds it (SPEC §8 step 9): the source from [`bmad_mem::nexus::Nexus::accepted_source`], the
+//! memory from [`bmad_mem::receipts::SectionReader`], the id the sha256 of the body's compact
+//! JSON. `DIR` must have no link in its path (Nexus compares `run.project` with its real path).
+//! For the benches it also writes, under `DIR/.bench/`: `outcomes-but-last.ndjson` (the first
+//! `N − 1` receipts), `observe-input.json` (the `observe` input that records the last one) and
+//! `nexus-files.txt` (every file the runs name, once per line, relative to `DIR`
+//! when inside it).
 //! Existing files are overwritten; nothing else in `DIR` is touched.
 
 #[path = "../benches/support/corpus.rs"]
 mod corpus;
+#[path = "../benches/support/nexus.rs"]
+mod nexus;
 
+use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use bmad_mem::js::json::{Object, Value};
+use bmad_mem::nexus::Nexus;
+use bmad_mem::receipts::SectionReader;
 use clap::Parser;
-use corpus::{Amount, CAP, Kind, Vocabulary};
+use corpus::{Amount, CAP, Kind, Rng, Vocabulary};
 
 /// Generate a synthetic bmad-mem store.
 #[derive(Debug, Parser)]
@@ -41,7 +60,15 @@ struct Args {
     /// Write a portfolio brain (`memory/*.md`, no journal) instead of a project store.
     #[arg(long)]
     brain: bool,
+    /// Also write Nexus runs and a receipt store of this many receipts (at most 1,000).
+    #[arg(long, default_value_t = 0)]
+    receipts: usize,
 }
+
+/// The lessons file the receipts bind to.
+const LESSONS: &str = ".agents/memory/lessons.md";
+/// The receipts' `ts` (before the benches' clock).
+const RECEIPT_TS: &str = "2026-10-18T09:00:00.000Z";
 
 /// How much goes into the journal and into each note file.
 #[derive(Debug, Clone, Copy)]
@@ -122,21 +149,57 @@ fn write(path: &Path, text: &str) -> Result<(), String> {
 fn generate(args: &Args) -> Result<(), String> {
     let size = parse_size(&args.size)?;
     let vocab = Vocabulary::new(args.seed);
+    if args.receipts > 1000 || (args.brain && args.receipts > 0) {
+        return Err(String::from(
+            "--receipts takes at most 1000, and no --brain",
+        ));
+    }
+    let mut args_out = args.out.clone();
+    if args.receipts > 0 {
+        fs::create_dir_all(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
+        let absolute =
+            std::path::absolute(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
+        let real =
+            fs::canonicalize(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
+        if real != absolute {
+            return Err(format!(
+                "{} has a link in its path (real path {}): Nexus refuses it",
+                absolute.display(),
+                real.display()
+            ));
+        }
+        args_out = real;
+    }
+    let out = args_out.as_path();
+    let receipts = receipt_plan(&vocab, args.seed, args.receipts);
     let mut total = 0;
     if !args.brain {
         let journal = corpus::journal(&vocab, args.seed, size.events);
-        write(&args.out.join(".bmad/memory/journal.ndjson"), &journal)?;
+        write(&out.join(".bmad/memory/journal.ndjson"), &journal)?;
         total += journal.len();
     }
-    for (path, kind, amount) in note_targets(&args.out, args.brain, size.sections) {
+    for (path, kind, amount) in note_targets(out, args.brain, size.sections) {
         let label = path
-            .strip_prefix(&args.out)
+            .strip_prefix(out)
             .unwrap_or(&path)
             .to_string_lossy()
             .replace('\\', "/");
-        let text = corpus::note_file(&vocab, args.seed, &label, kind, amount);
+        let text = if label == LESSONS && !receipts.is_empty() {
+            // The receipts' sections go at the end, inside the file's budget.
+            let extra: String = receipts.iter().map(|r| r.section.as_str()).collect();
+            let amount = match amount {
+                Amount::Bytes(b) => Amount::Bytes(b.saturating_sub(extra.len()).max(4096)),
+                entries @ Amount::Entries(_) => entries,
+            };
+            corpus::note_file(&vocab, args.seed, &label, kind, amount) + &extra
+        } else {
+            corpus::note_file(&vocab, args.seed, &label, kind, amount)
+        };
         write(&path, &text)?;
         total += text.len();
+    }
+    if !receipts.is_empty() {
+        total += write_receipts(&vocab, args.seed, out, &receipts)?;
     }
     println!(
         "{total:>9} bytes  in all (seed {}, vocabulary of {} words)",
@@ -144,6 +207,125 @@ fn generate(args: &Args) -> Result<(), String> {
         vocab.len()
     );
     Ok(())
+}
+
+/// One receipt to write: its task and its lessons section.
+struct ReceiptPlan {
+    heading: String,
+    section: String,
+}
+
+/// The lessons sections of `n` receipts, one per task, in task order (`bench-run-R/tKKK`).
+fn receipt_plan(vocab: &Vocabulary, seed: u64, n: usize) -> Vec<ReceiptPlan> {
+    let mut rng = Rng::derive(seed, "receipt lessons");
+    (0..n)
+        .map(|i| {
+            let (r, k) = (i / nexus::MAX_TASKS + 1, i % nexus::MAX_TASKS + 1);
+            let heading = format!(
+                "Outcome of bench-run-{r}/t{k:03}: {}",
+                vocab.title(&mut rng)
+            );
+            let mut section = format!("### {heading}\n\n**Date:** 2026-10-18\n\n**Lesson:** ");
+            vocab.sentence(&mut rng, &mut section);
+            let _ = write!(section, "\n\n**Related:** src/r{r}/t{k:03}\n\n");
+            ReceiptPlan { heading, section }
+        })
+        .collect()
+}
+
+/// Writes the Nexus runs, the receipt store and the bench helpers; the bytes written.
+fn write_receipts(
+    vocab: &Vocabulary,
+    seed: u64,
+    root: &Path,
+    plans: &[ReceiptPlan],
+) -> Result<usize, String> {
+    let mut rng = Rng::derive(seed, "nexus runs");
+    let runs = nexus::write_runs(root, plans.len(), || vocab.title(&mut rng))?;
+    println!(
+        "{:>9} bytes  {} Nexus runs, {} accepted tasks",
+        runs.bytes,
+        plans.len().div_ceil(nexus::MAX_TASKS),
+        runs.tasks.len()
+    );
+    let mut resolver = Nexus::new(root);
+    let mut sections = SectionReader::default();
+    let mut lines = Vec::with_capacity(plans.len());
+    let mut last_input = Value::Null;
+    for (task, plan) in runs.tasks.iter().zip(plans) {
+        let source = resolver
+            .accepted_source(&task.run_id, &task.task_id)
+            .map_err(|e| format!("{}/{}: {e}", task.run_id, task.task_id))?;
+        let memory = sections
+            .resolve(
+                root,
+                Some(&Value::from(LESSONS)),
+                Some(&Value::from(plan.heading.as_str())),
+            )
+            .map_err(|e| format!("{LESSONS} {:?}: {e}", plan.heading))?;
+        let interpretation = format!(
+            "Task {} of {} was accepted with current verified evidence; the lesson came from it.",
+            task.task_id, task.run_id
+        );
+        // SPEC §8 step 9, in this key order.
+        let body = Object::new()
+            .with("schemaVersion", 1.0)
+            .with("kind", "accepted-outcome")
+            .with("ts", RECEIPT_TS)
+            .with("memory", memory)
+            .with("scope", vec![Value::from(task.scope.as_str())])
+            .with("source", source)
+            .with("interpretation", interpretation.as_str())
+            .with(
+                "verification",
+                Object::new()
+                    .with("status", "passed")
+                    .with("acceptance", "accepted")
+                    .with("lessonCausality", "unmeasured"),
+            )
+            .with("supersedes", Vec::<Value>::new())
+            .with("contradicts", Vec::<Value>::new());
+        let mut receipt = Object::new().with("id", Value::Object(body.clone()).sha256());
+        for (key, value) in body.iter() {
+            receipt.insert(key.clone(), value.clone());
+        }
+        lines.push(Value::Object(receipt).compact() + "\n");
+        last_input = Value::Object(
+            Object::new()
+                .with("runId", task.run_id.as_str())
+                .with("taskId", task.task_id.as_str())
+                .with(
+                    "memory",
+                    Object::new()
+                        .with("file", LESSONS)
+                        .with("heading", plan.heading.as_str()),
+                )
+                .with("scope", vec![Value::from(task.scope.as_str())])
+                .with("interpretation", interpretation)
+                .with("supersedes", Vec::<Value>::new())
+                .with("contradicts", Vec::<Value>::new()),
+        );
+    }
+    let all = lines.concat();
+    write(&root.join(".bmad/memory/outcomes.ndjson"), &all)?;
+    write(
+        &root.join(".bench/outcomes-but-last.ndjson"),
+        &lines[..lines.len() - 1].concat(),
+    )?;
+    write(
+        &root.join(".bench/observe-input.json"),
+        &(last_input.pretty() + "\n"),
+    )?;
+    let mut files = String::new();
+    for file in &runs.files {
+        let _ = writeln!(
+            files,
+            "{}",
+            file.strip_prefix(root).unwrap_or(file).display()
+        );
+    }
+    write(&root.join(".bench/nexus-files.txt"), &files)?;
+    Ok(runs.bytes + all.len())
 }
 
 fn main() -> ExitCode {

@@ -235,10 +235,60 @@ pub fn bounded_text(value: Option<&Value>, max: usize) -> Option<&str> {
         .filter(|s| !trim(s).is_empty() && utf16_len(s) <= max)
 }
 
-/// Reads and resolves memory sections, each file once per invocation.
+/// Reads and resolves memory sections: each file is read and cut once per invocation, and each
+/// section hashed at most once, however many receipts name it.
 #[derive(Debug, Default)]
 pub struct SectionReader {
-    files: HashMap<String, std::result::Result<String, String>>,
+    files: HashMap<String, std::result::Result<FileSections, String>>,
+}
+
+/// One memory file, cut once: for each heading, how many sections carry it and where the first
+/// one's body lies; the SHA-256 of a section's trimmed text is computed when first asked for.
+#[derive(Debug)]
+struct FileSections {
+    text: String,
+    /// heading → (sections with it, the first one's body as a byte range, its extra `\n`)
+    headings: HashMap<String, (usize, std::ops::Range<usize>, bool)>,
+    digests: HashMap<String, String>,
+}
+
+impl FileSections {
+    fn new(text: String) -> Self {
+        let mut headings: HashMap<String, (usize, std::ops::Range<usize>, bool)> = HashMap::new();
+        let base = text.as_ptr() as usize;
+        for section in sections(&text) {
+            let [_, _, body, extra] = section.parts();
+            let start = body.as_ptr() as usize - base;
+            headings
+                .entry(section.heading.to_owned())
+                .and_modify(|(count, _, _)| *count += 1)
+                .or_insert((1, start..start + body.len(), !extra.is_empty()));
+        }
+        Self {
+            text,
+            headings,
+            digests: HashMap::new(),
+        }
+    }
+
+    /// The digest of the one section named `heading`, or `None` when there is not exactly one.
+    fn digest(&mut self, heading: &str) -> Option<String> {
+        let (count, body, extra) = self.headings.get(heading)?;
+        if *count != 1 {
+            return None;
+        }
+        if let Some(digest) = self.digests.get(heading) {
+            return Some(digest.clone());
+        }
+        let full = format!(
+            "{heading}\n{}{}",
+            &self.text[body.clone()],
+            if *extra { "\n" } else { "" }
+        );
+        let digest = sha256_hex(trim(&full).as_bytes());
+        self.digests.insert(heading.to_owned(), digest.clone());
+        Some(digest)
+    }
 }
 
 impl SectionReader {
@@ -262,26 +312,23 @@ impl SectionReader {
                 )
             })?;
         let heading = validate_heading(heading)?;
-        let text = self
+        let cut = self
             .files
             .entry(file.to_owned())
             .or_insert_with(|| {
                 read_registry(root, file, false)
-                    .map(Option::unwrap_or_default)
+                    .map(|text| FileSections::new(text.unwrap_or_default()))
                     .map_err(|e| e.to_string())
             })
-            .as_ref()
+            .as_mut()
             .map_err(|e| Error::refused(e.clone()))?;
-        let mut matching = sections(text).into_iter().filter(|s| s.heading == heading);
-        let (Some(section), None) = (matching.next(), matching.next()) else {
-            return Err(Error::refused(
-                "Memory heading must identify exactly one section.",
-            ));
-        };
+        let digest = cut.digest(heading).ok_or_else(|| {
+            Error::refused("Memory heading must identify exactly one section.")
+        })?;
         Ok(Object::new()
             .with("file", file)
             .with("heading", heading)
-            .with("textSha256", sha256_hex(section.trimmed_text().as_bytes())))
+            .with("textSha256", digest))
     }
 }
 
