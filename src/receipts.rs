@@ -322,9 +322,9 @@ impl SectionReader {
             })
             .as_mut()
             .map_err(|e| Error::refused(e.clone()))?;
-        let digest = cut.digest(heading).ok_or_else(|| {
-            Error::refused("Memory heading must identify exactly one section.")
-        })?;
+        let digest = cut
+            .digest(heading)
+            .ok_or_else(|| Error::refused("Memory heading must identify exactly one section."))?;
         Ok(Object::new()
             .with("file", file)
             .with("heading", heading)
