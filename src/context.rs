@@ -42,6 +42,14 @@ impl Now {
         }
     }
 
+    /// The instant as it appears in the names of files kept aside (`….corrupt-<stamp>`,
+    /// `….torn-<stamp>`, lock-recovery receipts): the ISO text with `:` and `.` as `-`, so the
+    /// name is valid everywhere and sorts by time.
+    #[must_use]
+    pub fn file_stamp(&self) -> String {
+        self.iso.replace([':', '.'], "-")
+    }
+
     fn system() -> Self {
         let ms = SystemTime::now()
             .duration_since(UNIX_EPOCH)

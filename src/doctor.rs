@@ -295,12 +295,7 @@ fn repair_tail(ctx: &Context, rel: &str) -> Result<DoctorReport> {
     let lock = WriterLock::acquire(&ctx.root)?;
     let (path, bytes, complete) = torn_tail(ctx, rel)?;
     let torn = &bytes[complete..];
-    let stamp: String = ctx
-        .now
-        .iso
-        .chars()
-        .map(|c| if c == ':' || c == '.' { '-' } else { c })
-        .collect();
+    let stamp = ctx.now.file_stamp();
     let (aside_rel, mut file) = create_aside(ctx, &format!("{rel}.torn-{stamp}"))?;
     let aside = confine(&ctx.root, &aside_rel)?;
     file.write_all(torn)

@@ -196,12 +196,7 @@ fn write_receipt(ctx: &Context, state: &LockState) -> Result<String> {
         Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
         Err(e) => return Err(Error::io("cannot create", &dir, e)),
     }
-    let stamp: String = ctx
-        .now
-        .iso
-        .chars()
-        .map(|c| if c == ':' || c == '.' { '-' } else { c })
-        .collect();
+    let stamp = ctx.now.file_stamp();
     let rel = format!("{dir_rel}/{stamp}-{}.json", &state.sha256[..12]);
     let path = confine(&ctx.root, &rel)?;
     let receipt = Value::Object(

@@ -291,11 +291,7 @@ pub fn run(args: &ReinforceArgs, ctx: &Context) -> Result<ReinforceReport> {
 /// Copies the unparseable scores file to `pattern-scores.json.corrupt-<timestamp>` (never over
 /// an existing file) and returns the copy's project-relative path.
 fn keep_corrupt(scores: &Path, bytes: &[u8], now: &Now) -> Result<String> {
-    let stamp: String = now
-        .iso
-        .chars()
-        .map(|c| if c == ':' || c == '.' { '-' } else { c })
-        .collect();
+    let stamp = now.file_stamp();
     let name = scores
         .file_name()
         .unwrap_or_default()
