@@ -33,12 +33,15 @@ use std::path::{Path, PathBuf};
 
 use bmad_mem::js::json::{Object, Value, sha256_hex};
 
+// The tests' run builder: its environment record, timestamps and string arrays are the same.
+#[path = "../../tests/cli/support/nexus_run.rs"]
+mod nexus_run;
+use nexus_run::{at, environment, strings};
+
 /// A plan holds at most this many tasks.
 pub const MAX_TASKS: usize = 200;
 /// The protected resource every task's check runs.
-pub const RESOURCE: &str = "tools/verify.sh";
-/// The check environment policy Nexus accepts.
-pub const POLICY: &str = "minimal-local-v1";
+pub use nexus_run::RESOURCE;
 
 /// One accepted task of one run, as a receipt binds it.
 #[derive(Debug, Clone)]
@@ -407,40 +410,11 @@ impl Run<'_> {
     }
 }
 
-/// The check environment Nexus records (`minimal-local-v1`), with fixed values.
-fn environment() -> Value {
-    let values = Object::new()
-        .with("LANG", "C")
-        .with("LC_ALL", "C")
-        .with("NODE_V8_COVERAGE", "")
-        .with("PATH", "/usr/local/bin:/usr/bin:/bin")
-        .with("PYTHONDONTWRITEBYTECODE", "1")
-        .with("PYTHONNOUSERSITE", "1")
-        .with("PYTHONSAFEPATH", "1")
-        .with("TZ", "UTC");
-    let sha256 = Value::Object(values.clone()).sha256();
-    Value::Object(
-        Object::new()
-            .with("policy", POLICY)
-            .with("values", values)
-            .with("sha256", sha256),
-    )
-}
-
-/// `2026-10-18T08:<minute>:00.000Z`.
-fn at(minute: u32) -> String {
-    format!("2026-10-18T08:{minute:02}:00.000Z")
-}
-
 fn capitalized(text: &str) -> String {
     let mut chars = text.chars();
     chars.next().map_or_else(String::new, |first| {
         first.to_uppercase().chain(chars).collect::<String>() + "."
     })
-}
-
-fn strings<S: AsRef<str>>(items: &[S]) -> Value {
-    Value::Array(items.iter().map(|s| Value::from(s.as_ref())).collect())
 }
 
 fn hash_file(path: &Path) -> Result<String, String> {

@@ -788,7 +788,7 @@ fn collect(root: &Path, rel: &str, files: &mut Vec<String>) {
 }
 
 /// The check environment Nexus records (`minimal-local-v1`), with fixed values.
-fn environment() -> Value {
+pub fn environment() -> Value {
     let values = Object::new()
         .with("LANG", "C")
         .with("LC_ALL", "C")
@@ -808,7 +808,7 @@ fn environment() -> Value {
 }
 
 /// `2026-10-18T08:<minute>:00.000Z`.
-fn at(minute: u32) -> String {
+pub fn at(minute: u32) -> String {
     format!("2026-10-18T08:{minute:02}:00.000Z")
 }
 
@@ -817,7 +817,8 @@ fn uuid(kind: u32, task: usize, number: usize) -> String {
     format!("{kind:x}{:07x}-0000-4000-8000-{number:012x}", task + 1)
 }
 
-fn strings<S: AsRef<str>>(items: &[S]) -> Value {
+/// A JSON array of strings.
+pub fn strings<S: AsRef<str>>(items: &[S]) -> Value {
     Value::Array(items.iter().map(|s| Value::from(s.as_ref())).collect())
 }
 
