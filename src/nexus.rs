@@ -25,7 +25,11 @@ use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::io::{self, Read};
+use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::thread;
 
 use sha2::{Digest, Sha256};
 
@@ -106,6 +110,56 @@ impl Nexus {
         copy
     }
 
+    /// Loads the runs named in `run_ids` that are not loaded yet, several at once when there
+    /// are several and the machine has the cores: each run is read, validated and observed
+    /// exactly as [`Nexus::accepted_source`] would do it, so the results and the errors are the
+    /// same, only sooner. Files shared by runs are still hashed once.
+    ///
+    /// # Panics
+    /// Only if loading a run panicked on a worker thread (a bug), as it would have on this one.
+    pub fn prefetch<'a>(&mut self, run_ids: impl IntoIterator<Item = &'a str>) {
+        let mut pending: Vec<&str> = Vec::new();
+        for run_id in run_ids {
+            if !self.runs.contains_key(run_id) && !pending.contains(&run_id) {
+                pending.push(run_id);
+            }
+        }
+        let workers = thread::available_parallelism()
+            .map_or(1, NonZeroUsize::get)
+            .min(MAX_WORKERS)
+            .min(pending.len());
+        if workers < 2 {
+            return;
+        }
+        let Ok(disk) = self.disk() else {
+            return;
+        };
+        let next = AtomicUsize::new(0);
+        let loaded: Vec<(usize, Result<Loaded>)> = thread::scope(|scope| {
+            let handles: Vec<_> = (0..workers)
+                .map(|_| {
+                    scope.spawn(|| {
+                        let mut done = Vec::new();
+                        loop {
+                            let at = next.fetch_add(1, AtomicOrdering::Relaxed);
+                            let Some(run_id) = pending.get(at) else {
+                                return done;
+                            };
+                            done.push((at, disk.load(run_id)));
+                        }
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .flat_map(|handle| handle.join().expect("a run loader panicked"))
+                .collect()
+        });
+        for (at, result) in loaded {
+            self.runs.insert(pending[at].to_owned(), result);
+        }
+    }
+
     fn resolve(&mut self, run_id: &str, task_id: &str) -> Result<Object> {
         self.run(run_id)?.accepted_source(run_id, task_id)
     }
@@ -113,7 +167,7 @@ impl Nexus {
     /// The run `run_id`, loaded and observed once.
     fn run(&mut self, run_id: &str) -> Result<&Loaded> {
         if !self.runs.contains_key(run_id) {
-            let loaded = self.load(run_id);
+            let loaded = self.disk().and_then(|disk| disk.load(run_id));
             self.runs.insert(run_id.to_owned(), loaded);
         }
         match &self.runs[run_id] {
@@ -122,18 +176,8 @@ impl Nexus {
         }
     }
 
-    /// `NEXUS.md`: load and validate the run, observe every task, then look for a lock — so a
-    /// missing or corrupt run wins over a lock.
-    fn load(&mut self, run_id: &str) -> Result<Loaded> {
-        let disk = self.disk()?;
-        let run = disk.load_run(run_id)?;
-        let observations = disk.observe(&run);
-        disk.check_locks()?;
-        Ok(Loaded { run, observations })
-    }
-
     /// The project check (once), then the disk view rooted at the real path.
-    fn disk(&mut self) -> Result<&mut Disk> {
+    fn disk(&mut self) -> Result<&Disk> {
         let root = &self.root;
         match self.disk.get_or_insert_with(|| Disk::open(root)) {
             Ok(disk) => Ok(disk),
@@ -142,11 +186,19 @@ impl Nexus {
     }
 }
 
-/// A validated run and the observation of each of its tasks, in task order.
+/// Most threads [`Nexus::prefetch`] loads runs with.
+const MAX_WORKERS: usize = 4;
+
+/// A validated run, reduced to what resolutions need once every task is observed: the run's
+/// JSON tree (several times the size of its file) is dropped as soon as it is summarised.
 #[derive(Debug)]
 struct Loaded {
-    run: Value,
-    observations: Vec<Observation>,
+    /// Each task id → its accepted source, or which refusal; the first record with an id wins,
+    /// as Nexus's `find` has it.
+    sources: HashMap<String, std::result::Result<Object, &'static str>>,
+    /// Each task record's id (if a string) and observation, in task order.
+    #[cfg(test)]
+    observations: Vec<(Option<String>, Observation)>,
 }
 
 /// What Nexus's `inspect` says of one task.
@@ -160,81 +212,206 @@ struct Observation {
 }
 
 impl Loaded {
-    /// `NEXUS.md` "The accepted source", over an already loaded run.
-    fn accepted_source(&self, run_id: &str, task_id: &str) -> Result<Object> {
-        let tasks = tasks_of(&self.run);
-        let Some(index) = tasks
-            .iter()
-            .position(|task| is_str(field(Some(task), "id"), task_id))
-        else {
-            return Err(Error::refused(NOT_ACCEPTED));
-        };
-        let task = &tasks[index];
-        let observation = &self.observations[index];
-        let attempt = current_attempt(task);
-        let verification = field(attempt, "verification");
-        if !is_str(field(Some(task), "integration"), "accepted")
-            || !observation.is_evidence_eligible
-            || observation.stale_reason.is_some()
-            || !is_str(field(attempt, "execution"), "completed")
-            || !is_str(field(verification, "status"), "passed")
-        {
-            return Err(Error::refused(NOT_ACCEPTED));
-        }
-        let receipt = field(Some(task), "integrationReceipt");
-        if !strict_eq(field(receipt, "attemptId"), field(attempt, "id"))
-            || !same(
-                field(receipt, "artifactHashes"),
-                field(verification, "artifactHashes"),
-            )
-        {
-            return Err(Error::refused(NOT_BOUND));
-        }
-        let definition = plan_tasks(&self.run)
-            .iter()
-            .find(|definition| is_str(field(Some(definition), "id"), task_id));
-        let mut source = Object::new()
-            .with("kind", "nexus")
-            .with("runId", run_id)
-            .with("taskId", task_id);
-        let mut copy = |key: &str, value: Option<&Value>| {
-            if let Some(value) = value {
-                source.insert(key, value.clone());
+    /// Every task's accepted source (or refusal), from the run and its observations.
+    fn new(run: &Run<'_>, run_id: &str, observations: Vec<Observation>) -> Self {
+        let mut sources = HashMap::new();
+        for (task, observation) in tasks_of(run.value).iter().zip(&observations) {
+            if let Some(task_id) = field(Some(task), "id").and_then(Value::as_str)
+                && !sources.contains_key(task_id)
+            {
+                let source = accepted_source(task, observation, run, run_id, task_id);
+                sources.insert(task_id.to_owned(), source);
             }
-        };
-        copy("attemptId", field(attempt, "id"));
-        copy("verificationId", field(verification, "id"));
-        copy(
-            "verificationSha256",
-            verification.map(|v| Value::String(v.sha256())).as_ref(),
-        );
-        copy("acceptedAt", field(Some(task), "acceptedAt"));
-        copy("artifactHashes", field(receipt, "artifactHashes"));
-        copy("resourceHashes", field(definition, "resourceHashes"));
-        copy("scope", field(definition, "scope"));
-        copy("objective", field(definition, "objective"));
-        let baseline = field(attempt, "baseline").filter(|b| b.is_truthy());
-        source.insert("baseline", baseline.cloned().unwrap_or(Value::Null));
-        Ok(source)
+        }
+        #[cfg(test)]
+        let observations = tasks_of(run.value)
+            .iter()
+            .map(|task| {
+                field(Some(task), "id")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned)
+            })
+            .zip(observations)
+            .collect();
+        #[cfg(not(test))]
+        drop(observations);
+        Self {
+            sources,
+            #[cfg(test)]
+            observations,
+        }
+    }
+
+    fn accepted_source(&self, _run_id: &str, task_id: &str) -> Result<Object> {
+        match self.sources.get(task_id) {
+            Some(Ok(source)) => Ok(source.clone()),
+            Some(Err(refusal)) => Err(Error::refused(*refusal)),
+            None => Err(Error::refused(NOT_ACCEPTED)),
+        }
     }
 }
 
-/// The disk as Nexus sees it from the project's real path, with every hash it computed.
+/// `NEXUS.md` "The accepted source" of one task record, over its observation.
+fn accepted_source(
+    task: &Value,
+    observation: &Observation,
+    run: &Run<'_>,
+    run_id: &str,
+    task_id: &str,
+) -> std::result::Result<Object, &'static str> {
+    let attempt = current_attempt(task);
+    let verification = field(attempt, "verification");
+    if !is_str(field(Some(task), "integration"), "accepted")
+        || !observation.is_evidence_eligible
+        || observation.stale_reason.is_some()
+        || !is_str(field(attempt, "execution"), "completed")
+        || !is_str(field(verification, "status"), "passed")
+    {
+        return Err(NOT_ACCEPTED);
+    }
+    let receipt = field(Some(task), "integrationReceipt");
+    if !strict_eq(field(receipt, "attemptId"), field(attempt, "id"))
+        || !same(
+            field(receipt, "artifactHashes"),
+            field(verification, "artifactHashes"),
+        )
+    {
+        return Err(NOT_BOUND);
+    }
+    let definition = run.definition_of(task);
+    let mut source = Object::new()
+        .with("kind", "nexus")
+        .with("runId", run_id)
+        .with("taskId", task_id);
+    let mut copy = |key: &str, value: Option<&Value>| {
+        if let Some(value) = value {
+            source.insert(key, value.clone());
+        }
+    };
+    copy("attemptId", field(attempt, "id"));
+    copy("verificationId", field(verification, "id"));
+    copy(
+        "verificationSha256",
+        verification.map(|v| Value::String(v.sha256())).as_ref(),
+    );
+    copy("acceptedAt", field(Some(task), "acceptedAt"));
+    copy("artifactHashes", field(receipt, "artifactHashes"));
+    copy("resourceHashes", field(definition, "resourceHashes"));
+    copy("scope", field(definition, "scope"));
+    copy("objective", field(definition, "objective"));
+    let baseline = field(attempt, "baseline").filter(|b| b.is_truthy());
+    source.insert("baseline", baseline.cloned().unwrap_or(Value::Null));
+    Ok(source)
+}
+
+/// Records by id: `records.find(r => r.id === id)` without a scan per lookup (a plan holds
+/// up to 200 tasks, and every task looks up its own definition and its dependencies').
+struct ById<'a> {
+    all: &'a [Value],
+    /// String id → the first record with it.
+    by_id: HashMap<&'a str, &'a Value>,
+}
+
+impl<'a> ById<'a> {
+    fn of(all: &'a [Value]) -> Self {
+        let mut by_id = HashMap::with_capacity(all.len());
+        for record in all {
+            if let Some(id) = field(Some(record), "id").and_then(Value::as_str) {
+                by_id.entry(id).or_insert(record);
+            }
+        }
+        Self { all, by_id }
+    }
+
+    /// The first record whose id is `===` to `id`.
+    fn find(&self, id: Option<&Value>) -> Option<&'a Value> {
+        match id {
+            Some(Value::String(id)) => self.by_id.get(id.as_str()).copied(),
+            // Objects and arrays are never `===` to anything read from JSON: the scan is for
+            // numbers, booleans, null and absent ids.
+            id => self
+                .all
+                .iter()
+                .find(|record| strict_eq(field(Some(record), "id"), id)),
+        }
+    }
+}
+
+/// A validated run with its plan's definitions and its task records indexed by id.
+struct Run<'a> {
+    value: &'a Value,
+    definitions: ById<'a>,
+    tasks: ById<'a>,
+}
+
+impl<'a> Run<'a> {
+    fn new(value: &'a Value) -> Self {
+        Self {
+            value,
+            definitions: ById::of(plan_tasks(value)),
+            tasks: ById::of(tasks_of(value)),
+        }
+    }
+
+    /// The plan's definition of a task record (`run.plan.tasks.find(d => d.id === task.id)`).
+    fn definition_of(&self, task: &Value) -> Option<&'a Value> {
+        self.definitions.find(field(Some(task), "id"))
+    }
+
+    /// Nexus's `taskOf`: a dependency named by a valid task id that the run holds.
+    fn task_of(&self, id: &Value) -> Result<&'a Value> {
+        if !id.as_str().is_some_and(is_nexus_id) {
+            return Err(nexus(
+                "Task ID must use 1-64 lowercase letters, numbers, _ or -.",
+            ));
+        }
+        self.tasks
+            .find(Some(id))
+            .ok_or_else(|| nexus(format!("Unknown task: {}", id.text())))
+    }
+}
+
+/// The disk as Nexus sees it from the project's real path, with every hash it computed. Shared
+/// by the threads of [`Nexus::prefetch`]: each memo computes a key once, whichever thread
+/// asks first.
 #[derive(Debug)]
 struct Disk {
     /// The real path of the project root, as text (Nexus works on path strings).
     root: String,
     /// File path (relative) → sha256 hex, or why it could not be hashed.
-    files: HashMap<String, std::result::Result<String, String>>,
+    files: Memo<std::result::Result<String, String>>,
     /// Executable path (as stored) → sha256 hex of its real file, or why not.
-    commands: HashMap<String, std::result::Result<String, String>>,
+    commands: Memo<std::result::Result<String, String>>,
     /// Compact JSON of a scope list → its scope snapshot, or why not.
-    scopes: HashMap<String, std::result::Result<Value, String>>,
+    scopes: Memo<std::result::Result<Value, String>>,
     /// Absolute paths already seen to be plain directories (not links) by the confinement.
-    directories: HashSet<String>,
+    directories: Mutex<HashSet<String>>,
     /// Files actually read for hashing (snapshots and executables).
     #[cfg(test)]
-    reads: usize,
+    reads: AtomicUsize,
+}
+
+/// A map whose values are computed once: the first thread to ask computes, the others wait.
+#[derive(Debug)]
+struct Memo<T>(Mutex<HashMap<String, Arc<OnceLock<T>>>>);
+
+impl<T> Default for Memo<T> {
+    fn default() -> Self {
+        Self(Mutex::new(HashMap::new()))
+    }
+}
+
+impl<T: Clone> Memo<T> {
+    fn get_or(&self, key: &str, compute: impl FnOnce() -> T) -> T {
+        let cell = {
+            let mut map = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+            match map.get(key) {
+                Some(cell) => Arc::clone(cell),
+                None => Arc::clone(map.entry(key.to_owned()).or_default()),
+            }
+        };
+        cell.get_or_init(compute).clone()
+    }
 }
 
 impl Disk {
@@ -252,17 +429,27 @@ impl Disk {
         let real = fs::canonicalize(root).map_err(|e| Error::io("cannot resolve", root, e))?;
         Ok(Self {
             root: real.to_string_lossy().into_owned(),
-            files: HashMap::new(),
-            commands: HashMap::new(),
-            scopes: HashMap::new(),
-            directories: HashSet::new(),
+            files: Memo::default(),
+            commands: Memo::default(),
+            scopes: Memo::default(),
+            directories: Mutex::new(HashSet::new()),
             #[cfg(test)]
-            reads: 0,
+            reads: AtomicUsize::new(0),
         })
     }
 
+    /// `NEXUS.md`: load and validate the run, observe every task, then look for a lock — so a
+    /// missing or corrupt run wins over a lock.
+    fn load(&self, run_id: &str) -> Result<Loaded> {
+        let value = self.load_run(run_id)?;
+        let run = Run::new(&value);
+        let observations = self.observe(&run);
+        self.check_locks()?;
+        Ok(Loaded::new(&run, run_id, observations))
+    }
+
     /// `NEXUS.md` "The run file": read `runs/<runId>.json` and validate it, first failure wins.
-    fn load_run(&mut self, run_id: &str) -> Result<Value> {
+    fn load_run(&self, run_id: &str) -> Result<Value> {
         if !is_nexus_id(run_id) {
             return Err(nexus(
                 "Run ID must use 1-64 lowercase letters, numbers, _ or -.",
@@ -296,13 +483,13 @@ impl Disk {
 
     /// Every task's observation, in task order (Nexus's `inspect`). Dependencies found current
     /// once are not checked again within the run.
-    fn observe(&mut self, run: &Value) -> Vec<Observation> {
+    fn observe(&self, run: &Run<'_>) -> Vec<Observation> {
         let mut verified = HashSet::new();
-        tasks_of(run)
+        tasks_of(run.value)
             .iter()
             .map(|task| {
                 let mut stale_reason = None;
-                if let Err(e) = self.protected_snapshot(definition_of(run, task)) {
+                if let Err(e) = self.protected_snapshot(run.definition_of(task)) {
                     stale_reason = Some(e.to_string());
                 }
                 let mut is_evidence_eligible = false;
@@ -322,7 +509,7 @@ impl Disk {
     }
 
     /// `NEXUS.md`: a `writer.lock` or `recovery.lock` means the run may be half written.
-    fn check_locks(&mut self) -> Result<()> {
+    fn check_locks(&self) -> Result<()> {
         let mut is_locked = false;
         for name in ["writer.lock", "recovery.lock"] {
             let Confined { path: target, meta } = self.confine(&format!("{BASE}/{name}"))?;
@@ -341,8 +528,8 @@ impl Disk {
     /// `NEXUS.md` "Is the evidence of a task current?", steps 1–6, dependencies recursively.
     /// `verified` holds the tasks already found current; `ancestors` the dependency path.
     fn evidence_current(
-        &mut self,
-        run: &Value,
+        &self,
+        run: &Run<'_>,
         task: &Value,
         verified: &mut HashSet<String>,
         ancestors: &mut Vec<String>,
@@ -382,7 +569,7 @@ impl Disk {
             ));
         }
         // 3. Protected resources and executables unchanged.
-        let definition = definition_of(run, task);
+        let definition = run.definition_of(task);
         self.protected_snapshot(definition)?;
         // 4. Today's scope and artifacts are the ones verified.
         let scope = self.scope_snapshot(field(definition, "scope"))?;
@@ -417,7 +604,7 @@ impl Disk {
         // 6. Every dependency accepted, with current evidence of its own.
         ancestors.push(key.clone());
         for dependency_id in list(field(definition, "dependsOn"), "dependsOn")? {
-            let dependency = task_of(run, dependency_id)?;
+            let dependency = run.task_of(dependency_id)?;
             if !is_str(field(Some(dependency), "integration"), "accepted") {
                 return Err(nexus(format!(
                     "Dependency has not been accepted: {}",
@@ -433,7 +620,7 @@ impl Disk {
 
     /// `NEXUS.md` "protected snapshot" of a task definition: resources, check folders and
     /// executables as they were when the plan was created.
-    fn protected_snapshot(&mut self, definition: Option<&Value>) -> Result<()> {
+    fn protected_snapshot(&self, definition: Option<&Value>) -> Result<()> {
         let Some(definition) = definition else {
             return Err(malformed("the task has no definition in the plan"));
         };
@@ -464,7 +651,7 @@ impl Disk {
     }
 
     /// `NEXUS.md` "files snapshot": unique paths in UTF-16 order, each with its sha256.
-    fn files_snapshot(&mut self, files: &[Value]) -> Result<Value> {
+    fn files_snapshot(&self, files: &[Value]) -> Result<Value> {
         // `new Set(files)`: equal primitives collapse, in first-seen order; objects are distinct.
         let mut unique: Vec<&Value> = Vec::with_capacity(files.len());
         let mut seen_strings = HashSet::new();
@@ -501,16 +688,15 @@ impl Disk {
     }
 
     /// The sha256 of a snapshot file, computed once per path.
-    fn file_hash(&mut self, file: &str) -> Result<String> {
-        if let Some(cached) = self.files.get(file) {
-            return cached.clone().map_err(Error::refused);
-        }
-        let result = self.read_file_hash(file).map_err(|e| e.to_string());
-        self.files.insert(file.to_owned(), result.clone());
-        result.map_err(Error::refused)
+    fn file_hash(&self, file: &str) -> Result<String> {
+        self.files
+            .get_or(file, || {
+                self.read_file_hash(file).map_err(|e| e.to_string())
+            })
+            .map_err(Error::refused)
     }
 
-    fn read_file_hash(&mut self, file: &str) -> Result<String> {
+    fn read_file_hash(&self, file: &str) -> Result<String> {
         // The confinement's look at the target is the `existsSync`/`statSync` Nexus does next.
         let Confined { path: target, meta } = self.confine(file)?;
         let Some(meta) = meta else {
@@ -525,25 +711,23 @@ impl Disk {
     }
 
     /// `NEXUS.md` "scope snapshot": files as they are, scope roots walked as directories.
-    fn scope_snapshot(&mut self, scopes: Option<&Value>) -> Result<Value> {
+    fn scope_snapshot(&self, scopes: Option<&Value>) -> Result<Value> {
         let key = scopes.map_or_else(|| "undefined".to_owned(), Value::compact);
-        if let Some(cached) = self.scopes.get(&key) {
-            return cached.clone().map_err(Error::refused);
-        }
-        let result = self.walk_scopes(scopes).map_err(|e| e.to_string());
-        self.scopes.insert(key, result.clone());
-        result.map_err(Error::refused)
+        self.scopes
+            .get_or(&key, || self.walk_scopes(scopes).map_err(|e| e.to_string()))
+            .map_err(Error::refused)
     }
 
-    fn walk_scopes(&mut self, scopes: Option<&Value>) -> Result<Value> {
+    fn walk_scopes(&self, scopes: Option<&Value>) -> Result<Value> {
         let mut files = Vec::new();
         for scope in list(scopes, "scope")? {
             let Some(scope) = scope.as_str() else {
                 return Err(malformed("a scope path is not a string"));
             };
             let target = join(&self.root, scope);
-            let is_file = fs::metadata(&target).is_ok()
-                && fs::symlink_metadata(&target).is_ok_and(|meta| meta.is_file());
+            // Nexus's `existsSync(target) && lstatSync(target).isFile()`: a regular file by
+            // `lstat` is not a link, so it exists for `stat` too; one call says both.
+            let is_file = fs::symlink_metadata(&target).is_ok_and(|meta| meta.is_file());
             if is_file {
                 self.confine(scope)?;
                 files.push(Value::from(scope));
@@ -557,7 +741,7 @@ impl Disk {
     }
 
     /// Collects the regular files under `file`, refusing links and special files.
-    fn walk(&mut self, file: &str, files: &mut Vec<Value>) -> Result<()> {
+    fn walk(&self, file: &str, files: &mut Vec<Value>) -> Result<()> {
         let target = join(&self.root, file);
         let meta = match fs::symlink_metadata(&target) {
             Ok(meta) => meta,
@@ -596,13 +780,13 @@ impl Disk {
 
     /// [`confine`], remembering the folders it found on the way: within one look at the disk,
     /// a folder checked once is not checked again.
-    fn confine(&mut self, file: &str) -> Result<Confined> {
-        confine_in(&self.root, file, &mut self.directories)
+    fn confine(&self, file: &str) -> Result<Confined> {
+        confine_in(&self.root, file, &self.directories)
     }
 
     /// Nexus's `directoryAt`: a relative path (or `.`) naming an existing directory inside the
     /// project; its absolute path.
-    fn directory_at(&mut self, file: Option<&Value>) -> Result<String> {
+    fn directory_at(&self, file: Option<&Value>) -> Result<String> {
         let file = check_relative(file, true)?;
         let (target, probe) = if file == "." {
             (self.root.clone(), ".nexus-directory-probe".to_owned())
@@ -623,7 +807,7 @@ impl Disk {
 
     /// Nexus's `executable`: the sha256 of the real file behind an absolute command path,
     /// computed once per command.
-    fn command_hash(&mut self, command: Option<&Value>) -> Result<String> {
+    fn command_hash(&self, command: Option<&Value>) -> Result<String> {
         // Nexus also accepts `node` (its own interpreter) when a plan is created; a stored
         // plan holds the resolved path, so `node` here is refused like any relative command.
         let Some(command) = command
@@ -634,15 +818,14 @@ impl Disk {
                 "Check command must be node or an absolute executable path.",
             ));
         };
-        if let Some(cached) = self.commands.get(command) {
-            return cached.clone().map_err(Error::refused);
-        }
-        let result = self.read_command_hash(command).map_err(|e| e.to_string());
-        self.commands.insert(command.to_owned(), result.clone());
-        result.map_err(Error::refused)
+        self.commands
+            .get_or(command, || {
+                self.read_command_hash(command).map_err(|e| e.to_string())
+            })
+            .map_err(Error::refused)
     }
 
-    fn read_command_hash(&mut self, command: &str) -> Result<String> {
+    fn read_command_hash(&self, command: &str) -> Result<String> {
         let real = match fs::canonicalize(command) {
             Ok(real) => real,
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
@@ -659,10 +842,10 @@ impl Disk {
     /// Plain sha256 hex of a file's bytes, read in chunks.
     // `self` only counts the reads, for the cache tests.
     #[cfg_attr(not(test), allow(clippy::unused_self))]
-    fn hash_file(&mut self, path: &Path) -> Result<String> {
+    fn hash_file(&self, path: &Path) -> Result<String> {
         #[cfg(test)]
         {
-            self.reads += 1;
+            self.reads.fetch_add(1, AtomicOrdering::Relaxed);
         }
         let mut file = fs::File::open(path).map_err(|e| Error::io("cannot open", path, e))?;
         let mut hasher = Sha256::new();
@@ -788,7 +971,7 @@ fn is_valid_attempt(
 /// a plain relative path inside `root` whose existing components, walked from `/`, are
 /// directories (all but the target, which must be a regular file) and never links.
 fn confine(root: &str, file: &str) -> Result<String> {
-    confine_in(root, file, &mut HashSet::new()).map(|confined| confined.path)
+    confine_in(root, file, &Mutex::new(HashSet::new())).map(|confined| confined.path)
 }
 
 /// A path that passed [`confine`], with what `lstat` said of it (`None`: it does not exist).
@@ -799,7 +982,13 @@ struct Confined {
 
 /// [`confine`], skipping the components listed in `directories` (already seen to be plain
 /// folders) and adding those it finds.
-fn confine_in(root: &str, file: &str, directories: &mut HashSet<String>) -> Result<Confined> {
+fn confine_in(root: &str, file: &str, directories: &Mutex<HashSet<String>>) -> Result<Confined> {
+    let is_known = |folder: &str| {
+        directories
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .contains(folder)
+    };
     if file.is_empty()
         || file.contains(['\\', ':', '\0'])
         || file.starts_with('/')
@@ -830,7 +1019,7 @@ fn confine_in(root: &str, file: &str, directories: &mut HashSet<String>) -> Resu
         current.push('/');
         current.push_str(part);
         let is_target = current.len() == target.len();
-        if !is_target && directories.contains(&current) {
+        if !is_target && is_known(&current) {
             continue;
         }
         let meta = match fs::symlink_metadata(&current) {
@@ -856,7 +1045,10 @@ fn confine_in(root: &str, file: &str, directories: &mut HashSet<String>) -> Resu
         if is_target {
             target_meta = Some(meta);
         } else {
-            directories.insert(current.clone());
+            directories
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .insert(current.clone());
         }
     }
     Ok(Confined {
@@ -981,32 +1173,11 @@ fn plan_tasks(run: &Value) -> &[Value] {
         .unwrap_or_default()
 }
 
-/// The plan's definition of a task record (`run.plan.tasks.find(d => d.id === task.id)`).
-fn definition_of<'a>(run: &'a Value, task: &Value) -> Option<&'a Value> {
-    let id = field(Some(task), "id");
-    plan_tasks(run)
-        .iter()
-        .find(|definition| strict_eq(field(Some(definition), "id"), id))
-}
-
 /// The current (last) attempt of a task record.
 fn current_attempt(task: &Value) -> Option<&Value> {
     field(Some(task), "attempts")
         .and_then(Value::as_array)
         .and_then(<[Value]>::last)
-}
-
-/// Nexus's `taskOf`: a dependency named by a valid task id that the run holds.
-fn task_of<'a>(run: &'a Value, id: &Value) -> Result<&'a Value> {
-    if !id.as_str().is_some_and(is_nexus_id) {
-        return Err(nexus(
-            "Task ID must use 1-64 lowercase letters, numbers, _ or -.",
-        ));
-    }
-    tasks_of(run)
-        .iter()
-        .find(|task| strict_eq(field(Some(task), "id"), Some(id)))
-        .ok_or_else(|| nexus(format!("Unknown task: {}", id.text())))
 }
 
 /// `value[key]` in JavaScript: absent unless `value` is an object holding `key`.
@@ -1201,17 +1372,18 @@ mod tests {
     /// Why Nexus observes `task` as stale, if it does.
     fn stale_reason(nexus: &mut Nexus, task: &str) -> Option<String> {
         let loaded = nexus.run(RUN_ID).expect("the run loads");
-        let index = tasks_of(&loaded.run)
+        let (_, observation) = loaded
+            .observations
             .iter()
-            .position(|t| is_str(field(Some(t), "id"), task))
+            .find(|(id, _)| id.as_deref() == Some(task))
             .expect("the task exists");
-        loaded.observations[index].stale_reason.clone()
+        observation.stale_reason.clone()
     }
 
     /// Files read for hashing so far.
     fn hashed_files(nexus: &Nexus) -> usize {
         match &nexus.disk {
-            Some(Ok(disk)) => disk.reads,
+            Some(Ok(disk)) => disk.reads.load(AtomicOrdering::Relaxed),
             _ => 0,
         }
     }
@@ -1606,6 +1778,80 @@ mod tests {
         );
     }
 
+    /// A copy of the accepted run under another id, resealed.
+    fn copy_run(run: &NexusRun, id: &str) {
+        let text = fs::read_to_string(run.run_path()).unwrap();
+        let mut envelope =
+            json::parse(&text.replace(&format!("\"{RUN_ID}\""), &format!("\"{id}\""))).unwrap();
+        edit(&mut envelope, &["run"], &|run| {
+            let plan_hash = run.get("plan").unwrap().sha256();
+            run.insert("planHash", plan_hash);
+        });
+        edit(&mut envelope, &[], &|envelope| {
+            let sha256 = envelope.get("run").unwrap().sha256();
+            envelope.insert("sha256", sha256);
+        });
+        let path = run.root().join(format!(".bmad-plus/nexus/runs/{id}.json"));
+        fs::write(path, envelope.pretty() + "\n").unwrap();
+    }
+
+    #[test]
+    fn prefetching_runs_in_parallel_changes_nothing_but_the_time() {
+        let (_dir, run) = project();
+        for id in ["copy-1", "copy-2", "copy-3"] {
+            copy_run(&run, id);
+        }
+        let runs_dir = run.root().join(".bmad-plus/nexus/runs");
+        fs::write(runs_dir.join("corrupt.json"), "{").unwrap();
+        let runs = [
+            "copy-1", RUN_ID, "copy-2", "missing", "corrupt", "copy-3", "Bad id", RUN_ID,
+        ];
+        let outcome = |nexus: &mut Nexus, run_id: &str, task: &str| {
+            nexus
+                .accepted_source(run_id, task)
+                .map(|source| Value::Object(source).compact())
+                .map_err(|e| e.to_string())
+        };
+        let mut prefetched = Nexus::new(run.root());
+        prefetched.prefetch(runs);
+        assert_eq!(
+            prefetched.runs.len(),
+            7,
+            "every distinct run id is loaded once"
+        );
+        // Five files, whichever thread asked first: shared files are hashed once in all.
+        assert_eq!(hashed_files(&prefetched), 5);
+        for run_id in runs {
+            for task in [TASK, DEPENDENCY, "unknown"] {
+                let one_by_one = outcome(&mut Nexus::new(run.root()), run_id, task);
+                assert_eq!(
+                    outcome(&mut prefetched, run_id, task),
+                    one_by_one,
+                    "{run_id} {task}"
+                );
+            }
+        }
+        assert_eq!(hashed_files(&prefetched), 5);
+        let copy = outcome(&mut prefetched, "copy-2", TASK).unwrap();
+        assert!(
+            copy.contains(r#""runId":"copy-2","taskId":"auth""#),
+            "{copy}"
+        );
+        assert!(
+            outcome(&mut prefetched, "missing", TASK)
+                .unwrap_err()
+                .starts_with("ENOENT")
+        );
+        assert_eq!(
+            outcome(&mut prefetched, "corrupt", TASK).unwrap_err(),
+            CORRUPT
+        );
+        assert_eq!(
+            outcome(&mut prefetched, "Bad id", TASK).unwrap_err(),
+            BAD_RUN_ID
+        );
+    }
+
     #[test]
     fn each_file_is_hashed_once_per_instance() {
         let (_dir, run) = project();
@@ -1779,7 +2025,7 @@ mod tests {
         for name in ["b", "a", "\u{e000}", "\u{1f600}"] {
             fs::write(root.join(name), name).unwrap();
         }
-        let mut disk = disk(&root);
+        let disk = disk(&root);
         let snapshot = disk
             .files_snapshot(&paths(&["b", "\u{e000}", "a", "\u{1f600}", "b"]))
             .unwrap();
@@ -1880,7 +2126,7 @@ mod tests {
     fn check_folders_must_exist() {
         let dir = tempfile::tempdir().unwrap();
         let root = fs::canonicalize(dir.path()).unwrap();
-        let mut disk = disk(&root);
+        let disk = disk(&root);
         assert_eq!(
             disk.directory_at(Some(&Value::from("gone")))
                 .unwrap_err()

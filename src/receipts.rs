@@ -427,25 +427,39 @@ impl Inspector {
             .filter(|(_, id)| contradictory.contains(id.as_str()))
             .map(|(r, _)| memory_key(r))
             .collect();
-        receipts
+        // Steps 1–4 first; `None` = the section is current, Nexus decides (step 5).
+        let early: Vec<Option<Status>> = receipts
             .iter()
             .zip(&ids)
             .map(|(receipt, id)| {
                 if superseded.contains(id) {
-                    Status::Superseded
+                    Some(Status::Superseded)
                 } else if contradicted_sections.contains(&memory_key(receipt)) {
-                    Status::Contradictory
+                    Some(Status::Contradictory)
                 } else if context.is_some_and(|c| !overlaps(&strings(receipt, "scope"), c)) {
-                    Status::OutsideQueryScope
+                    Some(Status::OutsideQueryScope)
                 } else {
-                    self.check(receipt)
+                    self.check_section(receipt)
                 }
             })
+            .collect();
+        // Every run step 5 will read, loaded at once (on several cores when there are several).
+        let runs: Vec<String> = receipts
+            .iter()
+            .zip(&early)
+            .filter(|(_, status)| status.is_none())
+            .map(|(receipt, _)| attempt_identity(receipt).0)
+            .collect();
+        self.nexus.prefetch(runs.iter().map(String::as_str));
+        receipts
+            .iter()
+            .zip(early)
+            .map(|(receipt, status)| status.unwrap_or_else(|| self.check_source(receipt)))
             .collect()
     }
 
-    /// Steps 4 and 5 of SPEC §9.2 for one receipt.
-    fn check(&mut self, receipt: &Object) -> Status {
+    /// Step 4 of SPEC §9.2 for one receipt: `None` when its section is current.
+    fn check_section(&mut self, receipt: &Object) -> Option<Status> {
         let memory = receipt.get("memory").and_then(Value::as_object);
         let resolved = self.sections.resolve(
             &self.root,
@@ -453,14 +467,17 @@ impl Inspector {
             memory.and_then(|m| m.get("heading")),
         );
         match resolved {
-            Err(e) => return Status::Unavailable(e.to_string()),
+            Err(e) => Some(Status::Unavailable(e.to_string())),
             Ok(current) => {
                 let stored = memory.map(|m| Value::Object(m.clone()).compact());
-                if stored.as_deref() != Some(Value::Object(current).compact().as_str()) {
-                    return Status::StaleMemorySection;
-                }
+                (stored.as_deref() != Some(Value::Object(current).compact().as_str()))
+                    .then_some(Status::StaleMemorySection)
             }
         }
+    }
+
+    /// Step 5 of SPEC §9.2 for one receipt whose section is current.
+    fn check_source(&mut self, receipt: &Object) -> Status {
         let (run, task, _) = attempt_identity(receipt);
         let nexus = &mut self.nexus;
         let current = self

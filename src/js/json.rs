@@ -15,9 +15,9 @@
 //! object built in Rust (a pattern named `"42"` in the scores map) is ordered the JavaScript
 //! way too. Nothing here touches the file system.
 
+use std::collections::HashMap;
 use std::fmt;
 
-use indexmap::IndexMap;
 use sha2::{Digest, Sha256};
 
 use super::number;
@@ -38,19 +38,60 @@ pub enum Value {
 }
 
 /// A JSON object: insertion-ordered, written in JavaScript's property order.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Object(IndexMap<String, Value>);
+///
+/// Objects in memory files, run files and receipts hold a handful of keys, so the entries live
+/// in one vector searched linearly (one allocation per object, no hashing); an object that
+/// grows past [`INDEXED_FROM`] keys gets a hash index as well, so a hostile file with a huge
+/// object stays linear to parse.
+#[derive(Debug, Clone, Default)]
+pub struct Object {
+    entries: Vec<(String, Value)>,
+    /// key → position in `entries`, present only for large objects.
+    index: Option<HashMap<String, usize>>,
+}
+
+/// Number of keys from which an [`Object`] keeps a hash index.
+const INDEXED_FROM: usize = 24;
 
 impl Object {
     #[must_use]
     pub fn new() -> Self {
-        Self(IndexMap::new())
+        Self::default()
+    }
+
+    fn position(&self, key: &str) -> Option<usize> {
+        match &self.index {
+            Some(index) => index.get(key).copied(),
+            None => self.entries.iter().position(|(k, _)| k == key),
+        }
     }
 
     /// Sets `key`; an existing key keeps its position and takes the new value, as assignment to
     /// a JavaScript property does.
     pub fn insert(&mut self, key: impl Into<String>, value: impl Into<Value>) {
-        self.0.insert(key.into(), value.into());
+        let key = key.into();
+        let value = value.into();
+        if let Some(at) = self.position(&key) {
+            self.entries[at].1 = value;
+            return;
+        }
+        if let Some(index) = &mut self.index {
+            index.insert(key.clone(), self.entries.len());
+        }
+        self.entries.push((key, value));
+        if self.index.is_none() && self.entries.len() >= INDEXED_FROM {
+            self.reindex();
+        }
+    }
+
+    fn reindex(&mut self) {
+        self.index = Some(
+            self.entries
+                .iter()
+                .enumerate()
+                .map(|(at, (k, _))| (k.clone(), at))
+                .collect(),
+        );
     }
 
     /// Builder form of [`Object::insert`].
@@ -62,44 +103,65 @@ impl Object {
 
     #[must_use]
     pub fn get(&self, key: &str) -> Option<&Value> {
-        self.0.get(key)
+        self.position(key).map(|at| &self.entries[at].1)
     }
 
     /// Removes `key`, keeping the order of the others.
     pub fn remove(&mut self, key: &str) -> Option<Value> {
-        self.0.shift_remove(key)
+        let at = self.position(key)?;
+        let (_, value) = self.entries.remove(at);
+        if self.index.is_some() {
+            self.reindex();
+        }
+        Some(value)
     }
 
     #[must_use]
     pub fn contains_key(&self, key: &str) -> bool {
-        self.0.contains_key(key)
+        self.position(key).is_some()
     }
 
     #[must_use]
     pub fn len(&self) -> usize {
-        self.0.len()
+        self.entries.len()
     }
 
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.entries.is_empty()
     }
 
     /// Entries in insertion order (not JavaScript's property order; see [`Object::ordered`]).
     pub fn iter(&self) -> impl Iterator<Item = (&String, &Value)> {
-        self.0.iter()
+        self.entries.iter().map(|(k, v)| (k, v))
+    }
+
+    /// Whether some key is an array index, so that [`Object::ordered`] differs from
+    /// [`Object::iter`].
+    fn has_index_keys(&self) -> bool {
+        self.entries.iter().any(|(k, _)| {
+            k.as_bytes().first().is_some_and(u8::is_ascii_digit) && array_index(k).is_some()
+        })
     }
 
     /// Entries in JavaScript's property order: array-index keys ascending, then the rest in
     /// insertion order.
     #[must_use]
     pub fn ordered(&self) -> Vec<(&String, &Value)> {
-        let mut entries: Vec<_> = self.0.iter().collect();
-        if entries.iter().any(|(k, _)| array_index(k).is_some()) {
+        let mut entries: Vec<_> = self.iter().collect();
+        if self.has_index_keys() {
             // Stable sort: non-index keys keep their insertion order behind the indices.
             entries.sort_by_key(|(k, _)| array_index(k).map_or(u64::MAX, u64::from));
         }
         entries
+    }
+}
+
+/// Objects compare as JavaScript maps do for our purposes: the same keys with equal values,
+/// whatever their insertion order.
+impl PartialEq for Object {
+    fn eq(&self, other: &Self) -> bool {
+        self.len() == other.len() && self.iter().all(|(k, v)| other.get(k) == Some(v))
     }
 }
 
@@ -252,7 +314,7 @@ impl Value {
     #[must_use]
     pub fn compact(&self) -> String {
         let mut out = String::new();
-        self.write(&mut out, None, 0);
+        self.write(&mut out, None, 0, &mut Keep);
         out
     }
 
@@ -260,17 +322,28 @@ impl Value {
     #[must_use]
     pub fn pretty(&self) -> String {
         let mut out = String::new();
-        self.write(&mut out, Some(2), 0);
+        self.write(&mut out, Some(2), 0, &mut Keep);
         out
     }
 
-    /// Lowercase hex SHA-256 of the compact JSON text.
+    /// Lowercase hex SHA-256 of the compact JSON text, hashed as it is written (the text of a
+    /// 1.5 MiB run is never held whole).
     #[must_use]
     pub fn sha256(&self) -> String {
-        sha256_hex(self.compact().as_bytes())
+        let mut out = String::with_capacity(2 * HASH_CHUNK);
+        let mut hasher = Sha256::new();
+        self.write(&mut out, None, 0, &mut hasher);
+        hasher.update(out.as_bytes());
+        hex(&hasher.finalize())
     }
 
-    fn write(&self, out: &mut String, indent: Option<usize>, depth: usize) {
+    fn write<S: Spill>(
+        &self,
+        out: &mut String,
+        indent: Option<usize>,
+        depth: usize,
+        spill: &mut S,
+    ) {
         match self {
             // JSON has no NaN or Infinity: JSON.stringify writes null.
             Value::Number(n) if n.is_finite() => number::write_number(out, *n),
@@ -288,7 +361,8 @@ impl Value {
                         out.push(',');
                     }
                     newline(out, indent, depth + 1);
-                    item.write(out, indent, depth + 1);
+                    item.write(out, indent, depth + 1, spill);
+                    spill.spill(out);
                 }
                 newline(out, indent, depth);
                 out.push(']');
@@ -299,7 +373,7 @@ impl Value {
                     return;
                 }
                 out.push('{');
-                for (i, (key, value)) in object.ordered().into_iter().enumerate() {
+                let mut member = |i: usize, key: &String, value: &Value, out: &mut String| {
                     if i > 0 {
                         out.push(',');
                     }
@@ -309,11 +383,47 @@ impl Value {
                     if indent.is_some() {
                         out.push(' ');
                     }
-                    value.write(out, indent, depth + 1);
+                    value.write(out, indent, depth + 1, spill);
+                    spill.spill(out);
+                };
+                if object.has_index_keys() {
+                    for (i, (key, value)) in object.ordered().into_iter().enumerate() {
+                        member(i, key, value, out);
+                    }
+                } else {
+                    for (i, (key, value)) in object.entries.iter().enumerate() {
+                        member(i, key, value, out);
+                    }
                 }
                 newline(out, indent, depth);
                 out.push('}');
             }
+        }
+    }
+}
+
+/// Size from which [`Value::sha256`] feeds the text written so far to the hasher.
+const HASH_CHUNK: usize = 16 * 1024;
+
+/// Where JSON text goes once written: kept whole, or hashed in chunks.
+trait Spill {
+    fn spill(&mut self, out: &mut String);
+}
+
+/// Keep the whole text.
+struct Keep;
+
+impl Spill for Keep {
+    #[inline]
+    fn spill(&mut self, _: &mut String) {}
+}
+
+impl Spill for Sha256 {
+    #[inline]
+    fn spill(&mut self, out: &mut String) {
+        if out.len() >= HASH_CHUNK {
+            self.update(out.as_bytes());
+            out.clear();
         }
     }
 }
@@ -327,11 +437,27 @@ fn newline(out: &mut String, indent: Option<usize>, depth: usize) {
     }
 }
 
+/// Bytes `JSON.stringify` escapes in a string: `"`, `\\` and the C0 controls.
+const ESCAPED: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut byte = 0;
+    while byte < 0x20 {
+        table[byte] = true;
+        byte += 1;
+    }
+    table[b'"' as usize] = true;
+    table[b'\\' as usize] = true;
+    table
+};
+
 /// A JSON string literal as `JSON.stringify` writes it.
 pub fn write_string(out: &mut String, s: &str) {
     out.push('"');
     let mut start = 0;
-    for (i, byte) in s.bytes().enumerate() {
+    for (i, &byte) in s.as_bytes().iter().enumerate() {
+        if !ESCAPED[usize::from(byte)] {
+            continue;
+        }
         let escape = match byte {
             b'"' => "\\\"",
             b'\\' => "\\\\",
@@ -340,8 +466,7 @@ pub fn write_string(out: &mut String, s: &str) {
             b'\n' => "\\n",
             b'\r' => "\\r",
             b'\t' => "\\t",
-            0..=0x1f => "",
-            _ => continue,
+            _ => "",
         };
         out.push_str(&s[start..i]);
         if escape.is_empty() {
@@ -361,13 +486,18 @@ pub fn write_string(out: &mut String, s: &str) {
 /// Lowercase hex SHA-256 of `bytes`.
 #[must_use]
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    use fmt::Write;
-    let digest = Sha256::digest(bytes);
-    let mut hex = String::with_capacity(64);
-    for b in digest {
-        let _ = write!(hex, "{b:02x}");
+    hex(&Sha256::digest(bytes))
+}
+
+/// Lowercase hex of a digest.
+fn hex(digest: &[u8]) -> String {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut text = String::with_capacity(2 * digest.len());
+    for &b in digest {
+        text.push(char::from(HEX[usize::from(b >> 4)]));
+        text.push(char::from(HEX[usize::from(b & 0xf)]));
     }
-    hex
+    text
 }
 
 /// Why a text is not JSON, with the byte offset where reading stopped.
@@ -564,6 +694,14 @@ impl Parser<'_> {
         let mut out = String::new();
         let mut start = self.pos;
         loop {
+            // The bytes a string literal may hold as they are: skip them in one tight loop.
+            while self
+                .bytes
+                .get(self.pos)
+                .is_some_and(|&b| !ESCAPED[usize::from(b)])
+            {
+                self.pos += 1;
+            }
             let Some(byte) = self.peek() else {
                 return Err(self.error("unterminated string"));
             };
@@ -766,6 +904,45 @@ mod tests {
     }
 
     #[test]
+    fn large_objects_behave_as_small_ones() {
+        // Past INDEXED_FROM keys the object keeps a hash index: same order, same last-wins.
+        let keys: Vec<String> = (0..100).map(|i| format!("k{}", (i * 37) % 100)).collect();
+        let text = format!(
+            "{{{},\"k5\":\"again\",\"7\":0}}",
+            keys.iter()
+                .map(|k| format!("\"{k}\":\"{k}\""))
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+        let Value::Object(mut object) = parse(&text).unwrap() else {
+            panic!("an object");
+        };
+        assert_eq!(object.len(), 101);
+        assert_eq!(object.get("k5"), Some(&Value::from("again")));
+        assert_eq!(object.get("k99"), Some(&Value::from("k99")));
+        assert_eq!(object.get("k100"), None);
+        let first: Vec<&String> = object.iter().map(|(k, _)| k).take(3).collect();
+        assert_eq!(first, ["k0", "k37", "k74"]);
+        assert_eq!(object.remove("k37"), Some(Value::from("k37")));
+        assert_eq!(object.get("k74"), Some(&Value::from("k74")));
+        object.insert("k37", 1.0);
+        let compact = Value::Object(object.clone()).compact();
+        assert!(
+            compact.starts_with(r#"{"7":0,"k0":"k0","k74":"k74""#),
+            "{compact}"
+        );
+        assert!(compact.ends_with(r#""k63":"k63","k37":1}"#), "{compact}");
+        assert_eq!(parse(&compact).unwrap(), Value::Object(object));
+    }
+
+    #[test]
+    fn objects_are_equal_whatever_their_key_order() {
+        assert_eq!(parse(r#"{"a":1,"b":[2]}"#), parse(r#"{"b":[2],"a":1}"#));
+        assert_ne!(parse(r#"{"a":1,"b":[2]}"#), parse(r#"{"a":1,"b":[3]}"#));
+        assert_ne!(parse(r#"{"a":1}"#), parse(r#"{"a":1,"b":1}"#));
+    }
+
+    #[test]
     fn text_and_truthiness() {
         let v = parse(r#"["a",null,[1,[2,null]],{"x":1},true,1e21,-0]"#).unwrap();
         assert_eq!(v.text(), "a,,1,2,,[object Object],true,1e+21,0");
@@ -782,6 +959,14 @@ mod tests {
     fn sha256_is_over_the_compact_text() {
         let v = parse(r#"{ "b" : 1.0, "a" : [ ] }"#).unwrap();
         assert_eq!(v.sha256(), sha256_hex(br#"{"b":1,"a":[]}"#));
+        // Past HASH_CHUNK bytes the text is hashed in pieces as it is written.
+        let big = Value::Array(
+            (0..5000)
+                .map(|i| Value::Object(Object::new().with("n", f64::from(i)).with("s", "é\n\"")))
+                .collect(),
+        );
+        assert!(big.compact().len() > 4 * HASH_CHUNK);
+        assert_eq!(big.sha256(), sha256_hex(big.compact().as_bytes()));
         assert_eq!(
             sha256_hex(b""),
             "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
