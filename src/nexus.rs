@@ -36,6 +36,7 @@ use sha2::{Digest, Sha256};
 use crate::error::{Error, Result};
 use crate::js::json::{self, Object, Value};
 use crate::js::text::{trim, utf16_len};
+use crate::store::paths::decode_lossy;
 
 /// Nexus's state folder, relative to the project root.
 const BASE: &str = ".bmad-plus/nexus";
@@ -160,8 +161,16 @@ impl Nexus {
         }
     }
 
+    /// [`Nexus::accepted_source`] as `JSON.stringify` writes it, without copying the object.
+    ///
+    /// # Errors
+    /// Those of [`Nexus::accepted_source`].
+    pub fn accepted_source_text(&mut self, run_id: &str, task_id: &str) -> Result<String> {
+        Ok(self.run(run_id)?.source(task_id)?.text.clone())
+    }
+
     fn resolve(&mut self, run_id: &str, task_id: &str) -> Result<Object> {
-        self.run(run_id)?.accepted_source(run_id, task_id)
+        Ok(self.run(run_id)?.source(task_id)?.object.clone())
     }
 
     /// The run `run_id`, loaded and observed once.
@@ -195,10 +204,17 @@ const MAX_WORKERS: usize = 4;
 struct Loaded {
     /// Each task id → its accepted source, or which refusal; the first record with an id wins,
     /// as Nexus's `find` has it.
-    sources: HashMap<String, std::result::Result<Object, &'static str>>,
+    sources: HashMap<String, std::result::Result<Source, &'static str>>,
     /// Each task record's id (if a string) and observation, in task order.
     #[cfg(test)]
     observations: Vec<(Option<String>, Observation)>,
+}
+
+/// An accepted source and its compact JSON text, written once on the thread that loaded it.
+#[derive(Debug)]
+struct Source {
+    object: Object,
+    text: String,
 }
 
 /// What Nexus's `inspect` says of one task.
@@ -219,7 +235,15 @@ impl Loaded {
             if let Some(task_id) = field(Some(task), "id").and_then(Value::as_str)
                 && !sources.contains_key(task_id)
             {
-                let source = accepted_source(task, observation, run, run_id, task_id);
+                let source =
+                    accepted_source(task, observation, run, run_id, task_id).map(|object| {
+                        let value = Value::Object(object);
+                        let text = value.compact();
+                        let Value::Object(object) = value else {
+                            unreachable!("built as an object")
+                        };
+                        Source { object, text }
+                    });
                 sources.insert(task_id.to_owned(), source);
             }
         }
@@ -242,9 +266,9 @@ impl Loaded {
         }
     }
 
-    fn accepted_source(&self, _run_id: &str, task_id: &str) -> Result<Object> {
+    fn source(&self, task_id: &str) -> Result<&Source> {
         match self.sources.get(task_id) {
-            Some(Ok(source)) => Ok(source.clone()),
+            Some(Ok(source)) => Ok(source),
             Some(Err(refusal)) => Err(Error::refused(*refusal)),
             None => Err(Error::refused(NOT_ACCEPTED)),
         }
@@ -384,8 +408,10 @@ struct Disk {
     commands: Memo<std::result::Result<String, String>>,
     /// Compact JSON of a scope list → its scope snapshot, or why not.
     scopes: Memo<std::result::Result<Value, String>>,
-    /// Absolute paths already seen to be plain directories (not links) by the confinement.
-    directories: Mutex<HashSet<String>>,
+    /// Check folder (relative, as stored) → its absolute path, or why it is not one.
+    directories: Memo<std::result::Result<String, String>>,
+    /// Absolute path → what `lstat` said of it: each path of the project is looked at once.
+    lstats: Memo<std::result::Result<fs::Metadata, (io::ErrorKind, String)>>,
     /// Files actually read for hashing (snapshots and executables).
     #[cfg(test)]
     reads: AtomicUsize,
@@ -432,7 +458,8 @@ impl Disk {
             files: Memo::default(),
             commands: Memo::default(),
             scopes: Memo::default(),
-            directories: Mutex::new(HashSet::new()),
+            directories: Memo::default(),
+            lstats: Memo::default(),
             #[cfg(test)]
             reads: AtomicUsize::new(0),
         })
@@ -473,7 +500,7 @@ impl Disk {
             return Err(nexus("Run state exceeds the size limit."));
         }
         // Node decodes the file as UTF-8 with replacement characters before parsing it.
-        let envelope = json::parse(&String::from_utf8_lossy(&bytes))
+        let envelope = json::parse(&decode_lossy(bytes))
             .map_err(|_| nexus("Corrupt run state; original bytes were preserved."))?;
         let run = validate_envelope(envelope, run_id, &self.root)?;
         validate_plan(&run)?;
@@ -727,7 +754,7 @@ impl Disk {
             let target = join(&self.root, scope);
             // Nexus's `existsSync(target) && lstatSync(target).isFile()`: a regular file by
             // `lstat` is not a link, so it exists for `stat` too; one call says both.
-            let is_file = fs::symlink_metadata(&target).is_ok_and(|meta| meta.is_file());
+            let is_file = self.lstat(&target).is_ok_and(|meta| meta.is_file());
             if is_file {
                 self.confine(scope)?;
                 files.push(Value::from(scope));
@@ -743,7 +770,7 @@ impl Disk {
     /// Collects the regular files under `file`, refusing links and special files.
     fn walk(&self, file: &str, files: &mut Vec<Value>) -> Result<()> {
         let target = join(&self.root, file);
-        let meta = match fs::symlink_metadata(&target) {
+        let meta = match self.lstat(&target) {
             Ok(meta) => meta,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
             Err(e) => return Err(Error::io("cannot inspect", Path::new(&target), e)),
@@ -781,13 +808,30 @@ impl Disk {
     /// [`confine`], remembering the folders it found on the way: within one look at the disk,
     /// a folder checked once is not checked again.
     fn confine(&self, file: &str) -> Result<Confined> {
-        confine_in(&self.root, file, &self.directories)
+        confine_in(&self.root, file, &|path| self.lstat(path))
+    }
+
+    /// `lstat` of an absolute path, once per path.
+    fn lstat(&self, path: &str) -> io::Result<fs::Metadata> {
+        self.lstats
+            .get_or(path, || {
+                fs::symlink_metadata(path).map_err(|e| (e.kind(), e.to_string()))
+            })
+            .map_err(|(kind, text)| io::Error::new(kind, text))
     }
 
     /// Nexus's `directoryAt`: a relative path (or `.`) naming an existing directory inside the
     /// project; its absolute path.
     fn directory_at(&self, file: Option<&Value>) -> Result<String> {
         let file = check_relative(file, true)?;
+        self.directories
+            .get_or(file, || {
+                self.find_directory(file).map_err(|e| e.to_string())
+            })
+            .map_err(Error::refused)
+    }
+
+    fn find_directory(&self, file: &str) -> Result<String> {
         let (target, probe) = if file == "." {
             (self.root.clone(), ".nexus-directory-probe".to_owned())
         } else {
@@ -971,7 +1015,7 @@ fn is_valid_attempt(
 /// a plain relative path inside `root` whose existing components, walked from `/`, are
 /// directories (all but the target, which must be a regular file) and never links.
 fn confine(root: &str, file: &str) -> Result<String> {
-    confine_in(root, file, &Mutex::new(HashSet::new())).map(|confined| confined.path)
+    confine_in(root, file, &|path| fs::symlink_metadata(path)).map(|confined| confined.path)
 }
 
 /// A path that passed [`confine`], with what `lstat` said of it (`None`: it does not exist).
@@ -980,15 +1024,12 @@ struct Confined {
     meta: Option<fs::Metadata>,
 }
 
-/// [`confine`], skipping the components listed in `directories` (already seen to be plain
-/// folders) and adding those it finds.
-fn confine_in(root: &str, file: &str, directories: &Mutex<HashSet<String>>) -> Result<Confined> {
-    let is_known = |folder: &str| {
-        directories
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .contains(folder)
-    };
+/// [`confine`], looking at each component with `lstat` (which may remember what it saw).
+fn confine_in(
+    root: &str,
+    file: &str,
+    lstat: &dyn Fn(&str) -> io::Result<fs::Metadata>,
+) -> Result<Confined> {
     if file.is_empty()
         || file.contains(['\\', ':', '\0'])
         || file.starts_with('/')
@@ -1019,10 +1060,7 @@ fn confine_in(root: &str, file: &str, directories: &Mutex<HashSet<String>>) -> R
         current.push('/');
         current.push_str(part);
         let is_target = current.len() == target.len();
-        if !is_target && is_known(&current) {
-            continue;
-        }
-        let meta = match fs::symlink_metadata(&current) {
+        let meta = match lstat(&current) {
             Ok(meta) => meta,
             Err(e) if e.kind() == io::ErrorKind::NotFound => break,
             Err(e) => return Err(Error::io("cannot inspect", Path::new(&current), e)),
@@ -1044,11 +1082,6 @@ fn confine_in(root: &str, file: &str, directories: &Mutex<HashSet<String>>) -> R
         }
         if is_target {
             target_meta = Some(meta);
-        } else {
-            directories
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .insert(current.clone());
         }
     }
     Ok(Confined {

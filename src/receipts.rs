@@ -44,18 +44,20 @@ pub fn read_store(root: &Path) -> Result<Vec<Object>> {
             "Outcome store has an incomplete final record.",
         ));
     }
-    let mut records = Vec::new();
-    for (index, line) in text.split('\n').enumerate() {
-        if line.is_empty() {
-            continue;
-        }
-        let value = json::parse(line).map_err(|e| {
+    let lines: Vec<(usize, &str)> = text
+        .split('\n')
+        .enumerate()
+        .filter(|(_, line)| !line.is_empty())
+        .collect();
+    let mut records = Vec::with_capacity(lines.len());
+    for (index, parsed) in parse_records(&lines) {
+        let record = parsed.map_err(|e| {
             Error::refused(format!(
                 "Outcome store line {} is not valid JSON: {e}",
                 index + 1
             ))
         })?;
-        records.push(value);
+        records.push(record);
     }
     if records.len() > MAX_RECEIPTS {
         return Err(Error::refused(format!(
@@ -65,8 +67,8 @@ pub fn read_store(root: &Path) -> Result<Vec<Object>> {
     let mut receipts: Vec<Object> = Vec::with_capacity(records.len());
     let mut ids: HashSet<String> = HashSet::new();
     let mut attempts: HashSet<(String, String, String)> = HashSet::new();
-    for record in records {
-        let Value::Object(receipt) = record else {
+    for (record, digest) in records {
+        let (Value::Object(receipt), Some(digest)) = (record, digest) else {
             return Err(Error::refused(INTEGRITY));
         };
         let id = receipt
@@ -74,12 +76,10 @@ pub fn read_store(root: &Path) -> Result<Vec<Object>> {
             .and_then(Value::as_str)
             .unwrap_or_default()
             .to_owned();
-        let mut body = receipt.clone();
-        body.remove("id");
         let intact = receipt.get("schemaVersion") == Some(&Value::Number(1.0))
             && receipt.get("kind").and_then(Value::as_str) == Some("accepted-outcome")
             && receipt.get("id").is_some_and(|v| v.as_str().is_some())
-            && Value::Object(body).sha256() == id;
+            && digest == id;
         if !intact || ids.contains(&id) {
             return Err(Error::refused(INTEGRITY));
         }
@@ -112,6 +112,41 @@ pub fn read_store(root: &Path) -> Result<Vec<Object>> {
     }
     Ok(receipts)
 }
+
+/// A store line parsed, with the SHA-256 of its body when it is an object.
+type ParsedRecord = std::result::Result<(Value, Option<String>), json::ParseError>;
+
+/// Each line (with its index) parsed, and for an object the SHA-256 of its body (the object
+/// without `id`). Lines are independent, so a large store is parsed and hashed on two cores.
+fn parse_records(lines: &[(usize, &str)]) -> Vec<(usize, ParsedRecord)> {
+    let parse = |lines: &[(usize, &str)]| -> Vec<_> {
+        lines
+            .iter()
+            .map(|&(index, line)| {
+                let parsed = json::parse(line).map(|value| {
+                    let digest = value.as_object().map(|o| o.sha256_without("id"));
+                    (value, digest)
+                });
+                (index, parsed)
+            })
+            .collect()
+    };
+    let is_parallel = lines.len() >= PARALLEL_FROM
+        && std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2);
+    if !is_parallel {
+        return parse(lines);
+    }
+    let (first, second) = lines.split_at(lines.len() / 2);
+    std::thread::scope(|scope| {
+        let other = scope.spawn(|| parse(second));
+        let mut parsed = parse(first);
+        parsed.extend(other.join().expect("a receipt parser panicked"));
+        parsed
+    })
+}
+
+/// Store size (in records) from which [`read_store`] uses a second thread.
+const PARALLEL_FROM: usize = 64;
 
 /// `(runId, taskId, attemptId)` of a receipt, each as `Array.prototype.join` writes it (a
 /// missing or null field is empty).
@@ -485,8 +520,7 @@ impl Inspector {
             .entry((run.clone(), task.clone()))
             .or_insert_with(|| {
                 nexus
-                    .accepted_source(&run, &task)
-                    .map(|s| Value::Object(s).compact())
+                    .accepted_source_text(&run, &task)
                     .map_err(|e| e.to_string())
             });
         match current {
@@ -506,6 +540,38 @@ impl Inspector {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_first_bad_line_is_reported_however_the_store_is_split() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = dir.path().join(OUTCOMES);
+        std::fs::create_dir_all(store.parent().unwrap()).unwrap();
+        for (lines, bad, expected) in [
+            (10, vec![3, 7], 3),
+            (
+                PARALLEL_FROM * 3,
+                vec![PARALLEL_FROM * 2, PARALLEL_FROM],
+                PARALLEL_FROM,
+            ),
+            (
+                PARALLEL_FROM * 3,
+                vec![PARALLEL_FROM * 3 - 1],
+                PARALLEL_FROM * 3 - 1,
+            ),
+        ] {
+            let text: String = (1..=lines)
+                .map(|n| if bad.contains(&n) { "{\n" } else { "{}\n" })
+                .collect();
+            std::fs::write(&store, text).unwrap();
+            assert_eq!(
+                read_store(dir.path()).unwrap_err().to_string(),
+                format!(
+                    "Outcome store line {expected} is not valid JSON: invalid JSON: \
+                     expected a string key at byte 1"
+                ),
+            );
+        }
+    }
 
     #[test]
     fn scope_paths() {

@@ -84,6 +84,23 @@ impl Object {
         }
     }
 
+    /// The object of `entries` in order, a repeated key keeping its first position and its
+    /// last value. Without repeats (the usual case) the vector becomes the object as it is.
+    fn from_entries(entries: Vec<(String, Value)>) -> Self {
+        let has_repeats = entries.len() >= INDEXED_FROM
+            || entries
+                .iter()
+                .enumerate()
+                .any(|(i, (key, _))| entries[..i].iter().any(|(k, _)| k == key));
+        if has_repeats {
+            return entries.into_iter().collect();
+        }
+        Self {
+            entries,
+            index: None,
+        }
+    }
+
     fn reindex(&mut self) {
         self.index = Some(
             self.entries
@@ -154,6 +171,34 @@ impl Object {
             entries.sort_by_key(|(k, _)| array_index(k).map_or(u64::MAX, u64::from));
         }
         entries
+    }
+}
+
+impl Object {
+    /// Lowercase hex SHA-256 of the compact text of this object without `key` (what
+    /// `delete copy[key]` then hashing `copy` gives), without copying the object.
+    #[must_use]
+    pub fn sha256_without(&self, key: &str) -> String {
+        let mut out = String::with_capacity(2 * HASH_CHUNK);
+        let mut hasher = Sha256::new();
+        out.push('{');
+        let mut is_first = true;
+        for (k, value) in self.ordered() {
+            if k == key {
+                continue;
+            }
+            if !is_first {
+                out.push(',');
+            }
+            is_first = false;
+            write_string(&mut out, k);
+            out.push(':');
+            value.write(&mut out, None, 0, &mut hasher);
+            hasher.spill(&mut out);
+        }
+        out.push('}');
+        hasher.update(out.as_bytes());
+        hex(&hasher.finalize())
     }
 }
 
@@ -524,6 +569,8 @@ pub fn parse(text: &str) -> Result<Value, ParseError> {
         text,
         bytes: text.as_bytes(),
         pos: 0,
+        items: Vec::new(),
+        members: Vec::new(),
     };
     parser.skip_ws();
     let value = parser.value(0)?;
@@ -538,6 +585,11 @@ struct Parser<'a> {
     text: &'a str,
     bytes: &'a [u8],
     pos: usize,
+    /// Items of the arrays being read, innermost last: each array is moved out in one
+    /// allocation of its exact size once complete.
+    items: Vec<Value>,
+    /// Members of the objects being read, likewise.
+    members: Vec<(String, Value)>,
 }
 
 impl Parser<'_> {
@@ -586,12 +638,12 @@ impl Parser<'_> {
             return Err(self.error("nesting too deep"));
         }
         self.pos += 1;
-        let mut object = Object::new();
         self.skip_ws();
         if self.peek() == Some(b'}') {
             self.pos += 1;
-            return Ok(Value::Object(object));
+            return Ok(Value::Object(Object::new()));
         }
+        let mark = self.members.len();
         loop {
             self.skip_ws();
             if self.peek() != Some(b'"') {
@@ -605,13 +657,14 @@ impl Parser<'_> {
             self.pos += 1;
             self.skip_ws();
             let value = self.value(depth)?;
-            object.insert(key, value);
+            self.members.push((key, value));
             self.skip_ws();
             match self.peek() {
                 Some(b',') => self.pos += 1,
                 Some(b'}') => {
                     self.pos += 1;
-                    return Ok(Value::Object(object));
+                    let entries = self.members.drain(mark..).collect();
+                    return Ok(Value::Object(Object::from_entries(entries)));
                 }
                 None => return Err(self.error("unexpected end of input")),
                 Some(_) => return Err(self.error("expected ',' or '}'")),
@@ -624,21 +677,22 @@ impl Parser<'_> {
             return Err(self.error("nesting too deep"));
         }
         self.pos += 1;
-        let mut items = Vec::new();
         self.skip_ws();
         if self.peek() == Some(b']') {
             self.pos += 1;
-            return Ok(Value::Array(items));
+            return Ok(Value::Array(Vec::new()));
         }
+        let mark = self.items.len();
         loop {
             self.skip_ws();
-            items.push(self.value(depth)?);
+            let item = self.value(depth)?;
+            self.items.push(item);
             self.skip_ws();
             match self.peek() {
                 Some(b',') => self.pos += 1,
                 Some(b']') => {
                     self.pos += 1;
-                    return Ok(Value::Array(items));
+                    return Ok(Value::Array(self.items.drain(mark..).collect()));
                 }
                 None => return Err(self.error("unexpected end of input")),
                 Some(_) => return Err(self.error("expected ',' or ']'")),
@@ -936,6 +990,14 @@ mod tests {
     }
 
     #[test]
+    fn a_repeated_key_keeps_its_first_place_and_its_last_value() {
+        // node -e 'console.log(JSON.stringify(JSON.parse(`{"a":1,"b":2,"a":3}`)))'
+        case(r#"{"a":1,"b":2,"a":3}"#, r#"{"a":3,"b":2}"#);
+        case(r#"{"a":{"x":1,"x":[]},"a":{"y":2}}"#, r#"{"a":{"y":2}}"#);
+        case(r#"[{"k":1,"k":2},{"k":3}]"#, r#"[{"k":2},{"k":3}]"#);
+    }
+
+    #[test]
     fn objects_are_equal_whatever_their_key_order() {
         assert_eq!(parse(r#"{"a":1,"b":[2]}"#), parse(r#"{"b":[2],"a":1}"#));
         assert_ne!(parse(r#"{"a":1,"b":[2]}"#), parse(r#"{"a":1,"b":[3]}"#));
@@ -967,6 +1029,18 @@ mod tests {
         );
         assert!(big.compact().len() > 4 * HASH_CHUNK);
         assert_eq!(big.sha256(), sha256_hex(big.compact().as_bytes()));
+        let Value::Object(object) = parse(r#"{"2":[1],"id":"x","a":{"b":null}}"#).unwrap() else {
+            panic!("an object");
+        };
+        assert_eq!(
+            object.sha256_without("id"),
+            sha256_hex(br#"{"2":[1],"a":{"b":null}}"#)
+        );
+        assert_eq!(
+            object.sha256_without("zz"),
+            Value::Object(object.clone()).sha256()
+        );
+        assert_eq!(Object::new().sha256_without("id"), sha256_hex(b"{}"));
         assert_eq!(
             sha256_hex(b""),
             "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
