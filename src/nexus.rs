@@ -136,25 +136,24 @@ impl Nexus {
             return;
         };
         let next = AtomicUsize::new(0);
+        let work = || {
+            let mut done = Vec::new();
+            loop {
+                let at = next.fetch_add(1, AtomicOrdering::Relaxed);
+                let Some(run_id) = pending.get(at) else {
+                    return done;
+                };
+                done.push((at, disk.load(run_id)));
+            }
+        };
+        // This thread is one of the workers.
         let loaded: Vec<(usize, Result<Loaded>)> = thread::scope(|scope| {
-            let handles: Vec<_> = (0..workers)
-                .map(|_| {
-                    scope.spawn(|| {
-                        let mut done = Vec::new();
-                        loop {
-                            let at = next.fetch_add(1, AtomicOrdering::Relaxed);
-                            let Some(run_id) = pending.get(at) else {
-                                return done;
-                            };
-                            done.push((at, disk.load(run_id)));
-                        }
-                    })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .flat_map(|handle| handle.join().expect("a run loader panicked"))
-                .collect()
+            let helpers: Vec<_> = (1..workers).map(|_| scope.spawn(work)).collect();
+            let mut loaded = work();
+            for helper in helpers {
+                loaded.extend(helper.join().expect("a run loader panicked"));
+            }
+            loaded
         });
         for (at, result) in loaded {
             self.runs.insert(pending[at].to_owned(), result);
@@ -502,8 +501,8 @@ impl Disk {
         // Node decodes the file as UTF-8 with replacement characters before parsing it.
         let envelope = json::parse(&decode_lossy(bytes))
             .map_err(|_| nexus("Corrupt run state; original bytes were preserved."))?;
-        let run = validate_envelope(envelope, run_id, &self.root)?;
-        validate_plan(&run)?;
+        let (run, plan_sha256) = validate_envelope(envelope, run_id, &self.root)?;
+        validate_plan(&run, plan_sha256.as_deref())?;
         validate_lifecycle(&run, run_id)?;
         Ok(run)
     }
@@ -909,7 +908,11 @@ impl Disk {
 
 /// `NEXUS.md` envelope checks: `Corrupt or foreign run state` unless every one holds. Returns
 /// the run.
-fn validate_envelope(envelope: Value, run_id: &str, project: &str) -> Result<Value> {
+fn validate_envelope(
+    envelope: Value,
+    run_id: &str,
+    project: &str,
+) -> Result<(Value, Option<String>)> {
     let foreign = || nexus("Corrupt or foreign run state; original bytes were preserved.");
     let Value::Object(mut envelope) = envelope else {
         return Err(foreign());
@@ -920,8 +923,10 @@ fn validate_envelope(envelope: Value, run_id: &str, project: &str) -> Result<Val
     let envelope = Some(Value::Object(envelope));
     let envelope = envelope.as_ref();
     let run_ref = Some(&run);
+    // The plan's hash comes with the run's: validate_plan needs it next.
+    let (run_sha256, plan_sha256) = run.sha256_with_member("plan");
     let is_valid = is_number(field(envelope, "schemaVersion"), 1.0)
-        && is_str(field(envelope, "sha256"), &run.sha256())
+        && is_str(field(envelope, "sha256"), &run_sha256)
         && is_number(field(run_ref, "schemaVersion"), 1.0)
         && is_str(field(run_ref, "id"), run_id)
         && is_str(field(run_ref, "project"), project)
@@ -932,11 +937,12 @@ fn validate_envelope(envelope: Value, run_id: &str, project: &str) -> Result<Val
     if !is_valid {
         return Err(foreign());
     }
-    Ok(run)
+    Ok((run, plan_sha256))
 }
 
 /// `NEXUS.md`: the plan hashes to `planHash` and defines the run's tasks, in order.
-fn validate_plan(run: &Value) -> Result<()> {
+/// `plan_sha256` = the plan's hash, if the run has a plan.
+fn validate_plan(run: &Value, plan_sha256: Option<&str>) -> Result<()> {
     let run = Some(run);
     let plan = field(run, "plan");
     let ids = |tasks: Option<&[Value]>| {
@@ -949,7 +955,8 @@ fn validate_plan(run: &Value) -> Result<()> {
         })
     };
     let plan_ids = ids(field(plan, "tasks").and_then(Value::as_array));
-    let is_intact = plan.is_some_and(|plan| is_str(field(run, "planHash"), &plan.sha256()))
+    let is_intact = plan.is_some()
+        && plan_sha256.is_some_and(|hash| is_str(field(run, "planHash"), hash))
         && plan_ids.is_some()
         && plan_ids == ids(field(run, "tasks").and_then(Value::as_array));
     if !is_intact {

@@ -174,6 +174,43 @@ impl Object {
     }
 }
 
+impl Value {
+    /// [`Value::sha256`] of this value and, when it is an object holding `key`, of that
+    /// member's value, in one pass: the member's text is written once and hashed twice (a run
+    /// and its plan, for instance).
+    #[must_use]
+    pub fn sha256_with_member(&self, key: &str) -> (String, Option<String>) {
+        let Value::Object(object) = self else {
+            return (self.sha256(), None);
+        };
+        let mut out = String::with_capacity(2 * HASH_CHUNK);
+        let mut hasher = Sha256::new();
+        let mut member_digest = None;
+        out.push('{');
+        for (i, (k, value)) in object.ordered().into_iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            write_string(&mut out, k);
+            out.push(':');
+            if k == key {
+                let mut text = String::new();
+                value.write(&mut text, None, 0, &mut Keep);
+                member_digest = Some(sha256_hex(text.as_bytes()));
+                hasher.update(out.as_bytes());
+                out.clear();
+                hasher.update(text.as_bytes());
+            } else {
+                value.write(&mut out, None, 0, &mut hasher);
+            }
+            hasher.spill(&mut out);
+        }
+        out.push('}');
+        hasher.update(out.as_bytes());
+        (hex(&hasher.finalize()), member_digest)
+    }
+}
+
 impl Object {
     /// Lowercase hex SHA-256 of the compact text of this object without `key` (what
     /// `delete copy[key]` then hashing `copy` gives), without copying the object.
@@ -761,8 +798,13 @@ impl Parser<'_> {
             };
             match byte {
                 b'"' => {
-                    out.push_str(&self.text[start..self.pos]);
+                    let tail = &self.text[start..self.pos];
                     self.pos += 1;
+                    // Without escapes (the usual case), one allocation of the exact size.
+                    if out.is_empty() {
+                        return Ok(tail.to_owned());
+                    }
+                    out.push_str(tail);
                     return Ok(out);
                 }
                 b'\\' => {
@@ -1041,6 +1083,13 @@ mod tests {
             Value::Object(object.clone()).sha256()
         );
         assert_eq!(Object::new().sha256_without("id"), sha256_hex(b"{}"));
+        let run = parse(r#"{"a":1,"plan":{"1":2,"t":[3]},"z":[]}"#).unwrap();
+        assert_eq!(
+            run.sha256_with_member("plan"),
+            (run.sha256(), Some(sha256_hex(br#"{"1":2,"t":[3]}"#)))
+        );
+        assert_eq!(run.sha256_with_member("none"), (run.sha256(), None));
+        assert_eq!(big.sha256_with_member("plan"), (big.sha256(), None));
         assert_eq!(
             sha256_hex(b""),
             "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
