@@ -43,6 +43,7 @@ use bmad_mem::nexus::Nexus;
 use bmad_mem::receipts::SectionReader;
 use clap::Parser;
 use corpus::{Amount, CAP, Kind, Rng, Vocabulary};
+use nexus::LESSONS;
 
 /// Generate a synthetic bmad-mem store.
 #[derive(Debug, Parser)]
@@ -64,11 +65,6 @@ struct Args {
     #[arg(long, default_value_t = 0)]
     receipts: usize,
 }
-
-/// The lessons file the receipts bind to.
-const LESSONS: &str = ".agents/memory/lessons.md";
-/// The receipts' `ts` (before the benches' clock).
-const RECEIPT_TS: &str = "2026-10-18T09:00:00.000Z";
 
 /// How much goes into the journal and into each note file.
 #[derive(Debug, Clone, Copy)]
@@ -220,14 +216,7 @@ fn receipt_plan(vocab: &Vocabulary, seed: u64, n: usize) -> Vec<ReceiptPlan> {
     let mut rng = Rng::derive(seed, "receipt lessons");
     (0..n)
         .map(|i| {
-            let (r, k) = (i / nexus::MAX_TASKS + 1, i % nexus::MAX_TASKS + 1);
-            let heading = format!(
-                "Outcome of bench-run-{r}/t{k:03}: {}",
-                vocab.title(&mut rng)
-            );
-            let mut section = format!("### {heading}\n\n**Date:** 2026-10-18\n\n**Lesson:** ");
-            vocab.sentence(&mut rng, &mut section);
-            let _ = write!(section, "\n\n**Related:** src/r{r}/t{k:03}\n\n");
+            let (heading, section) = nexus::receipt_lesson(vocab, &mut rng, i);
             ReceiptPlan { heading, section }
         })
         .collect()
@@ -253,42 +242,7 @@ fn write_receipts(
     let mut lines = Vec::with_capacity(plans.len());
     let mut last_input = Value::Null;
     for (task, plan) in runs.tasks.iter().zip(plans) {
-        let source = resolver
-            .accepted_source(&task.run_id, &task.task_id)
-            .map_err(|e| format!("{}/{}: {e}", task.run_id, task.task_id))?;
-        let memory = sections
-            .resolve(
-                root,
-                Some(&Value::from(LESSONS)),
-                Some(&Value::from(plan.heading.as_str())),
-            )
-            .map_err(|e| format!("{LESSONS} {:?}: {e}", plan.heading))?;
-        let interpretation = format!(
-            "Task {} of {} was accepted with current verified evidence; the lesson came from it.",
-            task.task_id, task.run_id
-        );
-        // SPEC §8 step 9, in this key order.
-        let body = Object::new()
-            .with("schemaVersion", 1.0)
-            .with("kind", "accepted-outcome")
-            .with("ts", RECEIPT_TS)
-            .with("memory", memory)
-            .with("scope", vec![Value::from(task.scope.as_str())])
-            .with("source", source)
-            .with("interpretation", interpretation.as_str())
-            .with(
-                "verification",
-                Object::new()
-                    .with("status", "passed")
-                    .with("acceptance", "accepted")
-                    .with("lessonCausality", "unmeasured"),
-            )
-            .with("supersedes", Vec::<Value>::new())
-            .with("contradicts", Vec::<Value>::new());
-        let mut receipt = Object::new().with("id", Value::Object(body.clone()).sha256());
-        for (key, value) in body.iter() {
-            receipt.insert(key.clone(), value.clone());
-        }
+        let receipt = nexus::receipt(&mut resolver, &mut sections, root, task, &plan.heading)?;
         lines.push(Value::Object(receipt).compact() + "\n");
         last_input = Value::Object(
             Object::new()
@@ -301,7 +255,7 @@ fn write_receipts(
                         .with("heading", plan.heading.as_str()),
                 )
                 .with("scope", vec![Value::from(task.scope.as_str())])
-                .with("interpretation", interpretation)
+                .with("interpretation", nexus::interpretation(task))
                 .with("supersedes", Vec::<Value>::new())
                 .with("contradicts", Vec::<Value>::new()),
         );

@@ -37,7 +37,7 @@ pub fn recall(
     }
     for file in recall::note_files(ctx, None) {
         if let Some(text) = read_note(ctx, &file)? {
-            recall::score_sections(&file, &text, &query, &mut scored);
+            recall::score_sections(&file, text, &query, &mut scored);
         }
     }
     let context = parse_context_scope(context_scope)?;
@@ -48,18 +48,14 @@ pub fn recall(
     for Scored { score, candidate } in scored {
         let named: Vec<usize> = match &candidate {
             Candidate::Event { .. } => Vec::new(),
-            Candidate::Note {
-                source_file,
-                heading,
-                ..
-            } => receipts
+            Candidate::Note(note) => receipts
                 .iter()
                 .enumerate()
                 .filter(|(_, r)| {
                     let memory = r.get("memory").and_then(Value::as_object);
                     let field = |k: &str| memory.and_then(|m| m.get(k)).and_then(Value::as_str);
-                    field("file") == Some(source_file.as_str())
-                        && field("heading") == Some(heading.as_str())
+                    field("file") == Some(note.source_file())
+                        && field("heading") == Some(note.heading())
                 })
                 .map(|(i, _)| i)
                 .collect(),
@@ -77,7 +73,7 @@ pub fn recall(
             continue;
         }
         let text_sha = match &candidate {
-            Candidate::Note { text, .. } => sha256_hex(text.as_bytes()),
+            Candidate::Note(note) => sha256_hex(note.text().as_bytes()),
             Candidate::Event { .. } => String::new(),
         };
         let eligible: Vec<Value> = named

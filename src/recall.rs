@@ -12,17 +12,19 @@
 use std::collections::HashSet;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crate::context::Context;
 use crate::error::{Error, Result};
+use crate::js::counter::QueryCounter;
 use crate::js::json::{Object, Value};
 use crate::js::number::to_fixed;
-use crate::js::text::{for_each_token, tokens, trim, truncate};
+use crate::js::text::{tokens, trim, truncate};
 use crate::js::{date, math};
 use crate::output::Report;
 use crate::store::journal;
 use crate::store::paths::{read_loose, relative, resolve};
-use crate::store::sections::{Section, sections};
+use crate::store::sections::{SectionRef, sections};
 use crate::write::JOURNAL;
 
 /// The note files, in the order they are searched.
@@ -164,31 +166,39 @@ pub fn query_tokens(query: &str) -> Vec<String> {
 /// SPEC §5's lexical score of the text made of `parts` (concatenated) against query tokens.
 #[must_use]
 pub fn score(query: &[String], parts: &[&str]) -> f64 {
+    score_with(&QueryCounter::new(query), parts)
+}
+
+/// [`score`] with a counter built once for many texts. Each part is tokenized on its own, so
+/// `parts` must be cut where a separator is (a section's heading, `\n`, body, `\n`).
+#[must_use]
+pub fn score_with(counter: &QueryCounter<'_>, parts: &[&str]) -> f64 {
+    let query = counter.query();
     if query.is_empty() {
         return 0.0;
     }
-    let mut frequency = vec![0u32; query.len()];
+    // Queries are short: their counts live on the stack.
+    let mut small = [0u32; 16];
+    let mut large = Vec::new();
+    let frequency = if query.len() <= small.len() {
+        &mut small[..query.len()]
+    } else {
+        large.resize(query.len(), 0);
+        &mut large[..]
+    };
     let mut total = 0usize;
-    // Byte lengths of the query tokens: most text tokens are ruled out without a comparison.
-    let lengths = query
-        .iter()
-        .fold(0u64, |mask, q| mask | (1u64 << q.len().min(63)));
     for part in parts {
-        for_each_token(part, |token| {
-            total += 1;
-            if lengths & (1u64 << token.len().min(63)) != 0
-                && let Some(i) = query.iter().position(|q| token.is(q.as_bytes()))
-            {
-                frequency[i] += 1;
-            }
-        });
+        // A token has two characters or more.
+        if part.len() >= 2 {
+            total += counter.count(part, frequency);
+        }
     }
     if total == 0 {
         return 0.0;
     }
     let mut matched = 0u32;
     let mut hits = 0.0;
-    for &f in &frequency {
+    for &f in &*frequency {
         if f > 0 {
             matched += 1;
             hits += 1.0 + math::ln(f64::from(f));
@@ -239,16 +249,45 @@ pub fn event_text(event: &Object) -> String {
 /// A candidate that scored above zero.
 #[derive(Debug)]
 pub enum Candidate {
-    Event {
-        event: Object,
-        text: String,
-    },
-    Note {
-        source: &'static str,
-        source_file: String,
-        heading: String,
-        text: String,
-    },
+    Event { event: Object, text: String },
+    Note(Note),
+}
+
+/// A section that scored above zero. Its heading and text are read from the file's text,
+/// shared by every candidate of the file, only when an output entry needs them: a common
+/// query matches thousands of sections of which `--limit` are shown.
+#[derive(Debug, Clone)]
+pub struct Note {
+    pub source: &'static str,
+    file: Arc<NoteText>,
+    section: SectionRef,
+}
+
+/// A note file's text and its path relative to the project.
+#[derive(Debug)]
+struct NoteText {
+    source_file: String,
+    text: String,
+}
+
+impl Note {
+    /// The note file's path, relative to the project.
+    #[must_use]
+    pub fn source_file(&self) -> &str {
+        &self.file.source_file
+    }
+
+    /// The section's heading.
+    #[must_use]
+    pub fn heading(&self) -> &str {
+        self.section.section(&self.file.text).heading
+    }
+
+    /// The section's full text, trimmed.
+    #[must_use]
+    pub fn text(&self) -> String {
+        self.section.section(&self.file.text).trimmed_text()
+    }
 }
 
 /// A scored candidate.
@@ -305,15 +344,16 @@ pub fn score_events(text: &str, query: &[String], now_ms: f64, out: &mut Vec<Sco
             && q != "null"
             && q != "object"
     });
+    let counter = QueryCounter::new(query);
     for line in journal::lines(text) {
-        if can_skip && !line.contains('\\') && !mentions(line, query) {
+        if can_skip && !line.contains('\\') && !counter.mentions(line) {
             continue;
         }
         let Some(event) = journal::event(line) else {
             continue;
         };
         let text = event_text(&event);
-        let s = decay(score(query, &[&text]), event.get("ts"), now_ms);
+        let s = decay(score_with(&counter, &[&text]), event.get("ts"), now_ms);
         if s > 0.0 {
             out.push(Scored {
                 score: s,
@@ -323,34 +363,25 @@ pub fn score_events(text: &str, query: &[String], now_ms: f64, out: &mut Vec<Sco
     }
 }
 
-/// Whether any token of `line` is a query token.
-fn mentions(line: &str, query: &[String]) -> bool {
-    let mut found = false;
-    for_each_token(line, |token| {
-        found = found || query.iter().any(|q| token.is(q.as_bytes()));
-    });
-    found
-}
-
 /// Scores the sections of a note file's text, keeping those above zero.
-pub fn score_sections(file: &NoteFile, text: &str, query: &[String], out: &mut Vec<Scored>) {
-    for section in sections(text) {
-        let s = score(query, &section.parts());
+pub fn score_sections(file: &NoteFile, text: String, query: &[String], out: &mut Vec<Scored>) {
+    let counter = QueryCounter::new(query);
+    let shared = Arc::new(NoteText {
+        source_file: file.source_file.clone(),
+        text,
+    });
+    for section in sections(&shared.text) {
+        let s = score_with(&counter, &section.parts());
         if s > 0.0 {
             out.push(Scored {
                 score: s,
-                candidate: note_candidate(file, &section),
+                candidate: Candidate::Note(Note {
+                    source: file.source,
+                    file: Arc::clone(&shared),
+                    section: section.locate(&shared.text),
+                }),
             });
         }
-    }
-}
-
-fn note_candidate(file: &NoteFile, section: &Section<'_>) -> Candidate {
-    Candidate::Note {
-        source: file.source,
-        source_file: file.source_file.clone(),
-        heading: section.heading.to_owned(),
-        text: section.trimmed_text(),
     }
 }
 
@@ -373,7 +404,7 @@ pub fn lexical(ctx: &Context, request: &Request, portfolio: Option<&str>) -> Res
                 score_events(&text, &query, ctx.now.ms, &mut scored);
             }
         } else if let Some(text) = read_loose(&notes[index - 1].path)? {
-            score_sections(&notes[index - 1], &text, &query, &mut scored);
+            score_sections(&notes[index - 1], text, &query, &mut scored);
         }
         Ok(scored)
     };
@@ -479,18 +510,13 @@ pub fn entry(score: f64, candidate: Candidate) -> Object {
                 .with("text", text)
                 .with("event", event)
         }
-        Candidate::Note {
-            source,
-            source_file,
-            heading,
-            text,
-        } => Object::new()
+        Candidate::Note(note) => Object::new()
             .with("score", score)
             .with("kind", "note")
-            .with("source", source)
-            .with("sourceFile", source_file)
-            .with("ref", heading)
-            .with("text", text),
+            .with("source", note.source)
+            .with("sourceFile", note.source_file())
+            .with("ref", note.heading())
+            .with("text", note.text()),
     }
 }
 

@@ -25,13 +25,17 @@
 
 #![allow(
     dead_code,
-    reason = "shared by the gen-store example; the benches use none of it"
+    reason = "shared by the gen-store example and the nexus bench; each uses a part"
 )]
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use bmad_mem::js::json::{Object, Value, sha256_hex};
+use bmad_mem::nexus::Nexus;
+use bmad_mem::receipts::SectionReader;
+
+use super::corpus::{Rng, Vocabulary};
 
 // The tests' run builder: its environment record, timestamps and string arrays are the same.
 #[path = "../../tests/cli/support/nexus_run.rs"]
@@ -429,4 +433,72 @@ fn write_file(path: &Path, bytes: &[u8]) -> Result<usize, String> {
     }
     fs::write(path, bytes).map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(bytes.len())
+}
+
+/// The lessons file receipts bind to.
+pub const LESSONS: &str = ".agents/memory/lessons.md";
+/// The receipts' `ts`.
+pub const RECEIPT_TS: &str = "2026-10-18T09:00:00.000Z";
+
+/// The lessons section receipt `i` (task `bench-run-R/tKKK`, in task order) binds to: its
+/// heading and its Markdown text. `rng` is derived from the seed with `"receipt lessons"`.
+pub fn receipt_lesson(vocab: &Vocabulary, rng: &mut Rng, i: usize) -> (String, String) {
+    use std::fmt::Write as _;
+    let (r, k) = (i / MAX_TASKS + 1, i % MAX_TASKS + 1);
+    let heading = format!("Outcome of bench-run-{r}/t{k:03}: {}", vocab.title(rng));
+    let mut section = format!("### {heading}\n\n**Date:** 2026-10-18\n\n**Lesson:** ");
+    vocab.sentence(rng, &mut section);
+    let _ = write!(section, "\n\n**Related:** src/r{r}/t{k:03}\n\n");
+    (heading, section)
+}
+
+/// The interpretation a receipt of `task` carries.
+pub fn interpretation(task: &TaskRef) -> String {
+    format!(
+        "Task {} of {} was accepted with current verified evidence; the lesson came from it.",
+        task.task_id, task.run_id
+    )
+}
+
+/// The receipt of `task` bound to the lessons section `heading`, built as `bmad-mem observe`
+/// builds it (SPEC §8 step 9, in this key order; id = SHA-256 of the body's compact JSON).
+pub fn receipt(
+    resolver: &mut Nexus,
+    sections: &mut SectionReader,
+    root: &Path,
+    task: &TaskRef,
+    heading: &str,
+) -> Result<Object, String> {
+    let source = resolver
+        .accepted_source(&task.run_id, &task.task_id)
+        .map_err(|e| format!("{}/{}: {e}", task.run_id, task.task_id))?;
+    let memory = sections
+        .resolve(
+            root,
+            Some(&Value::from(LESSONS)),
+            Some(&Value::from(heading)),
+        )
+        .map_err(|e| format!("{LESSONS} {heading:?}: {e}"))?;
+    let body = Object::new()
+        .with("schemaVersion", 1.0)
+        .with("kind", "accepted-outcome")
+        .with("ts", RECEIPT_TS)
+        .with("memory", memory)
+        .with("scope", vec![Value::from(task.scope.as_str())])
+        .with("source", source)
+        .with("interpretation", interpretation(task))
+        .with(
+            "verification",
+            Object::new()
+                .with("status", "passed")
+                .with("acceptance", "accepted")
+                .with("lessonCausality", "unmeasured"),
+        )
+        .with("supersedes", Vec::<Value>::new())
+        .with("contradicts", Vec::<Value>::new());
+    let mut receipt = Object::new().with("id", Value::Object(body.clone()).sha256());
+    for (key, value) in body.iter() {
+        receipt.insert(key.clone(), value.clone());
+    }
+    Ok(receipt)
 }

@@ -2,6 +2,7 @@
 //! JSON values and text, numbers as JavaScript writes them, whitespace and UTF-16 lengths,
 //! V8's `Math.log`/`Math.pow`, and the timestamp parser. Pure functions; no I/O.
 
+pub mod counter;
 pub mod date;
 pub mod json;
 pub mod math;

@@ -104,7 +104,7 @@ fn is_token_char(c: char) -> bool {
 }
 
 /// For each ASCII byte: its lowercase form when that is a token character, else 0.
-const ASCII_TOKEN: [u8; 128] = {
+pub(crate) const ASCII_TOKEN: [u8; 128] = {
     let mut table = [0u8; 128];
     let mut byte = 0u8;
     while byte < 128 {
@@ -160,7 +160,7 @@ impl Token<'_> {
 }
 
 /// Whether `byte` is an ASCII byte that can never be part of a token.
-fn is_ascii_separator(byte: u8) -> bool {
+pub(crate) fn is_ascii_separator(byte: u8) -> bool {
     byte < 0x80 && ASCII_TOKEN[usize::from(byte)] == 0
 }
 
@@ -202,7 +202,7 @@ pub fn for_each_token(text: &str, mut emit: impl FnMut(Token<'_>)) {
 }
 
 /// The character-by-character tokenizer, for a stretch with non-ASCII characters.
-fn slow_tokens(text: &str, token: &mut Vec<u8>, emit: &mut impl FnMut(Token<'_>)) {
+pub(crate) fn slow_tokens(text: &str, token: &mut Vec<u8>, emit: &mut impl FnMut(Token<'_>)) {
     token.clear();
     // Every token character is in the BMP, so its UTF-16 length is its char count.
     let mut chars = 0usize;
