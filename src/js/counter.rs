@@ -169,8 +169,8 @@ impl<'q> QueryCounter<'q> {
             let lower = word | (ONES * 0x20);
             let is_token = in_range(lower, b'a', b'z')
                 | in_range(word, b'0', b'9')
-                | in_range(word, b'_', b'_')
-                | in_range(word, b'-', b'-');
+                | equal(word, ONES * u64::from(b'_'))
+                | equal(word, ONES * u64::from(b'-'));
             let mut is_first = 0;
             for &(first, is_letter) in &self.firsts {
                 // Letters are compared lowercased; '-', '_' and digits as they are.

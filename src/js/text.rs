@@ -214,6 +214,19 @@ pub(crate) fn slow_tokens(text: &str, token: &mut Vec<u8>, emit: &mut impl FnMut
         *chars = 0;
     };
     for c in text.chars() {
+        if let Ok(byte) = u8::try_from(c)
+            && byte < 0x80
+        {
+            // ASCII: the table has its lowercase token form, or 0 for a separator.
+            match ASCII_TOKEN[usize::from(byte)] {
+                0 => flush(token, &mut chars),
+                lower => {
+                    token.push(lower);
+                    chars += 1;
+                }
+            }
+            continue;
+        }
         for lower in c.to_lowercase() {
             if is_token_char(lower) {
                 let mut utf8 = [0u8; 4];
