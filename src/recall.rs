@@ -12,7 +12,8 @@
 use std::collections::HashSet;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use crate::context::Context;
 use crate::error::{Error, Result};
@@ -24,7 +25,7 @@ use crate::js::{date, math};
 use crate::output::Report;
 use crate::store::journal;
 use crate::store::paths::{read_loose, relative, resolve};
-use crate::store::sections::{SectionRef, sections};
+use crate::store::sections::{Section, SectionRef, sections, sections_before, split_point};
 use crate::write::JOURNAL;
 
 /// The note files, in the order they are searched.
@@ -365,19 +366,30 @@ pub fn score_events(text: &str, query: &[String], now_ms: f64, out: &mut Vec<Sco
 
 /// Scores the sections of a note file's text, keeping those above zero.
 pub fn score_sections(file: &NoteFile, text: String, query: &[String], out: &mut Vec<Scored>) {
-    let counter = QueryCounter::new(query);
     let shared = Arc::new(NoteText {
         source_file: file.source_file.clone(),
         text,
     });
-    for section in sections(&shared.text) {
-        let s = score_with(&counter, &section.parts());
+    let counter = QueryCounter::new(query);
+    score_some_sections(file, &shared, sections(&shared.text), &counter, out);
+}
+
+/// Scores `cut`, sections of `shared`'s text, keeping those above zero.
+fn score_some_sections(
+    file: &NoteFile,
+    shared: &Arc<NoteText>,
+    cut: Vec<Section<'_>>,
+    counter: &QueryCounter<'_>,
+    out: &mut Vec<Scored>,
+) {
+    for section in cut {
+        let s = score_with(counter, &section.parts());
         if s > 0.0 {
             out.push(Scored {
                 score: s,
                 candidate: Candidate::Note(Note {
                     source: file.source,
-                    file: Arc::clone(&shared),
+                    file: Arc::clone(shared),
                     section: section.locate(&shared.text),
                 }),
             });
@@ -385,51 +397,109 @@ pub fn score_sections(file: &NoteFile, text: String, query: &[String], out: &mut
     }
 }
 
+/// One piece of [`lexical`]'s work.
+#[derive(Debug, Clone, Copy)]
+enum Job {
+    Journal,
+    /// Note file `.0`, whole.
+    Note(usize),
+    /// The sections of note file `.0` before (`false`) or from (`true`) its middle heading.
+    Half(usize, bool),
+}
+
+/// A note file as read once for both halves: its shared text, or the read error (taken by
+/// the first half, which reports it).
+type SharedNote = std::result::Result<Option<Arc<NoteText>>, Mutex<Option<Error>>>;
+
 /// Lexical recall: reads as bmad-plus does (links followed, no cap, invalid UTF-8 replaced; a
 /// missing file skipped), scores every candidate, sorts stably.
 ///
-/// On a large store the files are read and scored on two threads; the candidates are then put
-/// back in file order, so the result is the same as one pass would give.
+/// On a large store the work is shared by two threads: the journal, then each note file in two
+/// halves cut at a section heading (read once, the first half's thread reading it), so that
+/// both threads stay busy to the end. The candidates are then put back in file order, so the
+/// result is the same as one pass would give.
 ///
 /// # Errors
 /// A directory where a file should be, or another read error (the first in file order).
 pub fn lexical(ctx: &Context, request: &Request, portfolio: Option<&str>) -> Result<Vec<Scored>> {
     let query = query_tokens(&request.query);
+    let counter = QueryCounter::new(&query);
     let journal = ctx.root.join(JOURNAL);
     let notes = note_files(ctx, portfolio);
-    let score_file = |index: usize| -> Result<Vec<Scored>> {
-        let mut scored = Vec::new();
-        if index == 0 {
-            if let Some(text) = read_loose(&journal)? {
-                score_events(&text, &query, ctx.now.ms, &mut scored);
-            }
-        } else if let Some(text) = read_loose(&notes[index - 1].path)? {
-            score_sections(&notes[index - 1], text, &query, &mut scored);
-        }
-        Ok(scored)
-    };
-    let count = notes.len() + 1;
     let bytes: u64 = std::iter::once(&journal)
         .chain(notes.iter().map(|n| &n.path))
         .filter_map(|p| std::fs::metadata(p).ok())
         .map(|m| m.len())
         .sum();
-    let per_file: Vec<Result<Vec<Scored>>> = if bytes < PARALLEL_FROM_BYTES {
-        (0..count).map(score_file).collect()
-    } else {
-        let next = std::sync::atomic::AtomicUsize::new(0);
-        let slots: Vec<std::sync::Mutex<Option<Result<Vec<Scored>>>>> =
-            (0..count).map(|_| std::sync::Mutex::new(None)).collect();
+    let is_parallel = bytes >= PARALLEL_FROM_BYTES;
+    // In file order: the journal, then each note file (whole, or its two halves).
+    let jobs: Vec<Job> = std::iter::once(Job::Journal)
+        .chain((0..notes.len()).flat_map(|i| {
+            if is_parallel {
+                vec![Job::Half(i, false), Job::Half(i, true)]
+            } else {
+                vec![Job::Note(i)]
+            }
+        }))
+        .collect();
+    let texts: Vec<OnceLock<SharedNote>> = notes.iter().map(|_| OnceLock::new()).collect();
+    let shared_text = |i: usize| {
+        texts[i].get_or_init(|| match read_loose(&notes[i].path) {
+            Ok(text) => Ok(text.map(|text| {
+                Arc::new(NoteText {
+                    source_file: notes[i].source_file.clone(),
+                    text,
+                })
+            })),
+            Err(e) => Err(Mutex::new(Some(e))),
+        })
+    };
+    let run = |job: Job| -> Result<Vec<Scored>> {
+        let mut scored = Vec::new();
+        match job {
+            Job::Journal => {
+                if let Some(text) = read_loose(&journal)? {
+                    score_events(&text, &query, ctx.now.ms, &mut scored);
+                }
+            }
+            Job::Note(i) => {
+                if let Some(text) = read_loose(&notes[i].path)? {
+                    score_sections(&notes[i], text, &query, &mut scored);
+                }
+            }
+            Job::Half(i, is_second) => match shared_text(i) {
+                Ok(None) => {}
+                Ok(Some(shared)) => {
+                    let text = shared.text.as_str();
+                    let split = split_point(text, text.len() / 2);
+                    let cut = if is_second {
+                        sections(&text[split..])
+                    } else {
+                        sections_before(text, split)
+                    };
+                    score_some_sections(&notes[i], shared, cut, &counter, &mut scored);
+                }
+                Err(error) => {
+                    if let Some(e) = error.lock().unwrap_or_else(PoisonError::into_inner).take() {
+                        return Err(e);
+                    }
+                }
+            },
+        }
+        Ok(scored)
+    };
+    let per_job: Vec<Result<Vec<Scored>>> = if is_parallel {
+        let next = AtomicUsize::new(0);
+        let slots: Vec<Mutex<Option<Result<Vec<Scored>>>>> =
+            jobs.iter().map(|_| Mutex::new(None)).collect();
         let work = || {
             loop {
-                let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                if index >= count {
+                let index = next.fetch_add(1, Ordering::Relaxed);
+                let Some(&job) = jobs.get(index) else {
                     break;
-                }
-                let result = score_file(index);
-                *slots[index]
-                    .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(result);
+                };
+                let result = run(job);
+                *slots[index].lock().unwrap_or_else(PoisonError::into_inner) = Some(result);
             }
         };
         std::thread::scope(|scope| {
@@ -440,13 +510,15 @@ pub fn lexical(ctx: &Context, request: &Request, portfolio: Option<&str>) -> Res
             .into_iter()
             .map(|slot| {
                 slot.into_inner()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .unwrap_or_else(PoisonError::into_inner)
                     .unwrap_or_else(|| Ok(Vec::new()))
             })
             .collect()
+    } else {
+        jobs.iter().map(|&job| run(job)).collect()
     };
     let mut scored = Vec::new();
-    for result in per_file {
+    for result in per_job {
         scored.extend(result?);
     }
     sort(&mut scored);

@@ -155,6 +155,45 @@ pub fn sections(text: &str) -> Vec<Section<'_>> {
     out
 }
 
+/// Where `text` can be cut in two for [`sections`]: the start of the first section heading line
+/// at or after byte `at`, or `text.len()` when there is none.
+#[must_use]
+pub fn split_point(text: &str, at: usize) -> usize {
+    let bytes = text.as_bytes();
+    let at = at.min(bytes.len());
+    // The start of the line holding `at`, then of each following line.
+    let mut line = bytes[..at]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    while line < bytes.len() {
+        let end = bytes[line..]
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(bytes.len(), |i| line + i);
+        if line >= at && heading_of(&text[line..end]).is_some() {
+            return line;
+        }
+        line = end + 1;
+    }
+    bytes.len()
+}
+
+/// The sections of `text` whose heading line starts before `split`, a [`split_point`]: with
+/// `sections(&text[split..])`, exactly `sections(text)`, so the two halves of a large file can
+/// be cut and scored apart.
+#[must_use]
+pub fn sections_before(text: &str, split: usize) -> Vec<Section<'_>> {
+    let mut out = sections(&text[..split]);
+    if split < text.len()
+        && let Some(last) = out.last_mut()
+    {
+        // Its body ends where the next heading line starts, not at the end of a text.
+        last.extra_newline = false;
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -195,6 +234,28 @@ mod tests {
             .collect();
         assert_eq!(actual, expected, "{text:?}");
         assert_eq!(actual, reference(text), "{text:?}");
+    }
+
+    #[test]
+    fn a_text_cut_at_a_split_point_gives_the_same_sections() {
+        let texts = [
+            "intro\n### A\nbody a\n###  B \r\nbody b\n### A",
+            "### A\n### B\n\n### C\nc\n",
+            "no heading at all\n",
+            "### only\n",
+            "",
+            "x\n####5 not\n### é \n\u{2028}y\n### z",
+        ];
+        for text in texts {
+            let whole = sections(text);
+            for at in 0..=text.len() {
+                let split = split_point(text, at);
+                assert!(split >= at.min(text.len()), "{text:?} {at}");
+                let mut halves = sections_before(text, split);
+                halves.extend(sections(&text[split..]));
+                assert_eq!(halves, whole, "{text:?} cut at {split}");
+            }
+        }
     }
 
     #[test]

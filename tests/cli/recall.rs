@@ -820,6 +820,47 @@ fn a_folder_in_place_of_a_note_file_is_an_error() {
 }
 
 #[test]
+fn a_large_store_is_scored_in_file_order_across_the_halves_of_a_file() {
+    // Over 1 MiB the note files are cut in two at a heading and scored on two threads: ties
+    // must still come out in file order, and a read error is still the first in file order.
+    let mut filler = String::new();
+    for i in 0..12_000 {
+        let _ = writeln!(
+            filler,
+            "### Filler {i}\nlorem ipsum dolor sit amet consectetur"
+        );
+    }
+    let lessons = format!("### Okapi one\nokapi\n{filler}### Okapi two\nokapi");
+    let ran = TestProject::new()
+        .write(".bmad/memory/decisions.md", "### Okapi zero\nokapi\n")
+        .write(".agents/memory/lessons.md", &lessons)
+        .write(
+            ".agents/memory/patterns.md",
+            format!("{filler}### Okapi three\nokapi\n"),
+        )
+        .args(["recall", "okapi", "--json"])
+        .code(0)
+        .unchanged()
+        .run();
+    let recall: Recall = ran.json();
+    assert_eq!(
+        labels(&recall),
+        [
+            ".bmad/memory/decisions.md § Okapi zero",
+            ".agents/memory/lessons.md § Okapi one",
+            ".agents/memory/lessons.md § Okapi two",
+            ".agents/memory/patterns.md § Okapi three",
+        ]
+    );
+    let _ = TestProject::new()
+        .write(".bmad/memory/decisions.md", &lessons)
+        .mkdir(".agents/memory/lessons.md")
+        .write(".agents/memory/patterns.md", &lessons)
+        .args(["recall", "okapi"])
+        .refused("recall", "EISDIR: illegal operation on a directory, read");
+}
+
+#[test]
 fn lexical_recall_follows_note_links_and_skips_dangling_ones() {
     let ran = TestProject::new()
         .fixture("example")
