@@ -34,7 +34,7 @@ use std::thread;
 use sha2::{Digest, Sha256};
 
 use crate::error::{Error, Result};
-use crate::js::json::{self, Object, Value};
+use crate::js::json::{self, Object, Value, hex};
 use crate::js::text::{trim, utf16_len};
 use crate::store::paths::decode_lossy;
 
@@ -1306,15 +1306,6 @@ fn sort_text(value: &Value) -> Cow<'_, str> {
 /// Comparison of two strings by UTF-16 code units, as JavaScript's default sort does.
 fn utf16_cmp(a: &str, b: &str) -> Ordering {
     a.encode_utf16().cmp(b.encode_utf16())
-}
-
-fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write;
-    let mut out = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        let _ = write!(out, "{b:02x}");
-    }
-    out
 }
 
 /// A refusal of Nexus's own, `Nexus: `-prefixed.

@@ -2,11 +2,11 @@
 //!
 //! SPEC §5's score needs two numbers from a text: how many tokens it has, and how often each
 //! query token occurs. [`QueryCounter::count`] gets both in one pass and gives the same
-//! numbers as [`for_each_token`] would (a property test holds it to that):
+//! numbers as [`for_each_token`](super::text::for_each_token) would (a property test holds it to that):
 //!
 //! * A *word* is a maximal run of bytes that are not ASCII separators. A word with a non-ASCII
-//!   byte goes through the character-by-character tokenizer ([`slow_tokens`]), as in
-//!   [`for_each_token`]. A pure-ASCII word is exactly one token, its bytes.
+//!   byte goes through the character-by-character tokenizer, as in
+//!   [`for_each_token`](super::text::for_each_token). A pure-ASCII word is exactly one token, its bytes.
 //! * Pure-ASCII stretches are read 64 bytes at a time: eight 8-byte words are classified with
 //!   bit arithmetic (no branch per byte), giving a 64-bit mask of token bytes. Token starts and
 //!   ends are shifts of that mask, so the number of tokens of two bytes or more is a
@@ -15,7 +15,7 @@
 //!   length from the mask, then a case-insensitive comparison): in a typical text, a small
 //!   share of them.
 
-use super::text::{ASCII_TOKEN, Token, for_each_token, is_ascii_separator, slow_tokens};
+use super::text::{ASCII_TOKEN, Token, is_ascii_separator, slow_tokens};
 
 /// Counts the tokens of a query in texts (the query: lowercase tokens, as `tokens` gives).
 #[derive(Debug, Clone)]
@@ -220,23 +220,22 @@ fn find_non_ascii(bytes: &[u8]) -> Option<usize> {
         .map(|i| skipped + i)
 }
 
-/// The reference: [`QueryCounter::count`] through [`for_each_token`], token by token.
-#[must_use]
-pub fn count_by_tokens(query: &[String], text: &str, frequency: &mut [u32]) -> usize {
-    let mut total = 0;
-    for_each_token(text, |token| {
-        total += 1;
-        if let Some(i) = query.iter().position(|q| token.is(q.as_bytes())) {
-            frequency[i] += 1;
-        }
-    });
-    total
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::js::text::tokens;
+    use crate::js::text::{for_each_token, tokens};
+
+    /// The reference: [`QueryCounter::count`] through [`for_each_token`], token by token.
+    fn count_by_tokens(query: &[String], text: &str, frequency: &mut [u32]) -> usize {
+        let mut total = 0;
+        for_each_token(text, |token| {
+            total += 1;
+            if let Some(i) = query.iter().position(|q| token.is(q.as_bytes())) {
+                frequency[i] += 1;
+            }
+        });
+        total
+    }
 
     fn both(query: &str, text: &str) -> ((usize, Vec<u32>), (usize, Vec<u32>)) {
         let mut seen = std::collections::HashSet::new();

@@ -41,7 +41,7 @@ pub enum Value {
 ///
 /// Objects in memory files, run files and receipts hold a handful of keys, so the entries live
 /// in one vector searched linearly (one allocation per object, no hashing); an object that
-/// grows past [`INDEXED_FROM`] keys gets a hash index as well, so a hostile file with a huge
+/// grows past 24 keys gets a hash index as well, so a hostile file with a huge
 /// object stays linear to parse.
 #[derive(Debug, Clone, Default)]
 pub struct Object {
@@ -180,34 +180,10 @@ impl Value {
     /// and its plan, for instance).
     #[must_use]
     pub fn sha256_with_member(&self, key: &str) -> (String, Option<String>) {
-        let Value::Object(object) = self else {
-            return (self.sha256(), None);
-        };
-        let mut out = String::with_capacity(2 * HASH_CHUNK);
-        let mut hasher = Sha256::new();
-        let mut member_digest = None;
-        out.push('{');
-        for (i, (k, value)) in object.ordered().into_iter().enumerate() {
-            if i > 0 {
-                out.push(',');
-            }
-            write_string(&mut out, k);
-            out.push(':');
-            if k == key {
-                let mut text = String::new();
-                value.write(&mut text, None, 0, &mut Keep);
-                member_digest = Some(sha256_hex(text.as_bytes()));
-                hasher.update(out.as_bytes());
-                out.clear();
-                hasher.update(text.as_bytes());
-            } else {
-                value.write(&mut out, None, 0, &mut hasher);
-            }
-            hasher.spill(&mut out);
+        match self {
+            Value::Object(object) => hash_members(object, None, Some(key)),
+            _ => (self.sha256(), None),
         }
-        out.push('}');
-        hasher.update(out.as_bytes());
-        (hex(&hasher.finalize()), member_digest)
     }
 }
 
@@ -216,27 +192,47 @@ impl Object {
     /// `delete copy[key]` then hashing `copy` gives), without copying the object.
     #[must_use]
     pub fn sha256_without(&self, key: &str) -> String {
-        let mut out = String::with_capacity(2 * HASH_CHUNK);
-        let mut hasher = Sha256::new();
-        out.push('{');
-        let mut is_first = true;
-        for (k, value) in self.ordered() {
-            if k == key {
-                continue;
-            }
-            if !is_first {
-                out.push(',');
-            }
-            is_first = false;
-            write_string(&mut out, k);
-            out.push(':');
-            value.write(&mut out, None, 0, &mut hasher);
-            hasher.spill(&mut out);
-        }
-        out.push('}');
-        hasher.update(out.as_bytes());
-        hex(&hasher.finalize())
+        hash_members(self, Some(key), None).0
     }
+}
+
+/// SHA-256 of the compact text of `object` without its member `skip`, written piece by piece
+/// into the hasher; and, when `tap` names a member, the SHA-256 of that member's value alone.
+fn hash_members(
+    object: &Object,
+    skip: Option<&str>,
+    tap: Option<&str>,
+) -> (String, Option<String>) {
+    let mut out = String::with_capacity(2 * HASH_CHUNK);
+    let mut hasher = Sha256::new();
+    let mut tapped = None;
+    out.push('{');
+    let mut is_first = true;
+    for (k, value) in object.ordered() {
+        if Some(k.as_str()) == skip {
+            continue;
+        }
+        if !is_first {
+            out.push(',');
+        }
+        is_first = false;
+        write_string(&mut out, k);
+        out.push(':');
+        if Some(k.as_str()) == tap {
+            let mut text = String::new();
+            value.write(&mut text, None, 0, &mut Keep);
+            tapped = Some(sha256_hex(text.as_bytes()));
+            hasher.update(out.as_bytes());
+            out.clear();
+            hasher.update(text.as_bytes());
+        } else {
+            value.write(&mut out, None, 0, &mut hasher);
+        }
+        hasher.spill(&mut out);
+    }
+    out.push('}');
+    hasher.update(out.as_bytes());
+    (hex(&hasher.finalize()), tapped)
 }
 
 /// Objects compare as JavaScript maps do for our purposes: the same keys with equal values,
@@ -572,7 +568,8 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 }
 
 /// Lowercase hex of a digest.
-fn hex(digest: &[u8]) -> String {
+#[must_use]
+pub fn hex(digest: &[u8]) -> String {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     let mut text = String::with_capacity(2 * digest.len());
     for &b in digest {
