@@ -120,29 +120,28 @@ pub fn sections(text: &str) -> Vec<Section<'_>> {
     let mut out: Vec<Section<'_>> = Vec::new();
     // (heading, byte offset where its body starts, whether any line follows the heading)
     let mut open: Option<(&str, usize, bool)> = None;
-    let mut offset = 0;
-    for line in text.split('\n') {
-        let line_end = offset + line.len();
-        if let Some(heading) = heading_of(line) {
-            if let Some((h, start, _)) = open {
-                out.push(Section {
-                    heading: h,
-                    body: &text[start..offset],
-                    extra_newline: false,
-                });
-            }
-            let has_following = line_end < text.len();
-            open = Some((
-                heading,
-                if has_following {
-                    line_end + 1
-                } else {
-                    line_end
-                },
-                has_following,
-            ));
+    for offset in candidate_lines(text) {
+        let line_end = text[offset..].find('\n').map_or(text.len(), |i| offset + i);
+        let Some(heading) = heading_of(&text[offset..line_end]) else {
+            continue;
+        };
+        if let Some((h, start, _)) = open {
+            out.push(Section {
+                heading: h,
+                body: &text[start..offset],
+                extra_newline: false,
+            });
         }
-        offset = line_end + 1;
+        let has_following = line_end < text.len();
+        open = Some((
+            heading,
+            if has_following {
+                line_end + 1
+            } else {
+                line_end
+            },
+            has_following,
+        ));
     }
     if let Some((heading, start, has_following)) = open {
         out.push(Section {
@@ -153,6 +152,13 @@ pub fn sections(text: &str) -> Vec<Section<'_>> {
         });
     }
     out
+}
+
+/// The start of every line of `text` that begins with `###`, in order: the only lines that can
+/// open a section, found with a substring search instead of a look at every line.
+fn candidate_lines(text: &str) -> impl Iterator<Item = usize> + '_ {
+    let first = text.starts_with("###").then_some(0);
+    first.into_iter().chain(text.match_indices("\n###").map(|(i, _)| i + 1))
 }
 
 /// Where `text` can be cut in two for [`sections`]: the start of the first section heading line
