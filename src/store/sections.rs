@@ -158,7 +158,9 @@ pub fn sections(text: &str) -> Vec<Section<'_>> {
 /// open a section, found with a substring search instead of a look at every line.
 fn candidate_lines(text: &str) -> impl Iterator<Item = usize> + '_ {
     let first = text.starts_with("###").then_some(0);
-    first.into_iter().chain(text.match_indices("\n###").map(|(i, _)| i + 1))
+    first
+        .into_iter()
+        .chain(text.match_indices("\n###").map(|(i, _)| i + 1))
 }
 
 /// Where `text` can be cut in two for [`sections`]: the start of the first section heading line
