@@ -401,14 +401,22 @@ fn score_some_sections(
 #[derive(Debug, Clone, Copy)]
 enum Job {
     Journal,
-    /// Note file `.0`, whole.
-    Note(usize),
-    /// The sections of note file `.0` before (`false`) or from (`true`) its middle heading.
-    Half(usize, bool),
+    /// The sections of note file `.0` that [`Part`] `.1` names.
+    Note(usize, Part),
 }
 
-/// A note file as read once for both halves: its shared text, or the read error (taken by
-/// the first half, which reports it).
+/// Which sections of a note file a [`Job`] scores.
+#[derive(Debug, Clone, Copy)]
+enum Part {
+    Whole,
+    /// Those before the file's middle heading.
+    First,
+    /// Those from the file's middle heading on.
+    Second,
+}
+
+/// A note file as read once for all its jobs: its shared text, or the read error (taken by
+/// the first job to see it, which reports it).
 type SharedNote = std::result::Result<Option<Arc<NoteText>>, Mutex<Option<Error>>>;
 
 /// Lexical recall: reads as bmad-plus does (links followed, no cap, invalid UTF-8 replaced; a
@@ -436,9 +444,9 @@ pub fn lexical(ctx: &Context, request: &Request, portfolio: Option<&str>) -> Res
     let jobs: Vec<Job> = std::iter::once(Job::Journal)
         .chain((0..notes.len()).flat_map(|i| {
             if is_parallel {
-                vec![Job::Half(i, false), Job::Half(i, true)]
+                vec![Job::Note(i, Part::First), Job::Note(i, Part::Second)]
             } else {
-                vec![Job::Note(i)]
+                vec![Job::Note(i, Part::Whole)]
             }
         }))
         .collect();
@@ -462,20 +470,15 @@ pub fn lexical(ctx: &Context, request: &Request, portfolio: Option<&str>) -> Res
                     score_events(&text, &query, ctx.now.ms, &mut scored);
                 }
             }
-            Job::Note(i) => {
-                if let Some(text) = read_loose(&notes[i].path)? {
-                    score_sections(&notes[i], text, &query, &mut scored);
-                }
-            }
-            Job::Half(i, is_second) => match shared_text(i) {
+            Job::Note(i, part) => match shared_text(i) {
                 Ok(None) => {}
                 Ok(Some(shared)) => {
                     let text = shared.text.as_str();
-                    let split = split_point(text, text.len() / 2);
-                    let cut = if is_second {
-                        sections(&text[split..])
-                    } else {
-                        sections_before(text, split)
+                    let split = || split_point(text, text.len() / 2);
+                    let cut = match part {
+                        Part::Whole => sections(text),
+                        Part::First => sections_before(text, split()),
+                        Part::Second => sections(&text[split()..]),
                     };
                     score_some_sections(&notes[i], shared, cut, &counter, &mut scored);
                 }
