@@ -24,6 +24,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use bmad_mem::js::json::{Value, parse};
+use bmad_mem::js::tape::Doc;
 use bmad_mem::nexus::Nexus;
 use bmad_mem::receipts::{Inspector, OUTCOMES, SectionReader, read_store};
 use corpus::{Amount, Kind, Rng, Vocabulary};
@@ -183,6 +184,14 @@ fn benches(c: &mut Criterion) {
                 .and_then(|o| o.get("run"))
                 .expect("an envelope with a run");
             run.sha256_with_member("plan")
+        });
+    });
+    group.bench_function("tape_parse_and_hash", |b| {
+        b.iter(|| {
+            let doc = Doc::parse(black_box(&run_text)).expect("the run file parses");
+            let run = doc.root().get("run").expect("an envelope with a run");
+            let plan = run.get("plan").expect("a run with a plan");
+            (run.sha256(), plan.sha256())
         });
     });
     group.finish();

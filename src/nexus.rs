@@ -35,6 +35,7 @@ use sha2::{Digest, Sha256};
 
 use crate::error::{Error, Result};
 use crate::js::json::{self, Object, Value, hex};
+use crate::js::tape::{Doc, Items, Node};
 use crate::js::text::{trim, utf16_len};
 use crate::store::paths::decode_lossy;
 
@@ -169,7 +170,11 @@ impl Nexus {
     }
 
     fn resolve(&mut self, run_id: &str, task_id: &str) -> Result<Object> {
-        Ok(self.run(run_id)?.source(task_id)?.object.clone())
+        let text = &self.run(run_id)?.source(task_id)?.text;
+        match json::parse(text) {
+            Ok(Value::Object(object)) => Ok(object),
+            _ => unreachable!("a source is written as a JSON object"),
+        }
     }
 
     /// The run `run_id`, loaded and observed once.
@@ -209,10 +214,9 @@ struct Loaded {
     observations: Vec<(Option<String>, Observation)>,
 }
 
-/// An accepted source and its compact JSON text, written once on the thread that loaded it.
+/// An accepted source as compact JSON text, written once on the thread that loaded it.
 #[derive(Debug)]
 struct Source {
-    object: Object,
     text: String,
 }
 
@@ -230,28 +234,20 @@ impl Loaded {
     /// Every task's accepted source (or refusal), from the run and its observations.
     fn new(run: &Run<'_>, run_id: &str, observations: Vec<Observation>) -> Self {
         let mut sources = HashMap::new();
-        for (task, observation) in tasks_of(run.value).iter().zip(&observations) {
-            if let Some(task_id) = field(Some(task), "id").and_then(Value::as_str)
+        for (task, observation) in tasks_of(run.value).zip(&observations) {
+            if let Some(task_id) = field(Some(task), "id").and_then(Node::as_str)
                 && !sources.contains_key(task_id)
             {
-                let source =
-                    accepted_source(task, observation, run, run_id, task_id).map(|object| {
-                        let value = Value::Object(object);
-                        let text = value.compact();
-                        let Value::Object(object) = value else {
-                            unreachable!("built as an object")
-                        };
-                        Source { object, text }
-                    });
+                let source = accepted_source(task, observation, run, run_id, task_id)
+                    .map(|text| Source { text });
                 sources.insert(task_id.to_owned(), source);
             }
         }
         #[cfg(test)]
         let observations = tasks_of(run.value)
-            .iter()
             .map(|task| {
                 field(Some(task), "id")
-                    .and_then(Value::as_str)
+                    .and_then(Node::as_str)
                     .map(str::to_owned)
             })
             .zip(observations)
@@ -276,12 +272,12 @@ impl Loaded {
 
 /// `NEXUS.md` "The accepted source" of one task record, over its observation.
 fn accepted_source(
-    task: &Value,
+    task: Node<'_>,
     observation: &Observation,
     run: &Run<'_>,
     run_id: &str,
     task_id: &str,
-) -> std::result::Result<Object, &'static str> {
+) -> std::result::Result<String, &'static str> {
     let attempt = current_attempt(task);
     let verification = field(attempt, "verification");
     if !is_str(field(Some(task), "integration"), "accepted")
@@ -302,44 +298,64 @@ fn accepted_source(
         return Err(NOT_BOUND);
     }
     let definition = run.definition_of(task);
-    let mut source = Object::new()
-        .with("kind", "nexus")
-        .with("runId", run_id)
-        .with("taskId", task_id);
-    let mut copy = |key: &str, value: Option<&Value>| {
-        if let Some(value) = value {
-            source.insert(key, value.clone());
+    // The compact text of the source object, written from the run's own compact text.
+    let mut source = String::with_capacity(1024);
+    source.push_str(r#"{"kind":"nexus","runId":"#);
+    json::write_string(&mut source, run_id);
+    source.push_str(r#","taskId":"#);
+    json::write_string(&mut source, task_id);
+    let mut copy = |key: &str, text: Option<&str>| {
+        if let Some(text) = text {
+            source.push_str(",\"");
+            source.push_str(key);
+            source.push_str("\":");
+            source.push_str(text);
         }
     };
-    copy("attemptId", field(attempt, "id"));
-    copy("verificationId", field(verification, "id"));
+    copy("attemptId", field(attempt, "id").map(Node::compact));
     copy(
-        "verificationSha256",
-        verification.map(|v| Value::String(v.sha256())).as_ref(),
+        "verificationId",
+        field(verification, "id").map(Node::compact),
     );
-    copy("acceptedAt", field(Some(task), "acceptedAt"));
-    copy("artifactHashes", field(receipt, "artifactHashes"));
-    copy("resourceHashes", field(definition, "resourceHashes"));
-    copy("scope", field(definition, "scope"));
-    copy("objective", field(definition, "objective"));
+    let verification_sha256 = verification.map(|v| format!("\"{}\"", v.sha256()));
+    copy("verificationSha256", verification_sha256.as_deref());
+    copy(
+        "acceptedAt",
+        field(Some(task), "acceptedAt").map(Node::compact),
+    );
+    copy(
+        "artifactHashes",
+        field(receipt, "artifactHashes").map(Node::compact),
+    );
+    copy(
+        "resourceHashes",
+        field(definition, "resourceHashes").map(Node::compact),
+    );
+    copy("scope", field(definition, "scope").map(Node::compact));
+    copy(
+        "objective",
+        field(definition, "objective").map(Node::compact),
+    );
     let baseline = field(attempt, "baseline").filter(|b| b.is_truthy());
-    source.insert("baseline", baseline.cloned().unwrap_or(Value::Null));
+    copy("baseline", Some(baseline.map_or("null", Node::compact)));
+    source.push('}');
     Ok(source)
 }
 
 /// Records by id: `records.find(r => r.id === id)` without a scan per lookup (a plan holds
 /// up to 200 tasks, and every task looks up its own definition and its dependencies').
 struct ById<'a> {
-    all: &'a [Value],
+    all: Vec<Node<'a>>,
     /// String id → the first record with it.
-    by_id: HashMap<&'a str, &'a Value>,
+    by_id: HashMap<&'a str, Node<'a>>,
 }
 
 impl<'a> ById<'a> {
-    fn of(all: &'a [Value]) -> Self {
+    fn of(all: impl Iterator<Item = Node<'a>>) -> Self {
+        let all: Vec<Node<'a>> = all.collect();
         let mut by_id = HashMap::with_capacity(all.len());
-        for record in all {
-            if let Some(id) = field(Some(record), "id").and_then(Value::as_str) {
+        for &record in &all {
+            if let Some(id) = field(Some(record), "id").and_then(Node::as_str) {
                 by_id.entry(id).or_insert(record);
             }
         }
@@ -347,28 +363,29 @@ impl<'a> ById<'a> {
     }
 
     /// The first record whose id is `===` to `id`.
-    fn find(&self, id: Option<&Value>) -> Option<&'a Value> {
-        match id {
-            Some(Value::String(id)) => self.by_id.get(id.as_str()).copied(),
+    fn find(&self, id: Option<Node<'_>>) -> Option<Node<'a>> {
+        match id.and_then(Node::as_str) {
+            Some(id) => self.by_id.get(id).copied(),
             // Objects and arrays are never `===` to anything read from JSON: the scan is for
             // numbers, booleans, null and absent ids.
-            id => self
+            None => self
                 .all
                 .iter()
-                .find(|record| strict_eq(field(Some(record), "id"), id)),
+                .copied()
+                .find(|&record| strict_eq(field(Some(record), "id"), id)),
         }
     }
 }
 
 /// A validated run with its plan's definitions and its task records indexed by id.
 struct Run<'a> {
-    value: &'a Value,
+    value: Node<'a>,
     definitions: ById<'a>,
     tasks: ById<'a>,
 }
 
 impl<'a> Run<'a> {
-    fn new(value: &'a Value) -> Self {
+    fn new(value: Node<'a>) -> Self {
         Self {
             value,
             definitions: ById::of(plan_tasks(value)),
@@ -377,12 +394,12 @@ impl<'a> Run<'a> {
     }
 
     /// The plan's definition of a task record (`run.plan.tasks.find(d => d.id === task.id)`).
-    fn definition_of(&self, task: &Value) -> Option<&'a Value> {
+    fn definition_of(&self, task: Node<'_>) -> Option<Node<'a>> {
         self.definitions.find(field(Some(task), "id"))
     }
 
     /// Nexus's `taskOf`: a dependency named by a valid task id that the run holds.
-    fn task_of(&self, id: &Value) -> Result<&'a Value> {
+    fn task_of(&self, id: Node<'_>) -> Result<Node<'a>> {
         if !id.as_str().is_some_and(is_nexus_id) {
             return Err(nexus(
                 "Task ID must use 1-64 lowercase letters, numbers, _ or -.",
@@ -405,12 +422,14 @@ struct Disk {
     files: Memo<std::result::Result<String, String>>,
     /// Executable path (as stored) → sha256 hex of its real file, or why not.
     commands: Memo<std::result::Result<String, String>>,
-    /// Compact JSON of a scope list → its scope snapshot, or why not.
-    scopes: Memo<std::result::Result<Value, String>>,
+    /// Compact JSON of a scope list → the compact JSON of its scope snapshot, or why not.
+    scopes: Memo<std::result::Result<String, String>>,
     /// Check folder (relative, as stored) → its absolute path, or why it is not one.
     directories: Memo<std::result::Result<String, String>>,
     /// Absolute path → what `lstat` said of it: each path of the project is looked at once.
     lstats: Memo<std::result::Result<fs::Metadata, (io::ErrorKind, String)>>,
+    /// Absolute folders whose every component is a directory, not a link ([`confine_in`]).
+    folders: Mutex<HashSet<String>>,
     /// Files actually read for hashing (snapshots and executables).
     #[cfg(test)]
     reads: AtomicUsize,
@@ -459,6 +478,7 @@ impl Disk {
             scopes: Memo::default(),
             directories: Memo::default(),
             lstats: Memo::default(),
+            folders: Mutex::default(),
             #[cfg(test)]
             reads: AtomicUsize::new(0),
         })
@@ -467,15 +487,16 @@ impl Disk {
     /// `NEXUS.md`: load and validate the run, observe every task, then look for a lock — so a
     /// missing or corrupt run wins over a lock.
     fn load(&self, run_id: &str) -> Result<Loaded> {
-        let value = self.load_run(run_id)?;
-        let run = Run::new(&value);
+        let doc = self.load_run(run_id)?;
+        let run = Run::new(run_of(&doc));
         let observations = self.observe(&run);
         self.check_locks()?;
         Ok(Loaded::new(&run, run_id, observations))
     }
 
     /// `NEXUS.md` "The run file": read `runs/<runId>.json` and validate it, first failure wins.
-    fn load_run(&self, run_id: &str) -> Result<Value> {
+    /// The envelope is returned; its validated run is [`run_of`] it.
+    fn load_run(&self, run_id: &str) -> Result<Doc> {
         if !is_nexus_id(run_id) {
             return Err(nexus(
                 "Run ID must use 1-64 lowercase letters, numbers, _ or -.",
@@ -499,12 +520,12 @@ impl Disk {
             return Err(nexus("Run state exceeds the size limit."));
         }
         // Node decodes the file as UTF-8 with replacement characters before parsing it.
-        let envelope = json::parse(&decode_lossy(bytes))
+        let envelope = Doc::parse(&decode_lossy(bytes))
             .map_err(|_| nexus("Corrupt run state; original bytes were preserved."))?;
-        let (run, plan_sha256) = validate_envelope(envelope, run_id, &self.root)?;
-        validate_plan(&run, plan_sha256.as_deref())?;
-        validate_lifecycle(&run, run_id)?;
-        Ok(run)
+        let run = validate_envelope(envelope.root(), run_id, &self.root)?;
+        validate_plan(run)?;
+        validate_lifecycle(run, run_id)?;
+        Ok(envelope)
     }
 
     /// Every task's observation, in task order (Nexus's `inspect`). Dependencies found current
@@ -512,7 +533,6 @@ impl Disk {
     fn observe(&self, run: &Run<'_>) -> Vec<Observation> {
         let mut verified = HashSet::new();
         tasks_of(run.value)
-            .iter()
             .map(|task| {
                 let mut stale_reason = None;
                 if let Err(e) = self.protected_snapshot(run.definition_of(task)) {
@@ -556,12 +576,12 @@ impl Disk {
     fn evidence_current(
         &self,
         run: &Run<'_>,
-        task: &Value,
+        task: Node<'_>,
         verified: &mut HashSet<String>,
         ancestors: &mut Vec<String>,
     ) -> Result<()> {
         let id = field(Some(task), "id");
-        let key = id.map_or_else(|| "undefined".to_owned(), Value::compact);
+        let key = id.map_or("undefined", Node::compact).to_owned();
         if ancestors.contains(&key) {
             return Err(nexus(format!("Dependency cycle at {}", js_text(id))));
         }
@@ -599,32 +619,26 @@ impl Disk {
         self.protected_snapshot(definition)?;
         // 4. Today's scope and artifacts are the ones verified.
         let scope = self.scope_snapshot(field(definition, "scope"))?;
-        if !same(Some(&scope), field(verification, "scopeHashes")) {
+        if !is_text(field(verification, "scopeHashes"), &scope) {
             return Err(stale_evidence());
         }
-        let artifacts = self.files_snapshot(list(field(definition, "artifacts"), "artifacts")?)?;
-        if !same(Some(&artifacts), field(verification, "artifactHashes")) {
+        let artifacts = list(field(definition, "artifacts"), "artifacts")?;
+        let artifacts = self.files_snapshot(&artifacts.map(Node::to_value).collect::<Vec<_>>())?;
+        if !is_text(field(verification, "artifactHashes"), &artifacts) {
             return Err(stale_evidence());
         }
         // 5. One clean receipt per defined check, in order, from this attempt and environment.
         let receipts = list(field(verification, "checks"), "verification checks")?;
         let checks = list(field(definition, "checks"), "checks")?;
-        let ids = |items: &[Value]| -> String {
-            let ids: Vec<Value> = items
-                .iter()
-                .map(|item| field(Some(item), "id").cloned().unwrap_or(Value::Null))
-                .collect();
-            Value::Array(ids).compact()
-        };
-        let is_clean = |receipt: &Value| {
+        let is_clean = |receipt: Node<'_>| {
             let receipt = Some(receipt);
-            field(receipt, "exitCode").and_then(Value::as_f64) == Some(0.0)
-                && !field(receipt, "error").is_some_and(Value::is_truthy)
-                && !field(receipt, "signal").is_some_and(Value::is_truthy)
+            field(receipt, "exitCode").and_then(Node::as_f64) == Some(0.0)
+                && !field(receipt, "error").is_some_and(Node::is_truthy)
+                && !field(receipt, "signal").is_some_and(Node::is_truthy)
                 && strict_eq(field(receipt, "attemptId"), field(attempt, "id"))
                 && same(field(receipt, "environment"), environment)
         };
-        if ids(receipts) != ids(checks) || !receipts.iter().all(is_clean) {
+        if ids(receipts.clone()) != ids(checks) || !receipts.into_iter().all(is_clean) {
             return Err(nexus("Verification receipt is incomplete."));
         }
         // 6. Every dependency accepted, with current evidence of its own.
@@ -646,29 +660,30 @@ impl Disk {
 
     /// `NEXUS.md` "protected snapshot" of a task definition: resources, check folders and
     /// executables as they were when the plan was created.
-    fn protected_snapshot(&self, definition: Option<&Value>) -> Result<()> {
+    fn protected_snapshot(&self, definition: Option<Node<'_>>) -> Result<()> {
         let Some(definition) = definition else {
             return Err(malformed("the task has no definition in the plan"));
         };
         let hashes = field(Some(definition), "resourceHashes");
         let keys = object_keys(hashes)?;
         let resources = self.files_snapshot(&keys)?;
-        if !same(Some(&resources), hashes) {
+        if !is_text(hashes, &resources) {
             return Err(nexus(
                 "Protected verifier or agent resource changed since the plan was created.",
             ));
         }
         for check in list(field(Some(definition), "checks"), "checks")? {
-            self.directory_at(field(Some(check), "cwd"))?;
-            let hash = self.command_hash(field(Some(check), "command"))?;
+            self.directory_at(field(Some(check), "cwd").and_then(Node::as_str))?;
+            let hash = self.command_hash(field(Some(check), "command").and_then(Node::as_str))?;
             if !is_str(field(Some(check), "commandHash"), &hash) {
                 return Err(nexus("Verifier executable changed since plan creation."));
             }
         }
         let execution = field(Some(definition), "execution").filter(|e| e.is_truthy());
         if let Some(execution) = execution {
-            self.directory_at(field(Some(execution), "cwd"))?;
-            let hash = self.command_hash(field(Some(execution), "command"))?;
+            self.directory_at(field(Some(execution), "cwd").and_then(Node::as_str))?;
+            let hash =
+                self.command_hash(field(Some(execution), "command").and_then(Node::as_str))?;
             if !is_str(field(Some(execution), "commandHash"), &hash) {
                 return Err(nexus("Worker executable changed since plan creation."));
             }
@@ -676,8 +691,9 @@ impl Disk {
         Ok(())
     }
 
-    /// `NEXUS.md` "files snapshot": unique paths in UTF-16 order, each with its sha256.
-    fn files_snapshot(&self, files: &[Value]) -> Result<Value> {
+    /// `NEXUS.md` "files snapshot": unique paths in UTF-16 order, each with its sha256; the
+    /// compact JSON of the result.
+    fn files_snapshot(&self, files: &[Value]) -> Result<String> {
         // `new Set(files)`: equal primitives collapse, in first-seen order; objects are distinct.
         let mut unique: Vec<&Value> = Vec::with_capacity(files.len());
         let mut seen_strings = HashSet::new();
@@ -686,13 +702,7 @@ impl Disk {
             let is_new = match file {
                 Value::String(s) => seen_strings.insert(s.as_str()),
                 Value::Array(_) | Value::Object(_) => true,
-                other
-                    if seen_others
-                        .iter()
-                        .any(|seen| strict_eq(Some(seen), Some(other))) =>
-                {
-                    false
-                }
+                other if seen_others.contains(&other) => false,
                 other => {
                     seen_others.push(other);
                     true
@@ -706,11 +716,11 @@ impl Disk {
         unique.sort_by(|a, b| utf16_cmp(&sort_text(a), &sort_text(b)));
         let mut snapshot = Object::new();
         for file in unique {
-            let file = check_relative(Some(file), false)?;
+            let file = check_relative(file.as_str(), false)?;
             let hash = self.file_hash(file)?;
             snapshot.insert(file, hash);
         }
-        Ok(Value::Object(snapshot))
+        Ok(Value::Object(snapshot).compact())
     }
 
     /// The sha256 of a snapshot file, computed once per path.
@@ -737,14 +747,14 @@ impl Disk {
     }
 
     /// `NEXUS.md` "scope snapshot": files as they are, scope roots walked as directories.
-    fn scope_snapshot(&self, scopes: Option<&Value>) -> Result<Value> {
-        let key = scopes.map_or_else(|| "undefined".to_owned(), Value::compact);
+    fn scope_snapshot(&self, scopes: Option<Node<'_>>) -> Result<String> {
+        let key = scopes.map_or("undefined", Node::compact);
         self.scopes
-            .get_or(&key, || self.walk_scopes(scopes).map_err(|e| e.to_string()))
+            .get_or(key, || self.walk_scopes(scopes).map_err(|e| e.to_string()))
             .map_err(Error::refused)
     }
 
-    fn walk_scopes(&self, scopes: Option<&Value>) -> Result<Value> {
+    fn walk_scopes(&self, scopes: Option<Node<'_>>) -> Result<String> {
         let mut files = Vec::new();
         for scope in list(scopes, "scope")? {
             let Some(scope) = scope.as_str() else {
@@ -780,7 +790,7 @@ impl Disk {
             )));
         }
         if meta.is_dir() {
-            self.directory_at(Some(&Value::from(file)))?;
+            self.directory_at(Some(file))?;
             let entries = fs::read_dir(&target)
                 .map_err(|e| Error::io("cannot list", Path::new(&target), e))?;
             let mut names = Vec::new();
@@ -807,7 +817,12 @@ impl Disk {
     /// [`confine`], remembering the folders it found on the way: within one look at the disk,
     /// a folder checked once is not checked again.
     fn confine(&self, file: &str) -> Result<Confined> {
-        confine_in(&self.root, file, &|path| self.lstat(path))
+        confine_in(
+            &self.root,
+            file,
+            &|path| self.lstat(path),
+            Some(&self.folders),
+        )
     }
 
     /// `lstat` of an absolute path, once per path.
@@ -821,7 +836,7 @@ impl Disk {
 
     /// Nexus's `directoryAt`: a relative path (or `.`) naming an existing directory inside the
     /// project; its absolute path.
-    fn directory_at(&self, file: Option<&Value>) -> Result<String> {
+    fn directory_at(&self, file: Option<&str>) -> Result<String> {
         let file = check_relative(file, true)?;
         self.directories
             .get_or(file, || {
@@ -850,13 +865,10 @@ impl Disk {
 
     /// Nexus's `executable`: the sha256 of the real file behind an absolute command path,
     /// computed once per command.
-    fn command_hash(&self, command: Option<&Value>) -> Result<String> {
+    fn command_hash(&self, command: Option<&str>) -> Result<String> {
         // Nexus also accepts `node` (its own interpreter) when a plan is created; a stored
         // plan holds the resolved path, so `node` here is refused like any relative command.
-        let Some(command) = command
-            .and_then(Value::as_str)
-            .filter(|c| c.starts_with('/'))
-        else {
+        let Some(command) = command.filter(|c| c.starts_with('/')) else {
             return Err(nexus(
                 "Check command must be node or an absolute executable path.",
             ));
@@ -908,86 +920,90 @@ impl Disk {
 
 /// `NEXUS.md` envelope checks: `Corrupt or foreign run state` unless every one holds. Returns
 /// the run.
-fn validate_envelope(
-    envelope: Value,
-    run_id: &str,
-    project: &str,
-) -> Result<(Value, Option<String>)> {
+fn validate_envelope<'d>(envelope: Node<'d>, run_id: &str, project: &str) -> Result<Node<'d>> {
     let foreign = || nexus("Corrupt or foreign run state; original bytes were preserved.");
-    let Value::Object(mut envelope) = envelope else {
+    if !envelope.is_object() {
+        return Err(foreign());
+    }
+    let Some(run) = envelope.get("run").filter(|run| run.is_truthy()) else {
         return Err(foreign());
     };
-    let Some(run) = envelope.remove("run").filter(Value::is_truthy) else {
-        return Err(foreign());
-    };
-    let envelope = Some(Value::Object(envelope));
-    let envelope = envelope.as_ref();
-    let run_ref = Some(&run);
-    // The plan's hash comes with the run's: validate_plan needs it next.
-    let (run_sha256, plan_sha256) = run.sha256_with_member("plan");
+    let envelope = Some(envelope);
+    let run_ref = Some(run);
     let is_valid = is_number(field(envelope, "schemaVersion"), 1.0)
-        && is_str(field(envelope, "sha256"), &run_sha256)
+        && is_str(field(envelope, "sha256"), &run.sha256())
         && is_number(field(run_ref, "schemaVersion"), 1.0)
         && is_str(field(run_ref, "id"), run_id)
         && is_str(field(run_ref, "project"), project)
         && field(run_ref, "sequence")
-            .and_then(Value::as_f64)
+            .and_then(Node::as_f64)
             .is_some_and(is_integer)
-        && field(run_ref, "tasks").and_then(Value::as_array).is_some();
+        && field(run_ref, "tasks").is_some_and(Node::is_array);
     if !is_valid {
         return Err(foreign());
     }
-    Ok((run, plan_sha256))
+    Ok(run)
+}
+
+/// The run of an envelope [`Disk::load_run`] validated.
+fn run_of(envelope: &Doc) -> Node<'_> {
+    envelope
+        .root()
+        .get("run")
+        .expect("a validated envelope holds its run")
 }
 
 /// `NEXUS.md`: the plan hashes to `planHash` and defines the run's tasks, in order.
-/// `plan_sha256` = the plan's hash, if the run has a plan.
-fn validate_plan(run: &Value, plan_sha256: Option<&str>) -> Result<()> {
+fn validate_plan(run: Node<'_>) -> Result<()> {
     let run = Some(run);
     let plan = field(run, "plan");
-    let ids = |tasks: Option<&[Value]>| {
-        tasks.map(|tasks| {
-            let ids: Vec<Value> = tasks
-                .iter()
-                .map(|task| field(Some(task), "id").cloned().unwrap_or(Value::Null))
-                .collect();
-            Value::Array(ids).compact()
-        })
-    };
-    let plan_ids = ids(field(plan, "tasks").and_then(Value::as_array));
-    let is_intact = plan.is_some()
-        && plan_sha256.is_some_and(|hash| is_str(field(run, "planHash"), hash))
+    let plan_ids = field(plan, "tasks").and_then(Node::items).map(ids);
+    let is_intact = plan.is_some_and(|plan| is_str(field(run, "planHash"), &plan.sha256()))
         && plan_ids.is_some()
-        && plan_ids == ids(field(run, "tasks").and_then(Value::as_array));
+        && plan_ids == field(run, "tasks").and_then(Node::items).map(ids);
     if !is_intact {
         return Err(nexus("Run plan integrity mismatch."));
     }
     Ok(())
 }
 
+/// `JSON.stringify(items.map(item => item.id))`: an item without an id gives `null`.
+fn ids(items: Items<'_>) -> String {
+    let mut text = String::from("[");
+    for (i, item) in items.enumerate() {
+        if i > 0 {
+            text.push(',');
+        }
+        text.push_str(field(Some(item), "id").map_or("null", Node::compact));
+    }
+    text.push(']');
+    text
+}
+
 /// `NEXUS.md` lifecycle records: every task and attempt well formed, attempt ids unique within
 /// the run, and the current attempt with its `cancellation` and `backend` (SPEC §10).
-fn validate_lifecycle(run: &Value, run_id: &str) -> Result<()> {
+fn validate_lifecycle(run: Node<'_>, run_id: &str) -> Result<()> {
     let mut attempt_ids = HashSet::new();
     for task in tasks_of(run) {
         let task = Some(task);
-        let attempts = field(task, "attempts").and_then(Value::as_array);
+        let attempts = field(task, "attempts").and_then(Node::items);
         let Some(attempts) =
             attempts.filter(|_| is_one_of(field(task, "integration"), &INTEGRATIONS))
         else {
             return Err(nexus("Invalid task lifecycle record."));
         };
-        for (index, attempt) in attempts.iter().enumerate() {
+        let count = attempts.len();
+        for (index, attempt) in attempts.enumerate() {
             let attempt = Some(attempt);
-            let is_current = index + 1 == attempts.len();
+            let is_current = index + 1 == count;
             let id = field(attempt, "id")
-                .and_then(Value::as_str)
+                .and_then(Node::as_str)
                 .filter(|id| !attempt_ids.contains(*id));
             let Some(id) = id.filter(|_| is_valid_attempt(attempt, task, run_id, is_current))
             else {
                 return Err(nexus("Invalid attempt lifecycle record."));
             };
-            attempt_ids.insert(id.to_owned());
+            attempt_ids.insert(id);
         }
     }
     Ok(())
@@ -997,14 +1013,14 @@ fn validate_lifecycle(run: &Value, run_id: &str) -> Result<()> {
 /// counts its verification rounds, keeps its history, and has known execution and verification
 /// states; the current one also has its `cancellation` and `backend` objects.
 fn is_valid_attempt(
-    attempt: Option<&Value>,
-    task: Option<&Value>,
+    attempt: Option<Node<'_>>,
+    task: Option<Node<'_>>,
     run_id: &str,
     is_current: bool,
 ) -> bool {
-    let is_list = |key| field(attempt, key).and_then(Value::as_array).is_some();
-    let is_object = |key| field(attempt, key).and_then(Value::as_object).is_some();
-    let rounds = field(attempt, "verificationRounds").and_then(Value::as_f64);
+    let is_list = |key| field(attempt, key).is_some_and(Node::is_array);
+    let is_object = |key| field(attempt, key).is_some_and(Node::is_object);
+    let rounds = field(attempt, "verificationRounds").and_then(Node::as_f64);
     strict_eq(field(attempt, "taskId"), field(task, "id"))
         && is_str(field(attempt, "runId"), run_id)
         && rounds.is_some_and(|n| is_integer(n) && n >= 0.0)
@@ -1022,7 +1038,7 @@ fn is_valid_attempt(
 /// a plain relative path inside `root` whose existing components, walked from `/`, are
 /// directories (all but the target, which must be a regular file) and never links.
 fn confine(root: &str, file: &str) -> Result<String> {
-    confine_in(root, file, &|path| fs::symlink_metadata(path)).map(|confined| confined.path)
+    confine_in(root, file, &|path| fs::symlink_metadata(path), None).map(|confined| confined.path)
 }
 
 /// A path that passed [`confine`], with what `lstat` said of it (`None`: it does not exist).
@@ -1032,10 +1048,13 @@ struct Confined {
 }
 
 /// [`confine`], looking at each component with `lstat` (which may remember what it saw).
+/// `folders`, when given, holds folders whose every component `lstat` found to be a directory:
+/// a path in one of them only has its last component looked at, and a folder found so is added.
 fn confine_in(
     root: &str,
     file: &str,
     lstat: &dyn Fn(&str) -> io::Result<fs::Metadata>,
+    folders: Option<&Mutex<HashSet<String>>>,
 ) -> Result<Confined> {
     if file.is_empty()
         || file.contains(['\\', ':', '\0'])
@@ -1061,12 +1080,26 @@ fn confine_in(
             "Adapter path escapes the target project: {file}"
         )));
     }
-    let mut current = String::new();
+    let parent = &target[..target.rfind('/').expect("an absolute path")];
+    let lock = |folders: &Mutex<HashSet<String>>| {
+        folders
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .contains(parent)
+    };
+    let is_known = !parent.is_empty() && folders.is_some_and(lock);
+    let (mut current, rest) = if is_known {
+        (parent.to_owned(), &target[parent.len() + 1..])
+    } else {
+        (String::with_capacity(target.len()), &target[1..])
+    };
     let mut target_meta = None;
-    for part in target[1..].split('/') {
+    let mut has_reached_target = false;
+    for part in rest.split('/') {
         current.push('/');
         current.push_str(part);
         let is_target = current.len() == target.len();
+        has_reached_target = is_target;
         let meta = match lstat(&current) {
             Ok(meta) => meta,
             Err(e) if e.kind() == io::ErrorKind::NotFound => break,
@@ -1091,6 +1124,12 @@ fn confine_in(
             target_meta = Some(meta);
         }
     }
+    if let Some(folders) = folders.filter(|_| has_reached_target && !is_known) {
+        folders
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(parent.to_owned());
+    }
     Ok(Confined {
         path: target,
         meta: target_meta,
@@ -1099,8 +1138,7 @@ fn confine_in(
 
 /// `NEXUS.md` relative-path rule for every path a snapshot touches (Nexus's `relative`);
 /// `allow_dot` admits `.` (a check folder).
-fn check_relative(value: Option<&Value>, allow_dot: bool) -> Result<&str> {
-    let text = value.and_then(Value::as_str);
+fn check_relative(text: Option<&str>, allow_dot: bool) -> Result<&str> {
     if allow_dot && text == Some(".") {
         return Ok(".");
     }
@@ -1134,10 +1172,15 @@ fn check_relative(value: Option<&Value>, allow_dot: bool) -> Result<&str> {
 /// `/^(con|prn|aux|nul|com[1-9]|lpt[1-9])(?:\.|$)/i`: a Windows device name, with or without
 /// an extension.
 fn is_reserved_name(part: &str) -> bool {
-    let stem = part.split('.').next().unwrap_or(part).to_ascii_lowercase();
-    match stem.as_bytes() {
-        b"con" | b"prn" | b"aux" | b"nul" => true,
-        [b'c', b'o', b'm', digit] | [b'l', b'p', b't', digit] => (b'1'..=b'9').contains(digit),
+    let stem = part.split('.').next().unwrap_or(part).as_bytes();
+    let is = |name: &[u8]| stem.eq_ignore_ascii_case(name);
+    match stem {
+        [_, _, _] => is(b"con") || is(b"prn") || is(b"aux") || is(b"nul"),
+        [a, b, c, digit] => {
+            (b'1'..=b'9').contains(digit)
+                && ([a, b, c].map(u8::to_ascii_lowercase) == *b"com"
+                    || [a, b, c].map(u8::to_ascii_lowercase) == *b"lpt")
+        }
         _ => false,
     }
 }
@@ -1155,6 +1198,14 @@ fn is_nexus_id(id: &str) -> bool {
 /// Node's `path.posix.normalize`: `.` segments and repeated slashes dropped, `..` folded into
 /// the segment before it, a trailing slash kept.
 fn normalize(path: &str) -> String {
+    if is_normalized(path) {
+        return path.to_owned();
+    }
+    normalize_segments(path)
+}
+
+/// [`normalize`] the long way: segment by segment.
+fn normalize_segments(path: &str) -> String {
     if path.is_empty() {
         return ".".to_owned();
     }
@@ -1191,92 +1242,110 @@ fn normalize(path: &str) -> String {
     out
 }
 
+/// Whether [`normalize`] gives `path` back as it is: one optional leading and trailing slash
+/// around segments that are neither empty, `.` nor `..`.
+fn is_normalized(path: &str) -> bool {
+    let body = path.strip_prefix('/').unwrap_or(path);
+    let body = body.strip_suffix('/').unwrap_or(body);
+    !body.is_empty()
+        && body
+            .split('/')
+            .all(|part| !part.is_empty() && part != "." && part != "..")
+}
+
 /// Node's `path.join(root, file)` for an absolute `root`.
 fn join(root: &str, file: &str) -> String {
     if file.is_empty() {
         return normalize(root);
     }
-    normalize(&format!("{root}/{file}"))
+    let joined = format!("{root}/{file}");
+    if is_normalized(&joined) {
+        return joined;
+    }
+    normalize(&joined)
 }
 
 /// The task records of a validated run.
-fn tasks_of(run: &Value) -> &[Value] {
+fn tasks_of(run: Node<'_>) -> impl Iterator<Item = Node<'_>> {
     field(Some(run), "tasks")
-        .and_then(Value::as_array)
-        .unwrap_or_default()
+        .and_then(Node::items)
+        .into_iter()
+        .flatten()
 }
 
 /// The task definitions of a validated run's plan.
-fn plan_tasks(run: &Value) -> &[Value] {
+fn plan_tasks(run: Node<'_>) -> impl Iterator<Item = Node<'_>> {
     field(field(Some(run), "plan"), "tasks")
-        .and_then(Value::as_array)
-        .unwrap_or_default()
+        .and_then(Node::items)
+        .into_iter()
+        .flatten()
 }
 
 /// The current (last) attempt of a task record.
-fn current_attempt(task: &Value) -> Option<&Value> {
+fn current_attempt(task: Node<'_>) -> Option<Node<'_>> {
     field(Some(task), "attempts")
-        .and_then(Value::as_array)
-        .and_then(<[Value]>::last)
+        .and_then(Node::items)
+        .and_then(Iterator::last)
 }
 
 /// `value[key]` in JavaScript: absent unless `value` is an object holding `key`.
-fn field<'a>(value: Option<&'a Value>, key: &str) -> Option<&'a Value> {
-    value?.as_object()?.get(key)
+fn field<'d>(value: Option<Node<'d>>, key: &str) -> Option<Node<'d>> {
+    value?.get(key)
 }
 
 /// The items of a JSON array that Nexus iterates; anything else fails as JavaScript would.
-fn list<'a>(value: Option<&'a Value>, what: &str) -> Result<&'a [Value]> {
+fn list<'d>(value: Option<Node<'d>>, what: &str) -> Result<Items<'d>> {
     value
-        .and_then(Value::as_array)
+        .and_then(Node::items)
         .ok_or_else(|| malformed(&format!("{what} is not a list")))
 }
 
 /// `Object.keys(value)` as path values.
-fn object_keys(value: Option<&Value>) -> Result<Vec<Value>> {
-    match value {
-        Some(Value::Object(object)) => Ok(object
-            .ordered()
-            .into_iter()
-            .map(|(key, _)| Value::from(key))
-            .collect()),
-        Some(Value::Array(items)) => Ok((0..items.len())
-            .map(|i| Value::String(i.to_string()))
-            .collect()),
-        Some(Value::String(s)) => Ok((0..utf16_len(s))
-            .map(|i| Value::String(i.to_string()))
-            .collect()),
-        Some(Value::Number(_) | Value::Bool(_)) => Ok(Vec::new()),
-        None | Some(Value::Null) => Err(malformed("resourceHashes is missing")),
+fn object_keys(value: Option<Node<'_>>) -> Result<Vec<Value>> {
+    let Some(value) = value.filter(|value| !value.is_null()) else {
+        return Err(malformed("resourceHashes is missing"));
+    };
+    if let Some(members) = value.members() {
+        return Ok(members.map(|(key, _)| Value::from(key)).collect());
     }
+    let count = match (value.items(), value.as_str()) {
+        (Some(items), _) => items.len(),
+        (_, Some(s)) => utf16_len(s),
+        // Numbers and booleans have no own keys.
+        _ => 0,
+    };
+    Ok((0..count).map(|i| Value::String(i.to_string())).collect())
 }
 
 /// JavaScript's `===` between two values read from JSON (absent is `undefined`): objects and
 /// arrays are never equal, being distinct objects.
-fn strict_eq(a: Option<&Value>, b: Option<&Value>) -> bool {
+fn strict_eq(a: Option<Node<'_>>, b: Option<Node<'_>>) -> bool {
     match (a, b) {
-        (None, None) | (Some(Value::Null), Some(Value::Null)) => true,
-        (Some(Value::Bool(a)), Some(Value::Bool(b))) => a == b,
-        (Some(Value::Number(a)), Some(Value::Number(b))) => a == b,
-        (Some(Value::String(a)), Some(Value::String(b))) => a == b,
+        (None, None) => true,
+        (Some(a), Some(b)) => {
+            (a.is_null() && b.is_null())
+                || a.as_bool().is_some_and(|a| b.as_bool() == Some(a))
+                || a.as_f64().is_some_and(|a| b.as_f64() == Some(a))
+                || a.as_str().is_some_and(|a| b.as_str() == Some(a))
+        }
         _ => false,
     }
 }
 
 /// `value === text`.
-fn is_str(value: Option<&Value>, text: &str) -> bool {
-    value.and_then(Value::as_str) == Some(text)
+fn is_str(value: Option<Node<'_>>, text: &str) -> bool {
+    value.and_then(Node::as_str) == Some(text)
 }
 
 /// `value === n`.
-fn is_number(value: Option<&Value>, n: f64) -> bool {
-    value.and_then(Value::as_f64) == Some(n)
+fn is_number(value: Option<Node<'_>>, n: f64) -> bool {
+    value.and_then(Node::as_f64) == Some(n)
 }
 
 /// `allowed.includes(value)`.
-fn is_one_of(value: Option<&Value>, allowed: &[&str]) -> bool {
+fn is_one_of(value: Option<Node<'_>>, allowed: &[&str]) -> bool {
     value
-        .and_then(Value::as_str)
+        .and_then(Node::as_str)
         .is_some_and(|value| allowed.contains(&value))
 }
 
@@ -1286,13 +1355,18 @@ fn is_integer(n: f64) -> bool {
 }
 
 /// `JSON.stringify(a) === JSON.stringify(b)` (an absent value stringifies to nothing).
-fn same(a: Option<&Value>, b: Option<&Value>) -> bool {
-    a.map(Value::compact) == b.map(Value::compact)
+fn same(a: Option<Node<'_>>, b: Option<Node<'_>>) -> bool {
+    a.map(Node::compact) == b.map(Node::compact)
+}
+
+/// `JSON.stringify(value) === text`, `text` being the compact JSON of a snapshot.
+fn is_text(value: Option<Node<'_>>, text: &str) -> bool {
+    value.map(Node::compact) == Some(text)
 }
 
 /// `String(value)` for a possibly absent value.
-fn js_text(value: Option<&Value>) -> String {
-    value.map_or_else(|| "undefined".to_owned(), Value::text)
+fn js_text(value: Option<Node<'_>>) -> String {
+    value.map_or_else(|| "undefined".to_owned(), Node::text)
 }
 
 /// `String(value)`, without copying a string.
@@ -1917,8 +1991,7 @@ mod tests {
 
     #[track_caller]
     fn relative(path: &str, expected: std::result::Result<(), &str>) {
-        let value = Value::from(path);
-        let got = check_relative(Some(&value), false)
+        let got = check_relative(Some(path), false)
             .map(|_| ())
             .map_err(|e| e.to_string());
         assert_eq!(got, expected.map_err(str::to_owned), "{path:?}");
@@ -1973,12 +2046,10 @@ mod tests {
         ] {
             relative(path, Err(&format!("Nexus: Nonportable path: {path}")));
         }
-        let dot = Value::from(".");
-        assert_eq!(check_relative(Some(&dot), true).unwrap(), ".");
+        assert_eq!(check_relative(Some("."), true).unwrap(), ".");
+        // A path that is not a string (a number, say) reaches the rule as `None`.
         assert_eq!(
-            check_relative(Some(&Value::from(1.0)), false)
-                .unwrap_err()
-                .to_string(),
+            check_relative(None, false).unwrap_err().to_string(),
             "Nexus: Relative path must be a nonempty bounded string."
         );
     }
@@ -2005,6 +2076,18 @@ mod tests {
         assert_eq!(join("/r", "a/b"), "/r/a/b");
         assert_eq!(join("/r", "/x/"), "/r/x/");
         assert_eq!(join("/r", ""), "/r");
+        assert_eq!(join("/", "a"), "/a");
+    }
+
+    proptest::proptest! {
+        /// The shortcut for paths that are normal already gives what the long way gives.
+        #[test]
+        fn a_normal_path_is_its_own_normal_form(path in "[/.a]{0,8}") {
+            if is_normalized(&path) {
+                proptest::prop_assert_eq!(normalize_segments(&path), path.clone());
+            }
+            proptest::prop_assert_eq!(normalize(&path), normalize_segments(&path));
+        }
     }
 
     #[test]
@@ -2060,6 +2143,7 @@ mod tests {
         let snapshot = disk
             .files_snapshot(&paths(&["b", "\u{e000}", "a", "\u{1f600}", "b"]))
             .unwrap();
+        let snapshot = json::parse(&snapshot).unwrap();
         let keys: Vec<String> = snapshot
             .as_object()
             .unwrap()
@@ -2099,12 +2183,12 @@ mod tests {
         fs::write(root.join("s/b/x"), "x").unwrap();
         fs::write(root.join("s/a"), "a").unwrap();
         fs::write(root.join("one"), "1").unwrap();
-        let scope = |items: &[&str]| Value::Array(paths(items));
+        let scope = |items: &[&str]| Doc::parse(&Value::Array(paths(items)).compact()).unwrap();
         let snapshot = disk(&root)
-            .scope_snapshot(Some(&scope(&["s", "one", "missing", "s/b"])))
+            .scope_snapshot(Some(scope(&["s", "one", "missing", "s/b"]).root()))
             .unwrap();
         assert_eq!(
-            snapshot.compact(),
+            snapshot,
             format!(
                 r#"{{"one":"{}","s/a":"{}","s/b/x":"{}"}}"#,
                 json::sha256_hex(b"1"),
@@ -2114,15 +2198,14 @@ mod tests {
         );
         assert_eq!(
             disk(&root)
-                .scope_snapshot(Some(&scope(&["missing"])))
-                .unwrap()
-                .compact(),
+                .scope_snapshot(Some(scope(&["missing"]).root()))
+                .unwrap(),
             "{}"
         );
         let socket = std::os::unix::net::UnixListener::bind(root.join("s/b/sock")).unwrap();
         assert_eq!(
             disk(&root)
-                .scope_snapshot(Some(&scope(&["s"])))
+                .scope_snapshot(Some(scope(&["s"]).root()))
                 .unwrap_err()
                 .to_string(),
             "Nexus: Scope contains a non-regular file: s/b/sock"
@@ -2132,7 +2215,7 @@ mod tests {
         symlink(root.join("s"), root.join("linked")).unwrap();
         assert_eq!(
             disk(&root)
-                .scope_snapshot(Some(&scope(&["linked"])))
+                .scope_snapshot(Some(scope(&["linked"]).root()))
                 .unwrap_err()
                 .to_string(),
             format!(
@@ -2146,10 +2229,53 @@ mod tests {
         }
         assert_eq!(
             disk(&root)
-                .scope_snapshot(Some(&scope(&["many"])))
+                .scope_snapshot(Some(scope(&["many"]).root()))
                 .unwrap_err()
                 .to_string(),
             "Nexus: Scope exceeds the 10000 file snapshot limit."
+        );
+    }
+
+    #[test]
+    fn a_folder_checked_once_still_has_its_entries_checked() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(dir.path()).unwrap();
+        fs::create_dir_all(root.join("d/sub")).unwrap();
+        fs::write(root.join("d/a"), "a").unwrap();
+        symlink(root.join("d/a"), root.join("d/link")).unwrap();
+        let disk = disk(&root);
+        let message = |file: &str| disk.confine(file).err().map(|e| e.to_string());
+        assert_eq!(message("d/a"), None);
+        assert!(
+            disk.folders
+                .lock()
+                .unwrap()
+                .contains(&format!("{}/d", root.display()))
+        );
+        assert_eq!(
+            message("d/link"),
+            Some(format!(
+                "Adapter path contains a symlink or junction: {}/d/link",
+                root.display()
+            ))
+        );
+        assert_eq!(
+            message("d/sub"),
+            Some(format!(
+                "Adapter target is not a regular file: {}/d/sub",
+                root.display()
+            ))
+        );
+        assert!(disk.confine("d/missing").unwrap().meta.is_none());
+        // A folder under a missing one is not remembered: nothing was looked at below it.
+        assert!(disk.confine("gone/x/y").unwrap().meta.is_none());
+        assert!(
+            !disk
+                .folders
+                .lock()
+                .unwrap()
+                .iter()
+                .any(|f| f.contains("gone"))
         );
     }
 
@@ -2159,16 +2285,14 @@ mod tests {
         let root = fs::canonicalize(dir.path()).unwrap();
         let disk = disk(&root);
         assert_eq!(
-            disk.directory_at(Some(&Value::from("gone")))
-                .unwrap_err()
-                .to_string(),
+            disk.directory_at(Some("gone")).unwrap_err().to_string(),
             format!(
                 "ENOENT: no such file or directory, stat '{}/gone'",
                 root.display()
             )
         );
         assert_eq!(
-            disk.directory_at(Some(&Value::from("."))).unwrap(),
+            disk.directory_at(Some(".")).unwrap(),
             root.to_string_lossy()
         );
     }

@@ -24,7 +24,7 @@ use super::number;
 
 /// Deepest nesting [`parse`] accepts; deeper input is refused with a clear error rather than
 /// exhausting the stack.
-const MAX_DEPTH: usize = 512;
+pub(crate) const MAX_DEPTH: usize = 512;
 
 /// A JSON value as JavaScript models it.
 #[derive(Debug, Clone, PartialEq)]
@@ -255,7 +255,7 @@ impl FromIterator<(String, Value)> for Object {
 
 /// `Some(n)` when `key` is a canonical array index (`"0"` … `"4294967294"`, no sign, no
 /// leading zero), the keys JavaScript enumerates first.
-fn array_index(key: &str) -> Option<u32> {
+pub(crate) fn array_index(key: &str) -> Option<u32> {
     let bytes = key.as_bytes();
     if bytes.is_empty() || bytes.len() > 10 || !bytes.iter().all(u8::is_ascii_digit) {
         return None;
@@ -516,7 +516,7 @@ fn newline(out: &mut String, indent: Option<usize>, depth: usize) {
 }
 
 /// Bytes `JSON.stringify` escapes in a string: `"`, `\\` and the C0 controls.
-const ESCAPED: [bool; 256] = {
+pub(crate) const ESCAPED: [bool; 256] = {
     let mut table = [false; 256];
     let mut byte = 0;
     while byte < 0x20 {
@@ -613,6 +613,20 @@ pub fn parse(text: &str) -> Result<Value, ParseError> {
         return Err(parser.error("unexpected text after the value"));
     }
     Ok(value)
+}
+
+/// The string literal that opens at byte `at` of `text` (a `"`), decoded: its text and the
+/// offset just past its closing quote.
+pub(crate) fn read_string(text: &str, at: usize) -> Result<(String, usize), ParseError> {
+    let mut parser = Parser {
+        text,
+        bytes: text.as_bytes(),
+        pos: at,
+        items: Vec::new(),
+        members: Vec::new(),
+    };
+    let decoded = parser.string()?;
+    Ok((decoded, parser.pos))
 }
 
 struct Parser<'a> {

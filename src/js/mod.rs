@@ -8,4 +8,5 @@ pub mod date;
 pub mod json;
 pub mod math;
 pub mod number;
+pub mod tape;
 pub mod text;

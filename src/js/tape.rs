@@ -1,0 +1,893 @@
+//! A JSON document read once into a flat list of nodes, beside its compact text.
+//!
+//! Nexus hashes a run several ways: the whole run, its plan, every verification and every
+//! environment's values, each over the compact text `JSON.stringify` writes (`NEXUS.md`). A
+//! [`json::Value`] tree gets there by allocating every string, object and array of a 1.5 MiB
+//! run and then writing the parts out again for each hash. [`Doc`] reads the text once, writes
+//! the compact text as it goes and remembers where each value's text starts and ends, so the
+//! hash of any value is the hash of a slice, two values are "equal" when their slices are, and
+//! reading a field is a walk over a flat vector. Nothing is allocated per value except the
+//! rare string with escapes.
+//!
+//! The compact text is exactly [`json::Value::compact`] of [`json::parse`] of the same text, and
+//! a text is accepted exactly when [`json::parse`] accepts it, with the same error. Two things
+//! make JavaScript's text differ from the order of the source, and the document then takes
+//! the long way (parse to a tree, write it, read that): a key given twice (the first position
+//! is kept with the last value) and an array-index key that is not in ascending order before
+//! every other key (JavaScript lists those first). Both are unusual in a file a program wrote.
+
+use sha2::{Digest, Sha256};
+
+use super::json::{self, ESCAPED, MAX_DEPTH, ParseError, Value, array_index, hex, write_string};
+use super::number;
+
+/// A parsed JSON document: its compact text and one node per value (members' keys included).
+#[derive(Debug)]
+pub struct Doc {
+    /// `JSON.stringify(JSON.parse(source))`.
+    compact: String,
+    /// Every value in document order; an object's members are its key then its value.
+    nodes: Vec<Slot>,
+    /// Decoded text of the strings whose compact text holds an escape.
+    strings: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Null,
+    False,
+    True,
+    Number,
+    String,
+    Array,
+    Object,
+}
+
+/// One value: its kind, its compact text `compact[start..end]`, the node after its subtree.
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    kind: Kind,
+    start: u32,
+    end: u32,
+    next: u32,
+    /// Number: its bits. String: [`PLAIN`] or an index into `strings`. Array: its length.
+    /// Object: its number of members.
+    extra: u64,
+}
+
+/// A count or index kept in [`Slot::extra`]: it came from a `usize`.
+fn small(extra: u64) -> usize {
+    usize::try_from(extra).unwrap_or(usize::MAX)
+}
+
+/// A string whose compact text has no escape: its text is the slice between the quotes.
+const PLAIN: u64 = u64::MAX;
+
+/// Largest source [`Doc::parse`] reads; offsets are kept in 32 bits and the compact text of a
+/// number can be longer than its source (`1e20` is written out in full).
+const SOURCE_LIMIT: usize = 256 * 1024 * 1024;
+
+/// Why the fast reading gave up: a real error, or an object JavaScript would reorder.
+enum Stop {
+    Error(ParseError),
+    Reordered,
+}
+
+impl From<ParseError> for Stop {
+    fn from(e: ParseError) -> Self {
+        Stop::Error(e)
+    }
+}
+
+impl Doc {
+    /// `JSON.parse(text)`, kept as nodes over its compact text.
+    ///
+    /// # Errors
+    /// Those of [`json::parse`], which reads the text when this reading refuses it, so the
+    /// message and offset are the same; also a text over 256 MiB.
+    pub fn parse(text: &str) -> Result<Self, ParseError> {
+        if text.len() > SOURCE_LIMIT {
+            return Err(ParseError {
+                message: "document too large",
+                offset: 0,
+            });
+        }
+        match Reader::read(text) {
+            Ok(doc) => Ok(doc),
+            // The tree parser is the reference for what is refused and how it is said; what
+            // it accepts is read again from its compact text, which is in JavaScript's order.
+            Err(_) => match Reader::read(&json::parse(text)?.compact()) {
+                Ok(doc) => Ok(doc),
+                Err(Stop::Error(e)) => Err(e),
+                Err(Stop::Reordered) => unreachable!("compact text is in JavaScript's order"),
+            },
+        }
+    }
+
+    /// The document's value.
+    #[must_use]
+    pub fn root(&self) -> Node<'_> {
+        Node { doc: self, at: 0 }
+    }
+}
+
+/// One value of a [`Doc`].
+#[derive(Clone, Copy)]
+pub struct Node<'d> {
+    doc: &'d Doc,
+    at: u32,
+}
+
+impl std::fmt::Debug for Node<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.compact())
+    }
+}
+
+impl<'d> Node<'d> {
+    fn slot(self) -> Slot {
+        self.doc.nodes[self.at as usize]
+    }
+
+    fn kind(self) -> Kind {
+        self.slot().kind
+    }
+
+    /// `JSON.stringify(value)`.
+    #[must_use]
+    pub fn compact(self) -> &'d str {
+        let slot = self.slot();
+        &self.doc.compact[slot.start as usize..slot.end as usize]
+    }
+
+    /// Lowercase hex SHA-256 of [`Node::compact`].
+    #[must_use]
+    pub fn sha256(self) -> String {
+        hex(&Sha256::digest(self.compact().as_bytes()))
+    }
+
+    /// The value as a tree.
+    ///
+    /// # Panics
+    /// Never: the compact text of a value is JSON.
+    #[must_use]
+    pub fn to_value(self) -> Value {
+        json::parse(self.compact()).expect("compact text is JSON")
+    }
+
+    #[must_use]
+    pub fn is_null(self) -> bool {
+        self.kind() == Kind::Null
+    }
+
+    #[must_use]
+    pub fn as_bool(self) -> Option<bool> {
+        match self.kind() {
+            Kind::True => Some(true),
+            Kind::False => Some(false),
+            _ => None,
+        }
+    }
+
+    #[must_use]
+    pub fn as_f64(self) -> Option<f64> {
+        let slot = self.slot();
+        (slot.kind == Kind::Number).then(|| f64::from_bits(slot.extra))
+    }
+
+    #[must_use]
+    pub fn as_str(self) -> Option<&'d str> {
+        let slot = self.slot();
+        if slot.kind != Kind::String {
+            return None;
+        }
+        Some(if slot.extra == PLAIN {
+            &self.doc.compact[slot.start as usize + 1..slot.end as usize - 1]
+        } else {
+            &self.doc.strings[small(slot.extra)]
+        })
+    }
+
+    #[must_use]
+    pub fn is_array(self) -> bool {
+        self.kind() == Kind::Array
+    }
+
+    #[must_use]
+    pub fn is_object(self) -> bool {
+        self.kind() == Kind::Object
+    }
+
+    /// The items of an array.
+    #[must_use]
+    pub fn items(self) -> Option<Items<'d>> {
+        let slot = self.slot();
+        (slot.kind == Kind::Array).then(|| Items {
+            doc: self.doc,
+            at: self.at + 1,
+            left: small(slot.extra),
+        })
+    }
+
+    /// The members of an object, in JavaScript's property order.
+    #[must_use]
+    pub fn members(self) -> Option<Members<'d>> {
+        let slot = self.slot();
+        (slot.kind == Kind::Object).then(|| Members {
+            doc: self.doc,
+            at: self.at + 1,
+            left: small(slot.extra),
+        })
+    }
+
+    /// `value[key]` of an object (absent for anything else, or a key it does not hold).
+    #[must_use]
+    pub fn get(self, key: &str) -> Option<Node<'d>> {
+        self.members()?
+            .find(|(k, _)| *k == key)
+            .map(|(_, value)| value)
+    }
+
+    /// JavaScript truthiness (SPEC §2.6).
+    #[must_use]
+    pub fn is_truthy(self) -> bool {
+        match self.kind() {
+            Kind::Null | Kind::False => false,
+            Kind::True | Kind::Array | Kind::Object => true,
+            Kind::Number => self.as_f64().is_some_and(|n| n != 0.0 && !n.is_nan()),
+            Kind::String => self.as_str().is_some_and(|s| !s.is_empty()),
+        }
+    }
+
+    /// `String(value)` ([`Value::text`]).
+    #[must_use]
+    pub fn text(self) -> String {
+        match self.as_str() {
+            Some(s) => s.to_owned(),
+            None => self.to_value().text(),
+        }
+    }
+}
+
+/// The items of an array node.
+#[derive(Clone)]
+pub struct Items<'d> {
+    doc: &'d Doc,
+    at: u32,
+    left: usize,
+}
+
+impl<'d> Iterator for Items<'d> {
+    type Item = Node<'d>;
+
+    fn next(&mut self) -> Option<Node<'d>> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        let node = Node {
+            doc: self.doc,
+            at: self.at,
+        };
+        self.at = node.slot().next;
+        Some(node)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.left, Some(self.left))
+    }
+}
+
+impl ExactSizeIterator for Items<'_> {}
+
+/// The members of an object node: each key's text and its value.
+#[derive(Clone)]
+pub struct Members<'d> {
+    doc: &'d Doc,
+    at: u32,
+    left: usize,
+}
+
+impl<'d> Iterator for Members<'d> {
+    type Item = (&'d str, Node<'d>);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        let key = Node {
+            doc: self.doc,
+            at: self.at,
+        };
+        let value = Node {
+            doc: self.doc,
+            at: self.at + 1,
+        };
+        self.at = value.slot().next;
+        Some((key.as_str().expect("keys are strings"), value))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.left, Some(self.left))
+    }
+}
+
+impl ExactSizeIterator for Members<'_> {}
+
+/// Objects with more members than this sort their keys to find a duplicate.
+const LINEAR_KEYS: usize = 16;
+
+/// The one-pass reader: the grammar of [`json::parse`], writing compact text as it reads.
+struct Reader<'a> {
+    text: &'a str,
+    bytes: &'a [u8],
+    pos: usize,
+    doc: Doc,
+    /// Key node indices of the objects being read, innermost last.
+    keys: Vec<u32>,
+}
+
+impl<'a> Reader<'a> {
+    fn read(text: &'a str) -> Result<Doc, Stop> {
+        let mut reader = Reader {
+            text,
+            bytes: text.as_bytes(),
+            pos: 0,
+            doc: Doc {
+                // A pretty-printed file loses about a third of its bytes to indentation.
+                compact: String::with_capacity(text.len()),
+                nodes: Vec::with_capacity(text.len() / 16),
+                strings: Vec::new(),
+            },
+            keys: Vec::new(),
+        };
+        reader.skip_ws();
+        reader.value(0)?;
+        reader.skip_ws();
+        if reader.pos < reader.bytes.len() {
+            return Err(reader.error("unexpected text after the value"));
+        }
+        Ok(reader.doc)
+    }
+
+    fn error(&self, message: &'static str) -> Stop {
+        Stop::Error(ParseError {
+            message,
+            offset: self.pos,
+        })
+    }
+
+    fn skip_ws(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.bytes.get(self.pos) {
+            self.pos += 1;
+        }
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.pos).copied()
+    }
+
+    fn offset(&self) -> u32 {
+        // SOURCE_LIMIT keeps every compact text far below 4 GiB.
+        u32::try_from(self.doc.compact.len()).expect("compact text under 4 GiB")
+    }
+
+    /// Opens a node at the current end of the compact text; [`Reader::close`] finishes it.
+    fn open(&mut self, kind: Kind, extra: u64) -> usize {
+        let start = self.offset();
+        self.doc.nodes.push(Slot {
+            kind,
+            start,
+            end: start,
+            next: 0,
+            extra,
+        });
+        self.doc.nodes.len() - 1
+    }
+
+    fn close(&mut self, at: usize) {
+        let end = self.offset();
+        let next = u32::try_from(self.doc.nodes.len()).expect("node count under 4 G");
+        let slot = &mut self.doc.nodes[at];
+        slot.end = end;
+        slot.next = next;
+    }
+
+    fn value(&mut self, depth: usize) -> Result<(), Stop> {
+        match self.peek() {
+            None => Err(self.error("unexpected end of input")),
+            Some(b'{') => self.object(depth + 1),
+            Some(b'[') => self.array(depth + 1),
+            Some(b'"') => self.string().map(|_| ()),
+            Some(b't') => self.literal("true", Kind::True),
+            Some(b'f') => self.literal("false", Kind::False),
+            Some(b'n') => self.literal("null", Kind::Null),
+            Some(b'-' | b'0'..=b'9') => self.number(),
+            Some(_) => Err(self.error("unexpected token")),
+        }
+    }
+
+    fn literal(&mut self, literal: &str, kind: Kind) -> Result<(), Stop> {
+        if !self.bytes[self.pos..].starts_with(literal.as_bytes()) {
+            return Err(self.error("unexpected token"));
+        }
+        self.pos += literal.len();
+        let at = self.open(kind, 0);
+        self.doc.compact.push_str(literal);
+        self.close(at);
+        Ok(())
+    }
+
+    fn object(&mut self, depth: usize) -> Result<(), Stop> {
+        if depth > MAX_DEPTH {
+            return Err(self.error("nesting too deep"));
+        }
+        self.pos += 1;
+        let at = self.open(Kind::Object, 0);
+        self.doc.compact.push('{');
+        self.skip_ws();
+        if self.peek() == Some(b'}') {
+            self.pos += 1;
+            self.doc.compact.push('}');
+            self.close(at);
+            return Ok(());
+        }
+        let mark = self.keys.len();
+        // The last array-index key, and whether a key of another kind came already.
+        let mut last_index: Option<u32> = None;
+        let mut has_named = false;
+        loop {
+            self.skip_ws();
+            if self.peek() != Some(b'"') {
+                return Err(self.error("expected a string key"));
+            }
+            let key = self.string()?;
+            let key_text = self.key_text(key);
+            if key_text.as_bytes().first().is_some_and(u8::is_ascii_digit)
+                && let Some(index) = array_index(key_text)
+            {
+                if has_named || last_index.is_some_and(|last| index <= last) {
+                    return Err(Stop::Reordered);
+                }
+                last_index = Some(index);
+            } else {
+                has_named = true;
+            }
+            self.keys.push(key);
+            self.skip_ws();
+            if self.peek() != Some(b':') {
+                return Err(self.error("expected ':' after a key"));
+            }
+            self.pos += 1;
+            self.doc.compact.push(':');
+            self.skip_ws();
+            self.value(depth)?;
+            self.skip_ws();
+            match self.peek() {
+                Some(b',') => {
+                    self.pos += 1;
+                    self.doc.compact.push(',');
+                }
+                Some(b'}') => {
+                    self.pos += 1;
+                    self.doc.compact.push('}');
+                    let count = self.keys.len() - mark;
+                    if count > 1 && self.has_duplicate(mark) {
+                        return Err(Stop::Reordered);
+                    }
+                    self.keys.truncate(mark);
+                    self.doc.nodes[at].extra = count as u64;
+                    self.close(at);
+                    return Ok(());
+                }
+                None => return Err(self.error("unexpected end of input")),
+                Some(_) => return Err(self.error("expected ',' or '}'")),
+            }
+        }
+    }
+
+    /// The decoded text of the key node `key`.
+    fn key_text(&self, key: u32) -> &str {
+        let slot = self.doc.nodes[key as usize];
+        if slot.extra == PLAIN {
+            &self.doc.compact[slot.start as usize + 1..slot.end as usize - 1]
+        } else {
+            &self.doc.strings[small(slot.extra)]
+        }
+    }
+
+    /// Whether two keys of the object whose key nodes are `keys[mark..]` are the same. Keys
+    /// are compared by their compact text, which is one text per decoded key.
+    fn has_duplicate(&self, mark: usize) -> bool {
+        let compact = self.doc.compact.as_bytes();
+        let text = |key: &u32| {
+            let slot = self.doc.nodes[*key as usize];
+            &compact[slot.start as usize..slot.end as usize]
+        };
+        let keys = &self.keys[mark..];
+        if keys.len() <= LINEAR_KEYS {
+            return keys
+                .iter()
+                .enumerate()
+                .any(|(i, a)| keys[..i].iter().any(|b| text(a) == text(b)));
+        }
+        let mut texts: Vec<&[u8]> = keys.iter().map(text).collect();
+        texts.sort_unstable();
+        texts.windows(2).any(|pair| pair[0] == pair[1])
+    }
+
+    fn array(&mut self, depth: usize) -> Result<(), Stop> {
+        if depth > MAX_DEPTH {
+            return Err(self.error("nesting too deep"));
+        }
+        self.pos += 1;
+        let at = self.open(Kind::Array, 0);
+        self.doc.compact.push('[');
+        self.skip_ws();
+        if self.peek() == Some(b']') {
+            self.pos += 1;
+            self.doc.compact.push(']');
+            self.close(at);
+            return Ok(());
+        }
+        let mut count = 0u64;
+        loop {
+            self.skip_ws();
+            self.value(depth)?;
+            count += 1;
+            self.skip_ws();
+            match self.peek() {
+                Some(b',') => {
+                    self.pos += 1;
+                    self.doc.compact.push(',');
+                }
+                Some(b']') => {
+                    self.pos += 1;
+                    self.doc.compact.push(']');
+                    self.doc.nodes[at].extra = count;
+                    self.close(at);
+                    return Ok(());
+                }
+                None => return Err(self.error("unexpected end of input")),
+                Some(_) => return Err(self.error("expected ',' or ']'")),
+            }
+        }
+    }
+
+    /// A string literal at `pos`; returns its node.
+    fn string(&mut self) -> Result<u32, Stop> {
+        let open = self.pos;
+        let mut end = open + 1;
+        while self
+            .bytes
+            .get(end)
+            .is_some_and(|&b| !ESCAPED[usize::from(b)])
+        {
+            end += 1;
+        }
+        let node = u32::try_from(self.doc.nodes.len()).expect("node count under 4 G");
+        if self.bytes.get(end) == Some(&b'"') {
+            // No escape: the source text is the compact text.
+            let at = self.open(Kind::String, PLAIN);
+            self.doc.compact.push_str(&self.text[open..=end]);
+            self.close(at);
+            self.pos = end + 1;
+            return Ok(node);
+        }
+        let (decoded, after) = json::read_string(self.text, open)?;
+        self.pos = after;
+        let at = self.open(Kind::String, PLAIN);
+        write_string(&mut self.doc.compact, &decoded);
+        let start = self.doc.nodes[at].start as usize;
+        // `\/` or `\u0041` may decode to text JavaScript writes without an escape.
+        if self.doc.compact[start + 1..].contains('\\') {
+            self.doc.nodes[at].extra = self.doc.strings.len() as u64;
+            self.doc.strings.push(decoded);
+        }
+        self.close(at);
+        Ok(node)
+    }
+
+    fn number(&mut self) -> Result<(), Stop> {
+        let start = self.pos;
+        let is_negative = self.peek() == Some(b'-');
+        if is_negative {
+            self.pos += 1;
+        }
+        match self.peek() {
+            Some(b'0') => self.pos += 1,
+            Some(b'1'..=b'9') => self.digits(),
+            _ => return Err(self.error("invalid number")),
+        }
+        let integer_end = self.pos;
+        if self.peek() == Some(b'.') {
+            self.pos += 1;
+            if !matches!(self.peek(), Some(b'0'..=b'9')) {
+                return Err(self.error("invalid number"));
+            }
+            self.digits();
+        }
+        if let Some(b'e' | b'E') = self.peek() {
+            self.pos += 1;
+            if let Some(b'+' | b'-') = self.peek() {
+                self.pos += 1;
+            }
+            if !matches!(self.peek(), Some(b'0'..=b'9')) {
+                return Err(self.error("invalid number"));
+            }
+            self.digits();
+        }
+        let source = &self.text[start..self.pos];
+        let digits = integer_end - start - usize::from(is_negative);
+        // A plain integer of at most 15 digits is exact, and JavaScript writes it as it is
+        // (but `-0` as `0`).
+        if self.pos == integer_end && digits <= 15 && source != "-0" {
+            let magnitude = source[usize::from(is_negative)..]
+                .bytes()
+                .fold(0i64, |n, d| n * 10 + i64::from(d - b'0'));
+            #[allow(clippy::cast_precision_loss)] // at most 15 digits: exact
+            let n = if is_negative { -magnitude } else { magnitude } as f64;
+            let at = self.open(Kind::Number, n.to_bits());
+            self.doc.compact.push_str(source);
+            self.close(at);
+            return Ok(());
+        }
+        // Rust's float parsing is correctly rounded and overflows to infinity, as V8's does.
+        let n: f64 = source.parse().map_err(|_| {
+            Stop::Error(ParseError {
+                message: "invalid number",
+                offset: start,
+            })
+        })?;
+        let at = self.open(Kind::Number, n.to_bits());
+        if n.is_finite() {
+            number::write_number(&mut self.doc.compact, n);
+        } else {
+            self.doc.compact.push_str("null");
+        }
+        self.close(at);
+        Ok(())
+    }
+
+    fn digits(&mut self) {
+        while let Some(b'0'..=b'9') = self.peek() {
+            self.pos += 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// The tape's compact text and [`json`]'s, and the same refusals.
+    fn agrees(text: &str) {
+        // The fast reading alone refuses what the tree refuses, at the same byte, and gives
+        // up on nothing else but an object JavaScript reorders.
+        match (Reader::read(text), json::parse(text)) {
+            (Err(Stop::Error(a)), Err(b)) => assert_eq!(a, b, "text {text:?}"),
+            (Err(Stop::Error(a)), Ok(_)) => panic!("{text:?}: tape refused it: {a:?}"),
+            (Ok(_), Err(b)) => panic!("{text:?}: tape accepted it, tree refused: {b:?}"),
+            _ => {}
+        }
+        match (Doc::parse(text), json::parse(text)) {
+            (Ok(doc), Ok(value)) => {
+                assert_eq!(doc.root().compact(), value.compact(), "text {text:?}");
+                assert_tree(doc.root(), &value);
+            }
+            (Err(a), Err(b)) => assert_eq!(a, b, "text {text:?}"),
+            (a, b) => panic!("{text:?}: tape {a:?}, tree {b:?}"),
+        }
+    }
+
+    /// Every node reads as the tree's value does, and slices its own compact text.
+    fn assert_tree(node: Node<'_>, value: &Value) {
+        assert_eq!(node.compact(), value.compact());
+        assert_eq!(node.is_truthy(), value.is_truthy());
+        assert_eq!(node.as_str(), value.as_str());
+        // `==`: a document read again from its compact text has `0` where the source had
+        // `-0`, which `===` does not tell apart either.
+        assert_eq!(node.as_f64(), value.as_f64());
+        match value {
+            Value::Array(items) => {
+                let nodes: Vec<_> = node.items().unwrap().collect();
+                assert_eq!(nodes.len(), items.len());
+                for (node, item) in nodes.into_iter().zip(items) {
+                    assert_tree(node, item);
+                }
+            }
+            Value::Object(object) => {
+                let members: Vec<_> = node.members().unwrap().collect();
+                let ordered = object.ordered();
+                assert_eq!(members.len(), ordered.len());
+                for ((key, node), (k, v)) in members.into_iter().zip(ordered) {
+                    assert_eq!(key, k);
+                    assert_tree(node, v);
+                    assert_eq!(
+                        node.compact(),
+                        Node::get(node_parent_of(node), key).unwrap().compact()
+                    );
+                }
+            }
+            _ => {
+                assert!(node.items().is_none() && node.members().is_none());
+            }
+        }
+    }
+
+    /// The object holding the member value `node` (found by walking from the root).
+    fn node_parent_of(node: Node<'_>) -> Node<'_> {
+        let doc = node.doc;
+        (0..node.at)
+            .rev()
+            .map(|at| Node { doc, at })
+            .find(|candidate| {
+                candidate
+                    .members()
+                    .is_some_and(|mut m| m.any(|(_, v)| v.at == node.at))
+            })
+            .expect("a member has a parent object")
+    }
+
+    #[test]
+    fn the_json_vectors_read_as_javascript_has_them() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/vectors/json.json");
+        let vectors: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        for pair in vectors["pairs"].as_array().unwrap() {
+            let input = pair[0].as_str().unwrap();
+            let doc = Doc::parse(input).unwrap();
+            assert_eq!(doc.root().compact(), pair[1].as_str().unwrap());
+            agrees(input);
+        }
+    }
+
+    #[test]
+    fn javascript_order_and_normal_forms() {
+        for text in [
+            // Duplicates: first position, last value.
+            r#"{"a":1,"b":2,"a":3}"#,
+            r#"{"a":{"x":1},"b":[1,{"c":2,"c":[3]}],"a":4}"#,
+            // Array-index keys first, ascending; in order already they stay on the fast path.
+            r#"{"b":1,"2":2,"1":3,"01":4,"4294967295":5,"4294967294":6}"#,
+            r#"{"1":1,"2":2,"x":3}"#,
+            r#"{"2":1,"1":2}"#,
+            r#"{"1":1,"1":2}"#,
+            // Escapes that JavaScript does not write, and ones it does.
+            r#"["\u0041\/\u00e9\ud83d\ude00", "a\"b\\c\n\u0001\u001f", "\u2028"]"#,
+            r#"{"\u0061":1,"a":2}"#,
+            r#"{"k\"ey":1,"k\u0022ey":2}"#,
+            // Numbers as JavaScript writes them.
+            "[0,-0,1.0,1e2,1E+2,-1.5e-7,123456789012345,1234567890123456,12345678901234567890]",
+            "[1e400,-1e400,0.1,1e21,1e-7,5e-324,-0.0,100e-2]",
+            // Whitespace, literals, nesting, empties.
+            " \t\n\r{ \"a\" : [ true , false , null , { } , [ ] ] } \n",
+            "\"just a string\"",
+            "42",
+            "[]",
+            "{}",
+        ] {
+            agrees(text);
+        }
+    }
+
+    #[test]
+    fn refusals_are_json_parses_own() {
+        for text in [
+            "",
+            "   ",
+            "{",
+            "[1,]",
+            r#"{"a" 1}"#,
+            r#"{"a":1,}"#,
+            r"{a:1}",
+            "[1 2]",
+            "01",
+            "-",
+            "1.",
+            "1e",
+            "tru",
+            "nul",
+            r#""\ud800""#,
+            r#""\udc00x""#,
+            r#""\x""#,
+            "\"a\u{1}b\"",
+            "\"open",
+            "[1] x",
+            r#"{"a":1,"a":2,}"#,
+            r#"{"2":1,"1":2"#,
+        ] {
+            agrees(text);
+        }
+        let deep = "[".repeat(MAX_DEPTH + 1) + &"]".repeat(MAX_DEPTH + 1);
+        agrees(&deep);
+        let deepest = "[".repeat(MAX_DEPTH) + &"]".repeat(MAX_DEPTH);
+        agrees(&deepest);
+    }
+
+    #[test]
+    fn large_objects_find_their_duplicates_too() {
+        let mut members: Vec<String> = (0..40).map(|i| format!(r#""k{i}":{i}"#)).collect();
+        agrees(&format!("{{{}}}", members.join(",")));
+        members.push(r#""k7":"again""#.to_owned());
+        agrees(&format!("{{{}}}", members.join(",")));
+    }
+
+    #[test]
+    fn values_hash_and_read_as_slices_of_the_compact_text() {
+        let doc = Doc::parse(
+            "{\n  \"run\": {\n    \"plan\": { \"id\": \"p\" },\n    \"n\": 1.50\n  }\n}",
+        )
+        .unwrap();
+        let run = doc.root().get("run").unwrap();
+        assert_eq!(run.compact(), r#"{"plan":{"id":"p"},"n":1.5}"#);
+        let plan = run.get("plan").unwrap();
+        assert_eq!(plan.sha256(), json::sha256_hex(br#"{"id":"p"}"#));
+        assert_eq!(plan.get("id").and_then(Node::as_str), Some("p"));
+        assert!(run.get("missing").is_none() && plan.get("id").unwrap().get("x").is_none());
+        assert_eq!(run.get("n").and_then(Node::as_f64), Some(1.5));
+        assert_eq!(run.to_value(), json::parse(run.compact()).unwrap());
+        assert_eq!(doc.root().text(), "[object Object]");
+    }
+
+    /// JSON texts built from arbitrary values, pretty or compact, with keys that may repeat
+    /// or look like array indices and strings that need escapes.
+    fn json_text() -> impl Strategy<Value = String> {
+        let key = prop_oneof![
+            Just("a".to_owned()),
+            Just("b".to_owned()),
+            Just("0".to_owned()),
+            Just("7".to_owned()),
+            Just("10".to_owned()),
+            Just("é\\n".to_owned()),
+            "[a-z0-9]{1,3}",
+        ];
+        let leaf = prop_oneof![
+            Just("null".to_owned()),
+            Just("true".to_owned()),
+            Just("false".to_owned()),
+            any::<i64>().prop_map(|n| n.to_string()),
+            any::<f64>()
+                .prop_filter("finite", |n| n.is_finite())
+                .prop_map(|n| format!("{n:e}")),
+            "[ -~é\u{2028}]{0,6}".prop_map(|s| {
+                let mut out = String::new();
+                write_string(&mut out, &s);
+                out
+            }),
+            Just(r#""\u0041\/\t""#.to_owned()),
+        ];
+        leaf.prop_recursive(4, 48, 6, move |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..6)
+                    .prop_map(|items| format!("[{}]", items.join(" , "))),
+                prop::collection::vec((key.clone(), inner), 0..6).prop_map(|members| {
+                    let members: Vec<String> = members
+                        .into_iter()
+                        .map(|(k, v)| format!("\n  \"{k}\" :\t{v}"))
+                        .collect();
+                    format!("{{{}\n}}", members.join(","))
+                }),
+            ]
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn the_tape_is_the_tree_written_compact(text in json_text()) {
+            agrees(&text);
+        }
+
+        #[test]
+        fn a_cut_text_is_refused_as_the_tree_refuses_it(text in json_text(), cut in 0usize..200) {
+            let mut cut = cut.min(text.len());
+            while !text.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            agrees(&text[..cut]);
+        }
+    }
+}
