@@ -227,6 +227,13 @@ pub(crate) fn slow_tokens(text: &str, token: &mut Vec<u8>, emit: &mut impl FnMut
             }
             continue;
         }
+        if is_token_char(c) {
+            // A lowercase letter already: `toLowerCase` leaves it as it is.
+            let mut utf8 = [0u8; 4];
+            token.extend_from_slice(c.encode_utf8(&mut utf8).as_bytes());
+            chars += 1;
+            continue;
+        }
         for lower in c.to_lowercase() {
             if is_token_char(lower) {
                 let mut utf8 = [0u8; 4];
@@ -264,6 +271,16 @@ mod tests {
             .iter()
             .map(|p| (p[0].as_str().unwrap(), &p[1]))
             .collect()
+    }
+
+    #[test]
+    fn token_characters_are_their_own_lowercase() {
+        for c in (0..=0x10ffff)
+            .filter_map(char::from_u32)
+            .filter(|&c| is_token_char(c))
+        {
+            assert!(c.to_lowercase().eq([c]), "{c:?}");
+        }
     }
 
     #[test]
