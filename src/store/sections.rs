@@ -121,7 +121,8 @@ pub fn sections(text: &str) -> Vec<Section<'_>> {
     // (heading, byte offset where its body starts, whether any line follows the heading)
     let mut open: Option<(&str, usize, bool)> = None;
     for offset in candidate_lines(text) {
-        let line_end = text[offset..].find('\n').map_or(text.len(), |i| offset + i);
+        let line_end =
+            memchr::memchr(b'\n', &text.as_bytes()[offset..]).map_or(text.len(), |i| offset + i);
         let Some(heading) = heading_of(&text[offset..line_end]) else {
             continue;
         };
@@ -160,7 +161,7 @@ fn candidate_lines(text: &str) -> impl Iterator<Item = usize> + '_ {
     let first = text.starts_with("###").then_some(0);
     first
         .into_iter()
-        .chain(text.match_indices("\n###").map(|(i, _)| i + 1))
+        .chain(memchr::memmem::find_iter(text.as_bytes(), b"\n###").map(|i| i + 1))
 }
 
 /// Where `text` can be cut in two for [`sections`]: the start of the first section heading line
