@@ -855,6 +855,11 @@ impl Disk {
             )
         };
         self.confine(&probe)?;
+        // The confinement looked at the folder with `lstat`; a folder that is not a link is
+        // what `stat` would say too.
+        if self.lstat(&target).is_ok_and(|meta| meta.is_dir()) {
+            return Ok(target);
+        }
         match fs::metadata(&target) {
             Ok(meta) if meta.is_dir() => Ok(target),
             Ok(_) => Err(nexus(format!("Check cwd is not a directory: {file}"))),
