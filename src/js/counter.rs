@@ -12,9 +12,9 @@
 //!   `unsafe`); elsewhere, eight 8-byte words classified with bit arithmetic (no branch per
 //!   byte), which the tests hold to the SSE2 masks. Token starts and ends are shifts of that
 //!   mask, so the number of tokens of two bytes or more is a population count.
-//! * Only tokens whose first letter starts some query token are looked at individually (their
-//!   length from the mask, then a case-insensitive comparison): in a typical text, a small
-//!   share of them.
+//! * Only tokens whose first byte starts some query token (a mask) and whose first two bytes
+//!   start one (a 128 × 128 bit table) are looked at individually (their length from the mask,
+//!   then a case-insensitive comparison): in a typical text, a few per cent of them.
 
 use super::text::{ASCII_TOKEN, Token, is_ascii_separator, slow_tokens};
 
@@ -30,6 +30,8 @@ pub struct QueryCounter<'q> {
     /// word, with whether it is a letter (compared with the lowercased text).
     #[cfg_attr(target_arch = "x86_64", allow(dead_code))] // tested against SSE2 there
     firsts: Vec<(u64, bool)>,
+    /// Bit `128 × a + b` set when some ASCII query token starts with the bytes `a`, `b`.
+    pairs: [u64; 256],
     /// The same bytes for the SSE2 classifier.
     #[cfg(target_arch = "x86_64")]
     vector_firsts: Vec<(sse2::Bytes, bool)>,
@@ -51,10 +53,18 @@ impl<'q> QueryCounter<'q> {
             .iter()
             .map(|&b| (ONES * u64::from(b), b.is_ascii_lowercase()))
             .collect();
+        let mut pairs = [0u64; 256];
+        for &i in &ascii {
+            if let [a, b, ..] = query[i].as_bytes() {
+                let pair = usize::from(*a) * 128 + usize::from(*b);
+                pairs[pair / 64] |= 1 << (pair % 64);
+            }
+        }
         Self {
             query,
             ascii,
             lengths,
+            pairs,
             firsts,
             #[cfg(target_arch = "x86_64")]
             vector_firsts: first_bytes
@@ -118,6 +128,14 @@ impl<'q> QueryCounter<'q> {
         }
     }
 
+    /// Whether some ASCII query token starts with `first`, `second` (ASCII bytes, any case; a
+    /// separator as `second` starts none).
+    fn starts_some_token(&self, first: u8, second: u8) -> bool {
+        let lower = |b: u8| ASCII_TOKEN.get(usize::from(b)).copied().unwrap_or(0);
+        let pair = usize::from(lower(first)) * 128 + usize::from(lower(second));
+        self.pairs[pair / 64] & (1 << (pair % 64)) != 0
+    }
+
     /// [`QueryCounter::count`] of pure-ASCII bytes that begin and end on word boundaries.
     fn count_ascii(&self, bytes: &[u8], frequency: &mut [u32]) -> usize {
         let mut total = 0;
@@ -131,12 +149,19 @@ impl<'q> QueryCounter<'q> {
                 .is_some_and(|&b| ASCII_TOKEN[usize::from(b)] != 0);
             let starts = tokens & !((tokens << 1) | carry);
             let ends = tokens & !((tokens >> 1) | (u64::from(next_is_token) << 63));
-            total += (starts.count_ones() - (starts & ends).count_ones()) as usize;
+            total += (starts & !ends).count_ones() as usize;
             let mut candidates = starts & firsts;
             while candidates != 0 {
                 let bit = candidates.trailing_zeros();
                 candidates &= candidates - 1;
                 let start = base + bit as usize;
+                // A query token has two bytes or more: the candidate's first two must start
+                // one (`bytes[start + 1]`, when it exists, is ASCII: the bytes end on a word
+                // boundary).
+                let second = bytes.get(start + 1).copied().unwrap_or(0);
+                if !self.starts_some_token(bytes[start], second) {
+                    continue;
+                }
                 let mut len = (!(tokens >> bit)).trailing_zeros() as usize;
                 if bit as usize + len == 64 {
                     // The token goes on past this block.
