@@ -109,6 +109,15 @@ impl Doc {
     pub fn root(&self) -> Node<'_> {
         Node { doc: self, at: 0 }
     }
+
+    /// The decoded text of a string node.
+    fn string(&self, slot: Slot) -> &str {
+        if slot.extra == PLAIN {
+            &self.compact[slot.start as usize + 1..slot.end as usize - 1]
+        } else {
+            &self.strings[small(slot.extra)]
+        }
+    }
 }
 
 /// One value of a [`Doc`].
@@ -178,14 +187,7 @@ impl<'d> Node<'d> {
     #[must_use]
     pub fn as_str(self) -> Option<&'d str> {
         let slot = self.slot();
-        if slot.kind != Kind::String {
-            return None;
-        }
-        Some(if slot.extra == PLAIN {
-            &self.doc.compact[slot.start as usize + 1..slot.end as usize - 1]
-        } else {
-            &self.doc.strings[small(slot.extra)]
-        })
+        (slot.kind == Kind::String).then(|| self.doc.string(slot))
     }
 
     #[must_use]
@@ -489,12 +491,7 @@ impl<'a> Reader<'a> {
 
     /// The decoded text of the key node `key`.
     fn key_text(&self, key: u32) -> &str {
-        let slot = self.doc.nodes[key as usize];
-        if slot.extra == PLAIN {
-            &self.doc.compact[slot.start as usize + 1..slot.end as usize - 1]
-        } else {
-            &self.doc.strings[small(slot.extra)]
-        }
+        self.doc.string(self.doc.nodes[key as usize])
     }
 
     /// Whether two keys of the object whose key nodes are `keys[mark..]` are the same. Keys
