@@ -290,6 +290,15 @@ mod tests {
     }
 
     #[test]
+    fn fixed_of_a_large_integer_with_many_digits() {
+        // Node: (-3.553457842918724e20).toFixed(18); its digits times 10^18 pass 2^128.
+        assert_eq!(
+            to_fixed(-3.553457842918724e20, 18),
+            "-355345784291872407552.000000000000000000"
+        );
+    }
+
+    #[test]
     #[should_panic(expected = "digits must be between 0 and 100")]
     fn fixed_rejects_more_than_100_digits() {
         let _ = to_fixed(1.0, 101);
@@ -297,7 +306,8 @@ mod tests {
 
     /// `toFixed` for `|x| < 1e21` and `digits <= 20` by integer arithmetic:
     /// with `|x| = m * 2^e`, round `m * 10^digits * 2^e` to an integer, ties
-    /// up, then put the decimal point back. `m * 10^20 < 2^120` fits a `u128`.
+    /// up, then put the decimal point back. `m * 10^20 < 2^120` fits a `u128`;
+    /// an `x` with `e >= 0` is an integer, written with zeros after the point.
     fn reference_to_fixed(x: f64, digits: usize) -> String {
         assert!(x.abs() < 1e21 && digits <= 20);
         let bits = x.abs().to_bits();
@@ -308,10 +318,16 @@ mod tests {
         } else {
             (fraction | (1 << 52), biased - 1075)
         };
+        let sign = if x < 0.0 { "-" } else { "" };
+        if e >= 0 {
+            // An integer below 1e21 < 2^70: its digits, then zeros (`m * 10^digits * 2^e`
+            // itself can pass 2^128).
+            let zeros = "0".repeat(digits);
+            let point = if digits == 0 { "" } else { "." };
+            return format!("{sign}{}{point}{zeros}", m << e);
+        }
         let scaled = m * 10_u128.pow(u32::try_from(digits).expect("small"));
-        let units = if e >= 0 {
-            scaled << e
-        } else {
+        let units = {
             let shift = e.unsigned_abs();
             if shift >= 128 {
                 0 // scaled < 2^120 <= half of 2^shift
@@ -323,7 +339,6 @@ mod tests {
         };
         let padded = format!("{units:0>width$}", width = digits + 1);
         let (int, frac) = padded.split_at(padded.len() - digits);
-        let sign = if x < 0.0 { "-" } else { "" };
         if digits == 0 {
             format!("{sign}{int}")
         } else {
