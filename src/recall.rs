@@ -678,6 +678,34 @@ mod tests {
     }
 
     #[test]
+    fn sorting_puts_higher_scores_first_and_keeps_ties_in_candidate_order() {
+        let event = |score: f64, text: &str| Scored {
+            score,
+            candidate: Candidate::Event {
+                event: Object::new(),
+                text: text.to_owned(),
+            },
+        };
+        let mut scored = vec![
+            event(1.0, "a"),
+            event(2.0, "b"),
+            event(1.0, "c"),
+            event(0.5, "d"),
+            event(2.0, "e"),
+            event(1.0, "f"),
+        ];
+        sort(&mut scored);
+        let order: Vec<&str> = scored
+            .iter()
+            .map(|s| match &s.candidate {
+                Candidate::Event { text, .. } => text.as_str(),
+                Candidate::Note(_) => unreachable!(),
+            })
+            .collect();
+        assert_eq!(order, ["b", "e", "a", "c", "f", "d"]);
+    }
+
+    #[test]
     #[allow(
         clippy::approx_constant,
         reason = "2/sqrt(2) is one ulp below SQRT_2, and that is the point"
