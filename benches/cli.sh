@@ -55,6 +55,10 @@ ln -s full "$WORK/grow-100"
 for store in typical grow-50; do
 	cp "$WORK/$store/.bmad/memory/journal.ndjson" "$WORK/$store.journal"
 done
+# The stores are ≈ 60 MiB of fresh dirty pages: flushed now, or the kernel writes them back
+# while the first commands are being timed.
+log "flushing the stores to disk"
+sync
 # --prepare helpers. Each flushes what it changed, so the fsync of the timed write or reinforce
 # pays only for its own record, not for the copy's dirty pages.
 # shellcheck disable=SC2016 # $1 and $2 belong to the helper scripts
