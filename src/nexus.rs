@@ -1529,19 +1529,24 @@ mod tests {
     /// A change to one object of the run: where (keys, indices) and what.
     type Edit<'a> = (&'a [&'a str], &'a dyn Fn(&mut Object));
 
+    /// The plan hash and the envelope's hash recomputed after an edit of the run.
+    fn reseal(envelope: &mut Value) {
+        edit(envelope, &["run"], &|run| {
+            let plan_hash = run.get("plan").unwrap().sha256();
+            run.insert("planHash", plan_hash);
+        });
+        edit(envelope, &[], &|envelope| {
+            let sha256 = envelope.get("run").unwrap().sha256();
+            envelope.insert("sha256", sha256);
+        });
+    }
+
     fn edit_run(run: &NexusRun, edits: &[Edit]) {
         let mut envelope = json::parse(&fs::read_to_string(run.run_path()).unwrap()).unwrap();
         for (path, f) in edits {
             edit(&mut envelope, &[&["run"], *path].concat(), *f);
         }
-        edit(&mut envelope, &["run"], &|run| {
-            let plan_hash = run.get("plan").unwrap().sha256();
-            run.insert("planHash", plan_hash);
-        });
-        edit(&mut envelope, &[], &|envelope| {
-            let sha256 = envelope.get("run").unwrap().sha256();
-            envelope.insert("sha256", sha256);
-        });
+        reseal(&mut envelope);
         fs::write(run.run_path(), envelope.pretty() + "\n").unwrap();
     }
 
@@ -1893,14 +1898,7 @@ mod tests {
         let text = fs::read_to_string(run.run_path()).unwrap();
         let mut envelope =
             json::parse(&text.replace(&format!("\"{RUN_ID}\""), &format!("\"{id}\""))).unwrap();
-        edit(&mut envelope, &["run"], &|run| {
-            let plan_hash = run.get("plan").unwrap().sha256();
-            run.insert("planHash", plan_hash);
-        });
-        edit(&mut envelope, &[], &|envelope| {
-            let sha256 = envelope.get("run").unwrap().sha256();
-            envelope.insert("sha256", sha256);
-        });
+        reseal(&mut envelope);
         let path = run.root().join(format!(".bmad-plus/nexus/runs/{id}.json"));
         fs::write(path, envelope.pretty() + "\n").unwrap();
     }

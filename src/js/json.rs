@@ -615,6 +615,49 @@ pub fn parse(text: &str) -> Result<Value, ParseError> {
     Ok(value)
 }
 
+/// The JSON number that starts at byte `at` of `bytes` (a `-` or a digit): where its integer
+/// part ends and where the number ends.
+///
+/// # Errors
+/// "invalid number" at the first byte the grammar refuses.
+pub(crate) fn scan_number(bytes: &[u8], at: usize) -> Result<(usize, usize), ParseError> {
+    let is_digit = |pos: usize| matches!(bytes.get(pos), Some(b'0'..=b'9'));
+    let digits = |mut pos: usize| {
+        while is_digit(pos) {
+            pos += 1;
+        }
+        pos
+    };
+    let invalid = |offset| ParseError {
+        message: "invalid number",
+        offset,
+    };
+    let mut pos = at + usize::from(bytes.get(at) == Some(&b'-'));
+    pos = match bytes.get(pos) {
+        Some(b'0') => pos + 1,
+        Some(b'1'..=b'9') => digits(pos),
+        _ => return Err(invalid(pos)),
+    };
+    let integer_end = pos;
+    if bytes.get(pos) == Some(&b'.') {
+        if !is_digit(pos + 1) {
+            return Err(invalid(pos + 1));
+        }
+        pos = digits(pos + 1);
+    }
+    if let Some(b'e' | b'E') = bytes.get(pos) {
+        pos += 1;
+        if let Some(b'+' | b'-') = bytes.get(pos) {
+            pos += 1;
+        }
+        if !is_digit(pos) {
+            return Err(invalid(pos));
+        }
+        pos = digits(pos);
+    }
+    Ok((integer_end, pos))
+}
+
 /// The string literal that opens at byte `at` of `text` (a `"`), decoded: its text and the
 /// offset just past its closing quote.
 pub(crate) fn read_string(text: &str, at: usize) -> Result<(String, usize), ParseError> {
@@ -750,45 +793,16 @@ impl Parser<'_> {
 
     fn number(&mut self) -> Result<Value, ParseError> {
         let start = self.pos;
-        if self.peek() == Some(b'-') {
-            self.pos += 1;
-        }
-        match self.peek() {
-            Some(b'0') => self.pos += 1,
-            Some(b'1'..=b'9') => self.digits(),
-            _ => return Err(self.error("invalid number")),
-        }
-        if self.peek() == Some(b'.') {
-            self.pos += 1;
-            if !matches!(self.peek(), Some(b'0'..=b'9')) {
-                return Err(self.error("invalid number"));
-            }
-            self.digits();
-        }
-        if let Some(b'e' | b'E') = self.peek() {
-            self.pos += 1;
-            if let Some(b'+' | b'-') = self.peek() {
-                self.pos += 1;
-            }
-            if !matches!(self.peek(), Some(b'0'..=b'9')) {
-                return Err(self.error("invalid number"));
-            }
-            self.digits();
-        }
+        let (_, end) = scan_number(self.bytes, start)?;
+        self.pos = end;
         // Rust's float parsing is correctly rounded and overflows to infinity, as V8's does.
-        self.text[start..self.pos]
+        self.text[start..end]
             .parse::<f64>()
             .map(Value::Number)
             .map_err(|_| ParseError {
                 message: "invalid number",
                 offset: start,
             })
-    }
-
-    fn digits(&mut self) {
-        while let Some(b'0'..=b'9') = self.peek() {
-            self.pos += 1;
-        }
     }
 
     fn string(&mut self) -> Result<String, ParseError> {

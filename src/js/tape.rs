@@ -589,32 +589,8 @@ impl<'a> Reader<'a> {
     fn number(&mut self) -> Result<(), Stop> {
         let start = self.pos;
         let is_negative = self.peek() == Some(b'-');
-        if is_negative {
-            self.pos += 1;
-        }
-        match self.peek() {
-            Some(b'0') => self.pos += 1,
-            Some(b'1'..=b'9') => self.digits(),
-            _ => return Err(self.error("invalid number")),
-        }
-        let integer_end = self.pos;
-        if self.peek() == Some(b'.') {
-            self.pos += 1;
-            if !matches!(self.peek(), Some(b'0'..=b'9')) {
-                return Err(self.error("invalid number"));
-            }
-            self.digits();
-        }
-        if let Some(b'e' | b'E') = self.peek() {
-            self.pos += 1;
-            if let Some(b'+' | b'-') = self.peek() {
-                self.pos += 1;
-            }
-            if !matches!(self.peek(), Some(b'0'..=b'9')) {
-                return Err(self.error("invalid number"));
-            }
-            self.digits();
-        }
+        let (integer_end, end) = json::scan_number(self.bytes, start)?;
+        self.pos = end;
         let source = &self.text[start..self.pos];
         let digits = integer_end - start - usize::from(is_negative);
         // A plain integer of at most 15 digits is exact, and JavaScript writes it as it is
@@ -645,12 +621,6 @@ impl<'a> Reader<'a> {
         }
         self.close(at);
         Ok(())
-    }
-
-    fn digits(&mut self) {
-        while let Some(b'0'..=b'9') = self.peek() {
-            self.pos += 1;
-        }
     }
 }
 
