@@ -421,20 +421,35 @@ impl<'a> Reader<'a> {
         Ok(())
     }
 
-    fn object(&mut self, depth: usize) -> Result<(), Stop> {
+    /// Opens an object or array at `pos` (its `open` byte): its node, or `None` when it is
+    /// empty (`close` follows), in which case it is complete.
+    fn open_container(
+        &mut self,
+        depth: usize,
+        kind: Kind,
+        open: u8,
+        close: u8,
+    ) -> Result<Option<usize>, Stop> {
         if depth > MAX_DEPTH {
             return Err(self.error("nesting too deep"));
         }
         self.pos += 1;
-        let at = self.open(Kind::Object, 0);
-        self.doc.compact.push('{');
+        let at = self.open(kind, 0);
+        self.doc.compact.push(char::from(open));
         self.skip_ws();
-        if self.peek() == Some(b'}') {
+        if self.peek() == Some(close) {
             self.pos += 1;
-            self.doc.compact.push('}');
+            self.doc.compact.push(char::from(close));
             self.close(at);
-            return Ok(());
+            return Ok(None);
         }
+        Ok(Some(at))
+    }
+
+    fn object(&mut self, depth: usize) -> Result<(), Stop> {
+        let Some(at) = self.open_container(depth, Kind::Object, b'{', b'}')? else {
+            return Ok(());
+        };
         let mark = self.keys.len();
         // The last array-index key, and whether a key of another kind came already.
         let mut last_index: Option<u32> = None;
@@ -515,19 +530,9 @@ impl<'a> Reader<'a> {
     }
 
     fn array(&mut self, depth: usize) -> Result<(), Stop> {
-        if depth > MAX_DEPTH {
-            return Err(self.error("nesting too deep"));
-        }
-        self.pos += 1;
-        let at = self.open(Kind::Array, 0);
-        self.doc.compact.push('[');
-        self.skip_ws();
-        if self.peek() == Some(b']') {
-            self.pos += 1;
-            self.doc.compact.push(']');
-            self.close(at);
+        let Some(at) = self.open_container(depth, Kind::Array, b'[', b']')? else {
             return Ok(());
-        }
+        };
         let mut count = 0u64;
         loop {
             self.skip_ws();
