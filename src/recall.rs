@@ -338,7 +338,7 @@ pub fn note_files(ctx: &Context, portfolio: Option<&str>) -> Vec<NoteFile> {
 /// line has no `\` escape (which could spell any character) and no query token could come from
 /// re-writing a value — a number (digits, `Infinity`), `null` (what a non-finite signal
 /// becomes) or `[object Object]`; for such queries every line is parsed.
-pub fn score_events(text: &str, query: &[String], now_ms: f64, out: &mut Vec<Scored>) {
+pub fn score_events(text: &str, query: &[String], now_ms: f64, out: &mut impl Keep) {
     let can_skip = query.iter().all(|q| {
         !q.bytes().any(|b| b.is_ascii_digit())
             && !q.contains("infinity")
@@ -355,17 +355,12 @@ pub fn score_events(text: &str, query: &[String], now_ms: f64, out: &mut Vec<Sco
         };
         let text = event_text(&event);
         let s = decay(score_with(&counter, &[&text]), event.get("ts"), now_ms);
-        if s > 0.0 {
-            out.push(Scored {
-                score: s,
-                candidate: Candidate::Event { event, text },
-            });
-        }
+        out.offer(s, || Candidate::Event { event, text });
     }
 }
 
 /// Scores the sections of a note file's text, keeping those above zero.
-pub fn score_sections(file: &NoteFile, text: String, query: &[String], out: &mut Vec<Scored>) {
+pub fn score_sections(file: &NoteFile, text: String, query: &[String], out: &mut impl Keep) {
     let shared = Arc::new(NoteText {
         source_file: file.source_file.clone(),
         text,
@@ -380,19 +375,91 @@ fn score_some_sections(
     shared: &Arc<NoteText>,
     cut: Vec<Section<'_>>,
     counter: &QueryCounter<'_>,
-    out: &mut Vec<Scored>,
+    out: &mut impl Keep,
 ) {
     for section in cut {
         let s = score_with(counter, &section.parts());
-        if s > 0.0 {
-            out.push(Scored {
-                score: s,
-                candidate: Candidate::Note(Note {
-                    source: file.source,
-                    file: Arc::clone(shared),
-                    section: section.locate(&shared.text),
-                }),
+        out.offer(s, || {
+            Candidate::Note(Note {
+                source: file.source,
+                file: Arc::clone(shared),
+                section: section.locate(&shared.text),
+            })
+        });
+    }
+}
+
+/// Where scored candidates go: [`offer`](Keep::offer) is called for every candidate, in
+/// candidate order, and builds it only when it is kept.
+pub trait Keep {
+    /// Offers the candidate `make` builds, scored `score`.
+    fn offer(&mut self, score: f64, make: impl FnOnce() -> Candidate);
+}
+
+/// Every candidate above zero, in candidate order.
+impl Keep for Vec<Scored> {
+    fn offer(&mut self, score: f64, make: impl FnOnce() -> Candidate) {
+        if score > 0.0 {
+            self.push(Scored {
+                score,
+                candidate: make(),
             });
+        }
+    }
+}
+
+/// The best `limit` candidates above zero, in the order [`sort`] gives them.
+///
+/// A candidate offered later than another of the same score ranks below it, so once `limit`
+/// candidates are kept, one that does not beat the lowest of them can never be among the best
+/// and is not even built. The kept list is cut back to `limit` whenever it doubles.
+#[derive(Debug)]
+pub struct Best {
+    limit: usize,
+    kept: Vec<Scored>,
+    /// The score a candidate must exceed to be kept.
+    floor: f64,
+}
+
+impl Best {
+    /// Keeps the best `limit` candidates.
+    #[must_use]
+    pub fn new(limit: usize) -> Self {
+        Self {
+            limit,
+            kept: Vec::new(),
+            floor: 0.0,
+        }
+    }
+
+    /// The kept candidates, best first.
+    #[must_use]
+    pub fn into_sorted(mut self) -> Vec<Scored> {
+        self.prune();
+        self.kept
+    }
+
+    fn prune(&mut self) {
+        sort(&mut self.kept);
+        self.kept.truncate(self.limit);
+        if self.kept.len() == self.limit
+            && let Some(last) = self.kept.last()
+        {
+            self.floor = last.score;
+        }
+    }
+}
+
+impl Keep for Best {
+    fn offer(&mut self, score: f64, make: impl FnOnce() -> Candidate) {
+        if score > self.floor {
+            self.kept.push(Scored {
+                score,
+                candidate: make(),
+            });
+            if self.kept.len() >= self.limit.saturating_mul(2).max(64) {
+                self.prune();
+            }
         }
     }
 }
@@ -420,12 +487,14 @@ enum Part {
 type SharedNote = std::result::Result<Option<Arc<NoteText>>, Mutex<Option<Error>>>;
 
 /// Lexical recall: reads as bmad-plus does (links followed, no cap, invalid UTF-8 replaced; a
-/// missing file skipped), scores every candidate, sorts stably.
+/// missing file skipped), scores every candidate, and returns the best `--limit` of them in
+/// the order a stable sort of all of them gives.
 ///
 /// On a large store the work is shared by two threads: the journal, then each note file in two
 /// halves cut at a section heading (read once, the first half's thread reading it), so that
-/// both threads stay busy to the end. The candidates are then put back in file order, so the
-/// result is the same as one pass would give.
+/// both threads stay busy to the end. Each job keeps its own best `--limit` ([`Best`]); their
+/// lists are then put back in file order and sorted stably, so the result is the one a single
+/// pass would give: a candidate among the best of all is among the best of its job.
 ///
 /// # Errors
 /// A directory where a file should be, or another read error (the first in file order).
@@ -463,7 +532,7 @@ pub fn lexical(ctx: &Context, request: &Request, portfolio: Option<&str>) -> Res
         })
     };
     let run = |job: Job| -> Result<Vec<Scored>> {
-        let mut scored = Vec::new();
+        let mut scored = Best::new(request.limit);
         match job {
             Job::Journal => {
                 if let Some(text) = read_loose(&journal)? {
@@ -489,7 +558,7 @@ pub fn lexical(ctx: &Context, request: &Request, portfolio: Option<&str>) -> Res
                 }
             },
         }
-        Ok(scored)
+        Ok(scored.into_sorted())
     };
     let per_job: Vec<Result<Vec<Scored>>> = if is_parallel {
         let next = AtomicUsize::new(0);
@@ -525,6 +594,7 @@ pub fn lexical(ctx: &Context, request: &Request, portfolio: Option<&str>) -> Res
         scored.extend(result?);
     }
     sort(&mut scored);
+    scored.truncate(request.limit);
     Ok(scored)
 }
 
@@ -547,7 +617,6 @@ pub fn run(args: &RecallArgs, ctx: &Context) -> Result<RecallReport> {
     let results = match request.ranking {
         Ranking::Lexical => lexical(ctx, &request, portfolio)?
             .into_iter()
-            .take(request.limit)
             .map(|s| entry(s.score, s.candidate))
             .collect(),
         Ranking::Evidence => crate::evidence::recall(ctx, &request, args.context_scope.as_deref())?,
@@ -803,6 +872,63 @@ mod tests {
         assert_eq!(found("deploy"), 1);
         assert_eq!(found("forge"), 3);
         assert_eq!(found("missing"), 0);
+    }
+
+    /// Candidates named by their place in candidate order.
+    fn numbered(scores: &[u8]) -> Vec<(f64, String)> {
+        scores
+            .iter()
+            .enumerate()
+            .map(|(i, &s)| (f64::from(s % 8) / 2.0, i.to_string()))
+            .collect()
+    }
+
+    fn names(scored: &[Scored]) -> Vec<String> {
+        scored
+            .iter()
+            .map(|s| match &s.candidate {
+                Candidate::Event { text, .. } => text.clone(),
+                Candidate::Note(_) => unreachable!(),
+            })
+            .collect()
+    }
+
+    fn offer_all(out: &mut impl Keep, candidates: &[(f64, String)]) {
+        for (score, text) in candidates {
+            out.offer(*score, || Candidate::Event {
+                event: Object::new(),
+                text: text.clone(),
+            });
+        }
+    }
+
+    proptest::proptest! {
+        /// Few distinct scores, so most candidates tie: the order of ties is what is tested.
+        #[test]
+        fn the_best_of_each_part_merged_are_the_best_of_all(
+            scores in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..400),
+            limit in 1usize..80,
+            cuts in proptest::collection::vec(proptest::prelude::any::<u16>(), 0..4),
+        ) {
+            let candidates = numbered(&scores);
+            let mut all = Vec::new();
+            offer_all(&mut all, &candidates);
+            sort(&mut all);
+            all.truncate(limit);
+
+            let mut bounds: Vec<usize> = cuts.iter().map(|&c| usize::from(c) % (candidates.len() + 1)).collect();
+            bounds.extend([0, candidates.len()]);
+            bounds.sort_unstable();
+            let mut merged = Vec::new();
+            for pair in bounds.windows(2) {
+                let mut best = Best::new(limit);
+                offer_all(&mut best, &candidates[pair[0]..pair[1]]);
+                merged.extend(best.into_sorted());
+            }
+            sort(&mut merged);
+            merged.truncate(limit);
+            proptest::prop_assert_eq!(names(&merged), names(&all));
+        }
     }
 
     #[test]

@@ -861,6 +861,51 @@ fn a_large_store_is_scored_in_file_order_across_the_halves_of_a_file() {
 }
 
 #[test]
+fn every_limit_on_a_large_store_gives_a_prefix_of_the_whole_ranking() {
+    // Each job of a large store keeps only its best --limit: the merged ranking must still be
+    // the first --limit of the whole one, ties in file order, from the journal and every half.
+    let mut notes = String::new();
+    let mut journal = String::new();
+    for i in 0..12_000 {
+        let okapi = if i % 97 == 0 {
+            " okapi".repeat(i % 3 + 1)
+        } else {
+            String::new()
+        };
+        let _ = writeln!(
+            notes,
+            "### Note {i}\nlorem ipsum dolor sit amet consectetur{okapi}"
+        );
+        if i % 13 == 0 {
+            let _ = writeln!(
+                journal,
+                r#"{{"id":"e{i}","ts":"2026-10-01T00:00:00.000Z","task":"t{i}{okapi}"}}"#
+            );
+        }
+    }
+    let ranking = |limit: &str| -> Vec<String> {
+        let ran = TestProject::new()
+            .write(JOURNAL, &journal)
+            .write(".bmad/memory/decisions.md", &notes)
+            .write(".agents/memory/lessons.md", &notes)
+            .args(["recall", "okapi", "--json", "--limit", limit])
+            .code(0)
+            .run();
+        let recall: Recall = ran.json();
+        labels(&recall)
+    };
+    let whole = ranking("100000");
+    assert_eq!(whole.len(), 2 * 124 + 10);
+    for limit in [1, 2, 8, 31, 64, 65, 150] {
+        assert_eq!(
+            ranking(&limit.to_string()),
+            whole[..limit],
+            "--limit {limit}"
+        );
+    }
+}
+
+#[test]
 fn lexical_recall_follows_note_links_and_skips_dangling_ones() {
     let ran = TestProject::new()
         .fixture("example")
