@@ -13,13 +13,13 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use bmad_mem::js::text::for_each_token;
-use bmad_mem::recall::{NoteFile, query_tokens, score, score_events, score_sections};
+use bmad_mem::recall::{Best, NoteFile, query_tokens, score, score_events, score_sections};
 use bmad_mem::store::journal::events;
 use bmad_mem::store::sections::sections;
 use corpus::{Amount, CAP, Kind, Vocabulary};
 use criterion::measurement::WallTime;
 use criterion::{
-    BatchSize, BenchmarkGroup, Criterion, SamplingMode, Throughput, criterion_group, criterion_main,
+    BenchmarkGroup, Criterion, SamplingMode, Throughput, criterion_group, criterion_main,
 };
 
 const SEED: u64 = 1;
@@ -75,17 +75,13 @@ fn benches(c: &mut Criterion) {
     group.bench_function("cut_sections", |b| {
         b.iter(|| sections(black_box(&notes)).len());
     });
-    group.bench_function("score_sections", |b| {
-        // score_sections keeps the text (candidates share it): each iteration gets a copy.
-        b.iter_batched(
-            || notes.clone(),
-            |text| {
-                let mut out = Vec::new();
-                score_sections(&file, black_box(text), &query, &mut out);
-                out.len()
-            },
-            BatchSize::LargeInput,
-        );
+    group.bench_function("score_sections_best_8", |b| {
+        // What lexical recall does with a note file: every section scored, the best 8 kept.
+        b.iter(|| {
+            let mut best = Best::new(8);
+            score_sections(&file, black_box(&notes), &query, &mut best);
+            best.into_sorted().len()
+        });
     });
     group.finish();
 
@@ -93,11 +89,12 @@ fn benches(c: &mut Criterion) {
     group.bench_function("parse_events", |b| {
         b.iter(|| events(black_box(&journal)).count());
     });
-    group.bench_function("score_events", |b| {
+    group.bench_function("score_events_best_8", |b| {
+        // What lexical recall does with the journal: every event scored, the best 8 kept.
         b.iter(|| {
-            let mut out = Vec::new();
-            score_events(black_box(&journal), &query, NOW_MS, &mut out);
-            out.len()
+            let mut best = Best::new(8);
+            score_events(black_box(&journal), &query, NOW_MS, &mut best);
+            best.into_sorted().len()
         });
     });
     group.finish();

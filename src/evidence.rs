@@ -37,7 +37,7 @@ pub fn recall(
     }
     for file in recall::note_files(ctx, None) {
         if let Some(text) = read_note(ctx, &file)? {
-            recall::score_sections(&file, text, &query, &mut scored);
+            recall::score_sections(&file, &text, &query, &mut scored);
         }
     }
     let context = parse_context_scope(context_scope)?;

@@ -13,7 +13,7 @@ use std::collections::HashSet;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{Mutex, OnceLock, PoisonError, RwLock};
 
 use crate::context::Context;
 use crate::error::{Error, Result};
@@ -24,8 +24,8 @@ use crate::js::text::{tokens, trim, truncate};
 use crate::js::{date, math};
 use crate::output::Report;
 use crate::store::journal;
-use crate::store::paths::{read_loose, relative, resolve};
-use crate::store::sections::{Section, SectionRef, sections, sections_before, split_point};
+use crate::store::paths::{read_loose_into, relative, resolve};
+use crate::store::sections::{Section, sections, sections_before, split_point};
 use crate::write::JOURNAL;
 
 /// The note files, in the order they are searched.
@@ -254,40 +254,42 @@ pub enum Candidate {
     Note(Note),
 }
 
-/// A section that scored above zero. Its heading and text are read from the file's text,
-/// shared by every candidate of the file, only when an output entry needs them: a common
-/// query matches thousands of sections of which `--limit` are shown.
+/// A section that scored above zero, copied out of its file's text (which is then free to be
+/// dropped or reused).
 #[derive(Debug, Clone)]
 pub struct Note {
     pub source: &'static str,
-    file: Arc<NoteText>,
-    section: SectionRef,
-}
-
-/// A note file's text and its path relative to the project.
-#[derive(Debug)]
-struct NoteText {
     source_file: String,
+    heading: String,
     text: String,
 }
 
 impl Note {
+    fn new(file: &NoteFile, section: &Section<'_>) -> Self {
+        Self {
+            source: file.source,
+            source_file: file.source_file.clone(),
+            heading: section.heading.to_owned(),
+            text: section.trimmed_text(),
+        }
+    }
+
     /// The note file's path, relative to the project.
     #[must_use]
     pub fn source_file(&self) -> &str {
-        &self.file.source_file
+        &self.source_file
     }
 
     /// The section's heading.
     #[must_use]
     pub fn heading(&self) -> &str {
-        self.section.section(&self.file.text).heading
+        &self.heading
     }
 
     /// The section's full text, trimmed.
     #[must_use]
-    pub fn text(&self) -> String {
-        self.section.section(&self.file.text).trimmed_text()
+    pub fn text(&self) -> &str {
+        &self.text
     }
 }
 
@@ -360,32 +362,21 @@ pub fn score_events(text: &str, query: &[String], now_ms: f64, out: &mut impl Ke
 }
 
 /// Scores the sections of a note file's text, keeping those above zero.
-pub fn score_sections(file: &NoteFile, text: String, query: &[String], out: &mut impl Keep) {
-    let shared = Arc::new(NoteText {
-        source_file: file.source_file.clone(),
-        text,
-    });
+pub fn score_sections(file: &NoteFile, text: &str, query: &[String], out: &mut impl Keep) {
     let counter = QueryCounter::new(query);
-    score_some_sections(file, &shared, sections(&shared.text), &counter, out);
+    score_some_sections(file, sections(text), &counter, out);
 }
 
-/// Scores `cut`, sections of `shared`'s text, keeping those above zero.
+/// Scores `cut`, sections of `file`'s text, keeping those above zero.
 fn score_some_sections(
     file: &NoteFile,
-    shared: &Arc<NoteText>,
     cut: Vec<Section<'_>>,
     counter: &QueryCounter<'_>,
     out: &mut impl Keep,
 ) {
     for section in cut {
         let s = score_with(counter, &section.parts());
-        out.offer(s, || {
-            Candidate::Note(Note {
-                source: file.source,
-                file: Arc::clone(shared),
-                section: section.locate(&shared.text),
-            })
-        });
+        out.offer(s, || Candidate::Note(Note::new(file, &section)));
     }
 }
 
@@ -482,9 +473,10 @@ enum Part {
     Second,
 }
 
-/// A note file as read once for all its jobs: its shared text, or the read error (taken by
-/// the first job to see it, which reports it).
-type SharedNote = std::result::Result<Option<Arc<NoteText>>, Mutex<Option<Error>>>;
+/// A note file as read once for all its jobs: its text (taken back by the last job to be
+/// done with it, for the next file to be read into), or the read error (taken by the first job
+/// to see it, which reports it).
+type SharedNote = std::result::Result<Option<RwLock<String>>, Mutex<Option<Error>>>;
 
 /// Lexical recall: reads as bmad-plus does (links followed, no cap, invalid UTF-8 replaced; a
 /// missing file skipped), scores every candidate, and returns the best `--limit` of them in
@@ -492,9 +484,10 @@ type SharedNote = std::result::Result<Option<Arc<NoteText>>, Mutex<Option<Error>
 ///
 /// On a large store the work is shared by two threads: the journal, then each note file in two
 /// halves cut at a section heading (read once, the first half's thread reading it), so that
-/// both threads stay busy to the end. Each job keeps its own best `--limit` ([`Best`]); their
-/// lists are then put back in file order and sorted stably, so the result is the one a single
-/// pass would give: a candidate among the best of all is among the best of its job.
+/// both threads stay busy to the end. A text a job is done with gives its memory to the next
+/// file to be read ([`Spare`]). Each job keeps its own best `--limit` ([`Best`]); their lists
+/// are then put back in file order and sorted stably, so the result is the one a single pass
+/// would give: a candidate among the best of all is among the best of its job.
 ///
 /// # Errors
 /// A directory where a file should be, or another read error (the first in file order).
@@ -519,15 +512,15 @@ pub fn lexical(ctx: &Context, request: &Request, portfolio: Option<&str>) -> Res
             }
         }))
         .collect();
+    let spare = Spare::default();
     let texts: Vec<OnceLock<SharedNote>> = notes.iter().map(|_| OnceLock::new()).collect();
+    let jobs_left: Vec<AtomicUsize> = notes
+        .iter()
+        .map(|_| AtomicUsize::new(if is_parallel { 2 } else { 1 }))
+        .collect();
     let shared_text = |i: usize| {
-        texts[i].get_or_init(|| match read_loose(&notes[i].path) {
-            Ok(text) => Ok(text.map(|text| {
-                Arc::new(NoteText {
-                    source_file: notes[i].source_file.clone(),
-                    text,
-                })
-            })),
+        texts[i].get_or_init(|| match spare.read(&notes[i].path) {
+            Ok(text) => Ok(text.map(RwLock::new)),
             Err(e) => Err(Mutex::new(Some(e))),
         })
     };
@@ -535,21 +528,28 @@ pub fn lexical(ctx: &Context, request: &Request, portfolio: Option<&str>) -> Res
         let mut scored = Best::new(request.limit);
         match job {
             Job::Journal => {
-                if let Some(text) = read_loose(&journal)? {
+                if let Some(text) = spare.read(&journal)? {
                     score_events(&text, &query, ctx.now.ms, &mut scored);
+                    spare.give_back(text);
                 }
             }
             Job::Note(i, part) => match shared_text(i) {
                 Ok(None) => {}
                 Ok(Some(shared)) => {
-                    let text = shared.text.as_str();
-                    let split = || split_point(text, text.len() / 2);
-                    let cut = match part {
-                        Part::Whole => sections(text),
-                        Part::First => sections_before(text, split()),
-                        Part::Second => sections(&text[split()..]),
-                    };
-                    score_some_sections(&notes[i], shared, cut, &counter, &mut scored);
+                    {
+                        let text = shared.read().unwrap_or_else(PoisonError::into_inner);
+                        let split = || split_point(&text, text.len() / 2);
+                        let cut = match part {
+                            Part::Whole => sections(&text),
+                            Part::First => sections_before(&text, split()),
+                            Part::Second => sections(&text[split()..]),
+                        };
+                        score_some_sections(&notes[i], cut, &counter, &mut scored);
+                    }
+                    if jobs_left[i].fetch_sub(1, Ordering::AcqRel) == 1 {
+                        let mut text = shared.write().unwrap_or_else(PoisonError::into_inner);
+                        spare.give_back(std::mem::take(&mut *text));
+                    }
                 }
                 Err(error) => {
                     if let Some(e) = error.lock().unwrap_or_else(PoisonError::into_inner).take() {
@@ -560,42 +560,64 @@ pub fn lexical(ctx: &Context, request: &Request, portfolio: Option<&str>) -> Res
         }
         Ok(scored.into_sorted())
     };
-    let per_job: Vec<Result<Vec<Scored>>> = if is_parallel {
-        let next = AtomicUsize::new(0);
-        let slots: Vec<Mutex<Option<Result<Vec<Scored>>>>> =
-            jobs.iter().map(|_| Mutex::new(None)).collect();
-        let work = || {
-            loop {
-                let index = next.fetch_add(1, Ordering::Relaxed);
-                let Some(&job) = jobs.get(index) else {
-                    break;
-                };
-                let result = run(job);
-                *slots[index].lock().unwrap_or_else(PoisonError::into_inner) = Some(result);
-            }
-        };
-        std::thread::scope(|scope| {
-            scope.spawn(work);
-            work();
-        });
-        slots
-            .into_iter()
-            .map(|slot| {
-                slot.into_inner()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .unwrap_or_else(|| Ok(Vec::new()))
-            })
-            .collect()
-    } else {
-        jobs.iter().map(|&job| run(job)).collect()
-    };
     let mut scored = Vec::new();
-    for result in per_job {
+    for result in run_all(&jobs, is_parallel, run) {
         scored.extend(result?);
     }
     sort(&mut scored);
     scored.truncate(request.limit);
     Ok(scored)
+}
+
+/// `run` of every job, in job order: on two threads, each taking the next job left, when
+/// `parallel`.
+fn run_all<T: Send>(jobs: &[Job], parallel: bool, run: impl Fn(Job) -> T + Sync) -> Vec<T> {
+    if !parallel {
+        return jobs.iter().map(|&job| run(job)).collect();
+    }
+    let next = AtomicUsize::new(0);
+    let work = || {
+        let mut done = Vec::new();
+        loop {
+            let index = next.fetch_add(1, Ordering::Relaxed);
+            let Some(&job) = jobs.get(index) else {
+                return done;
+            };
+            done.push((index, run(job)));
+        }
+    };
+    let mut done = std::thread::scope(|scope| {
+        let other = scope.spawn(work);
+        let mut done = work();
+        done.extend(
+            other
+                .join()
+                .unwrap_or_else(|e| std::panic::resume_unwind(e)),
+        );
+        done
+    });
+    done.sort_unstable_by_key(|&(index, _)| index);
+    done.into_iter().map(|(_, result)| result).collect()
+}
+
+/// Buffers of texts read and done with, for the next file to be read into.
+#[derive(Debug, Default)]
+struct Spare(Mutex<Vec<Vec<u8>>>);
+
+impl Spare {
+    /// [`read_loose_into`] a spare buffer, or a new one.
+    fn read(&self, path: &Path) -> Result<Option<String>> {
+        let buffer = self.0.lock().unwrap_or_else(PoisonError::into_inner).pop();
+        read_loose_into(path, buffer.unwrap_or_default())
+    }
+
+    /// Keeps `text`'s memory for the next read.
+    fn give_back(&self, text: String) {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(text.into_bytes());
+    }
 }
 
 /// Highest score first; ties keep candidate order (the sort is stable).
@@ -659,8 +681,8 @@ pub fn entry(score: f64, candidate: Candidate) -> Object {
             .with("kind", "note")
             .with("source", note.source)
             .with("sourceFile", note.source_file())
-            .with("ref", note.heading())
-            .with("text", note.text()),
+            .with("ref", note.heading)
+            .with("text", note.text),
     }
 }
 

@@ -7,7 +7,7 @@
 //! last section's body ends with one `\n` more than the file has. Fenced code is not skipped:
 //! bmad-plus does not skip it, and digests must agree.
 //!
-//! Sections borrow from the source: the body is a byte range of it, plus that final `\n`.
+//! Sections borrow from the source: the body is a slice of it, plus that final `\n`.
 
 use crate::js::text::{is_line_terminator, is_whitespace, trim};
 
@@ -44,48 +44,6 @@ impl<'a> Section<'a> {
     #[must_use]
     pub fn trimmed_text(&self) -> String {
         trim(&self.full_text()).to_owned()
-    }
-}
-
-/// Where a [`Section`] lies in its source, so that it can be kept without borrowing the text.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SectionRef {
-    heading: std::ops::Range<usize>,
-    body: std::ops::Range<usize>,
-    extra_newline: bool,
-}
-
-impl Section<'_> {
-    /// Where this section lies in `source`, the text it was cut from.
-    ///
-    /// # Panics
-    /// If the section does not borrow from `source`.
-    #[must_use]
-    pub fn locate(&self, source: &str) -> SectionRef {
-        let range = |part: &str| {
-            let start = (part.as_ptr() as usize)
-                .checked_sub(source.as_ptr() as usize)
-                .filter(|start| start + part.len() <= source.len())
-                .expect("the section borrows from its source");
-            start..start + part.len()
-        };
-        SectionRef {
-            heading: range(self.heading),
-            body: range(self.body),
-            extra_newline: self.extra_newline,
-        }
-    }
-}
-
-impl SectionRef {
-    /// The section again, over the same `source` it was located in.
-    #[must_use]
-    pub fn section<'a>(&self, source: &'a str) -> Section<'a> {
-        Section {
-            heading: &source[self.heading.clone()],
-            body: &source[self.body.clone()],
-            extra_newline: self.extra_newline,
-        }
     }
 }
 
@@ -264,16 +222,6 @@ mod tests {
                 halves.extend(sections(&text[split..]));
                 assert_eq!(halves, whole, "{text:?} cut at {split}");
             }
-        }
-    }
-
-    #[test]
-    fn a_located_section_comes_back_the_same() {
-        let text = "intro\n### A\nbody a\n###  B \r\nbody b\n### A";
-        let all = sections(text);
-        assert_eq!(all.len(), 3);
-        for section in all {
-            assert_eq!(section.locate(text).section(text), section);
         }
     }
 
