@@ -4,14 +4,18 @@
 //! query token occurs. [`QueryCounter::count`] gets both in one pass and gives the same
 //! numbers as [`for_each_token`](super::text::for_each_token) would (a property test holds it to that):
 //!
+//! * The text is read 64 bytes at a time, giving three 64-bit masks: ASCII token bytes, bytes
+//!   that start some query token, and non-ASCII bytes. On `x86_64` they come from four 16-byte
+//!   SSE2 compares (through `safe_arch`, as this crate forbids `unsafe`); elsewhere from eight
+//!   8-byte words classified with bit arithmetic (no branch per byte), which the tests hold to
+//!   the SSE2 masks. The text's last bytes are read as the block that ends with them, shifted.
 //! * A *word* is a maximal run of bytes that are not ASCII separators. A word with a non-ASCII
-//!   byte goes through the character-by-character tokenizer, as in
-//!   [`for_each_token`](super::text::for_each_token). A pure-ASCII word is exactly one token, its bytes.
-//! * Pure-ASCII stretches are read 64 bytes at a time, giving a 64-bit mask of token bytes:
-//!   on `x86_64`, four 16-byte SSE2 compares (through `safe_arch`, as this crate forbids
-//!   `unsafe`); elsewhere, eight 8-byte words classified with bit arithmetic (no branch per
-//!   byte), which the tests hold to the SSE2 masks. Token starts and ends are shifts of that
-//!   mask, so the number of tokens of two bytes or more is a population count.
+//!   byte (found from the masks, within its block or across the next one) goes through the
+//!   character-by-character tokenizer, as in [`for_each_token`](super::text::for_each_token).
+//!   A pure-ASCII word is exactly one token, its bytes.
+//! * Token starts and ends are shifts of the token mask (with a carry from the block before
+//!   and the next block's first bit), so the number of tokens of two bytes or more is a
+//!   population count.
 //! * Only tokens whose first byte starts some query token (a mask) and whose first two bytes
 //!   start one (a 128 × 128 bit table) are looked at individually (their length from the mask,
 //!   then a case-insensitive comparison): in a typical text, a few per cent of them.
@@ -87,29 +91,83 @@ impl<'q> QueryCounter<'q> {
         let bytes = text.as_bytes();
         let mut total = 0;
         let mut buffer = Vec::new();
-        let mut at = 0;
-        while at < bytes.len() {
-            let Some(offset) = find_non_ascii(&bytes[at..]) else {
-                total += self.count_ascii(&bytes[at..], frequency);
-                break;
+        // The bytes before `done` belong to a word already counted: one with a non-ASCII byte
+        // that ran past its block.
+        let mut done = 0;
+        // Whether the block's first byte continues an ASCII token counted in the block before.
+        let mut carry = false;
+        let mut next = self.masks(bytes, 0);
+        for base in (0..bytes.len()).step_by(64) {
+            let Masks {
+                mut tokens,
+                firsts,
+                mut high,
+            } = next;
+            next = self.masks(bytes, base + 64);
+            let mut words = tokens | high;
+            if done > base {
+                let live = u32::try_from(done - base)
+                    .ok()
+                    .and_then(|n| u64::MAX.checked_shl(n))
+                    .unwrap_or(0);
+                words &= live;
+                tokens &= live;
+                high &= live;
+            }
+            // Whether the block's last word runs on into the next block as an ASCII token.
+            let mut runs_on = false;
+            let next_words = next.tokens | next.high;
+            if words >> 63 == 1 && next_words & 1 == 1 {
+                let start = 64 - words.leading_ones();
+                let tail = next_words.trailing_ones();
+                let tail_mask = u64::MAX.checked_shl(tail).map_or(u64::MAX, |m| !m);
+                if tail < 64 && high >> start == 0 && next.high & tail_mask == 0 {
+                    runs_on = true;
+                } else {
+                    // A non-ASCII word (or one longer than the next block): counted whole, here.
+                    let end = if tail < 64 {
+                        base + 64 + tail as usize
+                    } else {
+                        bytes[base + 64..]
+                            .iter()
+                            .position(|&b| is_ascii_separator(b))
+                            .map_or(bytes.len(), |i| base + 64 + i)
+                    };
+                    total +=
+                        self.count_word(text, base + start as usize, end, &mut buffer, frequency);
+                    done = end;
+                    let before = !(u64::MAX << start);
+                    words &= before;
+                    tokens &= before;
+                    high &= before;
+                }
+            }
+            // Each other word with a non-ASCII byte goes through the character tokenizer.
+            while high != 0 {
+                let bit = high.trailing_zeros();
+                let start = 64 - (!words & ((1u64 << bit) - 1)).leading_zeros();
+                let end = bit + (!(words >> bit)).trailing_zeros();
+                total += self.count_word(
+                    text,
+                    base + start as usize,
+                    base + end as usize,
+                    &mut buffer,
+                    frequency,
+                );
+                let word = (u64::MAX << start) & u64::MAX.checked_shl(end).map_or(u64::MAX, |m| !m);
+                tokens &= !word;
+                high &= !word;
+            }
+            let block = Block {
+                base,
+                tokens,
+                firsts,
+                carry,
+                runs_on,
+                next_tokens: next.tokens,
             };
-            let non_ascii = at + offset;
-            // The word holding that byte: from the last ASCII separator before it (`at` is
-            // always a word boundary) to the next one after it.
-            let word_start = bytes[at..non_ascii]
-                .iter()
-                .rposition(|&b| is_ascii_separator(b))
-                .map_or(at, |i| at + i + 1);
-            let word_end = bytes[non_ascii..]
-                .iter()
-                .position(|&b| is_ascii_separator(b))
-                .map_or(bytes.len(), |i| non_ascii + i);
-            total += self.count_ascii(&bytes[at..word_start], frequency);
-            slow_tokens(&text[word_start..word_end], &mut buffer, &mut |token| {
-                total += 1;
-                self.tally(token, frequency);
-            });
-            at = word_end;
+            total += self.count_ascii(bytes, &block, frequency);
+            carry = runs_on;
         }
         total
     }
@@ -117,8 +175,15 @@ impl<'q> QueryCounter<'q> {
     /// Whether `text` holds at least one query token.
     #[must_use]
     pub fn mentions(&self, text: &str) -> bool {
-        let mut frequency = vec![0u32; self.query.len()];
-        self.count(text, &mut frequency);
+        let mut small = [0u32; 16];
+        let mut large = Vec::new();
+        let frequency = if self.query.len() <= small.len() {
+            &mut small[..self.query.len()]
+        } else {
+            large.resize(self.query.len(), 0);
+            &mut large[..]
+        };
+        self.count(text, frequency);
         frequency.iter().any(|&f| f > 0)
     }
 
@@ -126,6 +191,34 @@ impl<'q> QueryCounter<'q> {
         if let Some(i) = self.query.iter().position(|q| token.is(q.as_bytes())) {
             frequency[i] += 1;
         }
+    }
+
+    /// [`QueryCounter::count`] of the word `text[start..end]` (a whole word: ASCII separators,
+    /// or the text's ends, on both sides).
+    fn count_word(
+        &self,
+        text: &str,
+        start: usize,
+        end: usize,
+        buffer: &mut Vec<u8>,
+        frequency: &mut [u32],
+    ) -> usize {
+        let word = &text[start..end];
+        if !word.is_ascii() {
+            let mut total = 0;
+            slow_tokens(word, buffer, &mut |token| {
+                total += 1;
+                self.tally(token, frequency);
+            });
+            return total;
+        }
+        if word.len() < 2 {
+            return 0;
+        }
+        if self.lengths & (1u64 << word.len().min(63)) != 0 {
+            self.tally(Token::Ascii(word.as_bytes()), frequency);
+        }
+        1
     }
 
     /// Whether some ASCII query token starts with `first`, `second` (ASCII bytes, any case; a
@@ -136,104 +229,132 @@ impl<'q> QueryCounter<'q> {
         self.pairs[pair / 64] & (1 << (pair % 64)) != 0
     }
 
-    /// [`QueryCounter::count`] of pure-ASCII bytes that begin and end on word boundaries.
-    fn count_ascii(&self, bytes: &[u8], frequency: &mut [u32]) -> usize {
-        let mut total = 0;
-        // Whether the byte before the current block is a token byte.
-        let mut carry = 0u64;
-        for (index, block) in bytes.chunks(64).enumerate() {
-            let base = index * 64;
-            let (tokens, firsts) = self.masks(block);
-            let next_is_token = bytes
-                .get(base + 64)
-                .is_some_and(|&b| ASCII_TOKEN[usize::from(b)] != 0);
-            let starts = tokens & !((tokens << 1) | carry);
-            let ends = tokens & !((tokens >> 1) | (u64::from(next_is_token) << 63));
-            total += (starts & !ends).count_ones() as usize;
-            let mut candidates = starts & firsts;
-            while candidates != 0 {
-                let bit = candidates.trailing_zeros();
-                candidates &= candidates - 1;
-                let start = base + bit as usize;
-                // A query token has two bytes or more: the candidate's first two must start
-                // one (`bytes[start + 1]`, when it exists, is ASCII: the bytes end on a word
-                // boundary).
-                let second = bytes.get(start + 1).copied().unwrap_or(0);
-                if !self.starts_some_token(bytes[start], second) {
-                    continue;
-                }
-                let mut len = (!(tokens >> bit)).trailing_zeros() as usize;
-                if bit as usize + len == 64 {
-                    // The token goes on past this block.
-                    len += bytes[base + 64..]
-                        .iter()
-                        .position(|&b| ASCII_TOKEN[usize::from(b)] == 0)
-                        .unwrap_or(bytes.len() - base - 64);
-                }
-                if self.lengths & (1u64 << len.min(63)) == 0 {
-                    continue;
-                }
-                let token = &bytes[start..start + len];
-                if let Some(&i) = self
-                    .ascii
-                    .iter()
-                    .find(|&&i| token.eq_ignore_ascii_case(self.query[i].as_bytes()))
-                {
-                    frequency[i] += 1;
-                }
+    /// [`QueryCounter::count`] of the ASCII tokens that start in `block`.
+    fn count_ascii(&self, bytes: &[u8], block: &Block, frequency: &mut [u32]) -> usize {
+        let tokens = block.tokens;
+        let starts = tokens & !((tokens << 1) | u64::from(block.carry));
+        let ends = tokens & !((tokens >> 1) | (u64::from(block.runs_on) << 63));
+        // A token of one byte is no token, and starts no query token either.
+        let long = starts & !ends;
+        let mut candidates = long & block.firsts;
+        while candidates != 0 {
+            let bit = candidates.trailing_zeros();
+            candidates &= candidates - 1;
+            let start = block.base + bit as usize;
+            // A query token has two bytes or more: the candidate's first two must start one.
+            if !self.starts_some_token(bytes[start], bytes[start + 1]) {
+                continue;
             }
-            carry = tokens >> 63;
+            let mut len = (!(tokens >> bit)).trailing_zeros() as usize;
+            if bit as usize + len == 64 && block.runs_on {
+                len += block.next_tokens.trailing_ones() as usize;
+            }
+            if self.lengths & (1u64 << len.min(63)) == 0 {
+                continue;
+            }
+            let token = &bytes[start..start + len];
+            if let Some(&i) = self
+                .ascii
+                .iter()
+                .find(|&&i| token.eq_ignore_ascii_case(self.query[i].as_bytes()))
+            {
+                frequency[i] += 1;
+            }
         }
-        total
+        long.count_ones() as usize
     }
 
-    /// For up to 64 ASCII bytes: the mask of token bytes, and the mask of bytes whose
-    /// lowercase form starts some ASCII query token (bit `i` for byte `i`).
-    fn masks(&self, block: &[u8]) -> (u64, u64) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            if let Ok(block) = block.try_into() {
-                return sse2::masks(block, &self.vector_firsts);
-            }
-            // The last bytes, padded with NUL (a separator).
-            let mut padded = [0u8; 64];
-            padded[..block.len()].copy_from_slice(block);
-            sse2::masks(&padded, &self.vector_firsts)
+    /// The masks of the 64 bytes from `base` (bit `i` for byte `base + i`; bytes past the end
+    /// of `bytes` read as separators).
+    fn masks(&self, bytes: &[u8], base: usize) -> Masks {
+        let Some(rest) = bytes.get(base..).filter(|rest| !rest.is_empty()) else {
+            return Masks::default();
+        };
+        if let Some(block) = rest.first_chunk::<64>() {
+            return self.block_masks(block);
         }
+        if let Some(block) = bytes.last_chunk::<64>() {
+            // The text's last 64 bytes, shifted so that its end is past bit `rest.len() - 1`.
+            let shift = 64 - rest.len();
+            let Masks {
+                tokens,
+                firsts,
+                high,
+            } = self.block_masks(block);
+            return Masks {
+                tokens: tokens >> shift,
+                firsts: firsts >> shift,
+                high: high >> shift,
+            };
+        }
+        let mut padded = [0u8; 64];
+        padded[..rest.len()].copy_from_slice(rest);
+        self.block_masks(&padded)
+    }
+
+    /// [`Masks`] of a block: SSE2 on `x86_64`, bit arithmetic elsewhere.
+    fn block_masks(&self, block: &[u8; 64]) -> Masks {
+        #[cfg(target_arch = "x86_64")]
+        return sse2::masks(block, &self.vector_firsts);
         #[cfg(not(target_arch = "x86_64"))]
         self.word_masks(block)
     }
 
-    /// [`QueryCounter::masks`] eight bytes at a time in a `u64`: on `x86_64`, only tested
-    /// against the SSE2 classifier.
+    /// [`Masks`] of a block eight bytes at a time in a `u64`: on `x86_64`, only tested against
+    /// the SSE2 classifier.
     #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
-    fn word_masks(&self, block: &[u8]) -> (u64, u64) {
-        let mut tokens = 0u64;
-        let mut firsts = 0u64;
-        for (i, word) in block.chunks(8).enumerate() {
-            let word = if let Ok(word) = word.try_into() {
-                u64::from_le_bytes(word)
-            } else {
-                // The last bytes, padded with NUL (a separator).
-                let mut padded = [0u8; 8];
-                padded[..word.len()].copy_from_slice(word);
-                u64::from_le_bytes(padded)
-            };
-            let lower = word | (ONES * 0x20);
-            let is_token = in_range(lower, b'a', b'z')
-                | in_range(word, b'0', b'9')
-                | equal(word, ONES * u64::from(b'_'))
-                | equal(word, ONES * u64::from(b'-'));
+    fn word_masks(&self, block: &[u8; 64]) -> Masks {
+        let mut masks = Masks::default();
+        for (i, word) in block.chunks_exact(8).enumerate() {
+            let word = u64::from_le_bytes(word.try_into().expect("8 bytes"));
+            let high = word & HIGH;
+            // The classification below needs bytes under 0x80; a high byte is no token byte.
+            let ascii = word & !HIGH;
+            let lower = ascii | (ONES * 0x20);
+            let is_token = (in_range(lower, b'a', b'z')
+                | in_range(ascii, b'0', b'9')
+                | equal(ascii, ONES * u64::from(b'_'))
+                | equal(ascii, ONES * u64::from(b'-')))
+                & !high;
             let mut is_first = 0;
             for &(first, is_letter) in &self.firsts {
                 // Letters are compared lowercased; '-', '_' and digits as they are.
-                is_first |= equal(if is_letter { lower } else { word }, first);
+                is_first |= equal(if is_letter { lower } else { ascii }, first);
             }
-            tokens |= gather(is_token) << (8 * i);
-            firsts |= gather(is_first & is_token) << (8 * i);
+            masks.tokens |= gather(is_token) << (8 * i);
+            masks.firsts |= gather(is_first & is_token) << (8 * i);
+            masks.high |= gather(high) << (8 * i);
         }
-        (tokens, firsts)
+        masks
     }
+}
+
+/// The ASCII tokens of a block of 64 bytes, as [`QueryCounter::count_ascii`] counts them.
+#[derive(Debug)]
+struct Block {
+    /// Where the block starts in the text.
+    base: usize,
+    /// The bytes of ASCII tokens, none of a word with a non-ASCII byte.
+    tokens: u64,
+    /// Token bytes that start some ASCII query token.
+    firsts: u64,
+    /// Whether the first byte continues a token of the block before.
+    carry: bool,
+    /// Whether the last byte's token runs on into the next block.
+    runs_on: bool,
+    /// The next block's token bytes.
+    next_tokens: u64,
+}
+
+/// What a block of 64 bytes holds, bit `i` for byte `i`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Masks {
+    /// ASCII token bytes.
+    tokens: u64,
+    /// Token bytes whose lowercase form starts some ASCII query token.
+    firsts: u64,
+    /// Bytes of 0x80 and above (of non-ASCII characters).
+    high: u64,
 }
 
 /// [`QueryCounter::masks`] of a whole block with SSE2, 16 bytes per instruction.
@@ -261,9 +382,8 @@ mod sse2 {
         u64::from(move_mask_i8_m128i(lanes).cast_unsigned() & 0xffff)
     }
 
-    pub(super) fn masks(block: &[u8; 64], firsts: &[(Bytes, bool)]) -> (u64, u64) {
-        let mut tokens = 0;
-        let mut starts = 0;
+    pub(super) fn masks(block: &[u8; 64], firsts: &[(Bytes, bool)]) -> super::Masks {
+        let mut masks = super::Masks::default();
         for (i, chunk) in block.chunks_exact(16).enumerate() {
             let bytes = load_unaligned_m128i(chunk.try_into().expect("16 bytes"));
             let lower = bitor_m128i(bytes, splat(0x20));
@@ -283,10 +403,11 @@ mod sse2 {
                 let text = if is_letter { lower } else { bytes };
                 is_first = bitor_m128i(is_first, cmp_eq_mask_i8_m128i(text, first));
             }
-            tokens |= bits(is_token) << (16 * i);
-            starts |= bits(bitand_m128i(is_first, is_token)) << (16 * i);
+            masks.tokens |= bits(is_token) << (16 * i);
+            masks.firsts |= bits(bitand_m128i(is_first, is_token)) << (16 * i);
+            masks.high |= bits(bytes) << (16 * i);
         }
-        (tokens, starts)
+        masks
     }
 }
 
@@ -314,21 +435,6 @@ fn equal(word: u64, pattern: u64) -> u64 {
 #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
 fn gather(flags: u64) -> u64 {
     ((flags >> 7).wrapping_mul(0x0102_0408_1020_4080)) >> 56
-}
-
-/// Offset of the first byte ≥ 0x80, looking at 32 bytes at a time.
-fn find_non_ascii(bytes: &[u8]) -> Option<usize> {
-    let mut skipped = 0;
-    for chunk in bytes.chunks_exact(32) {
-        if chunk.iter().fold(0, |acc, &b| acc | b) >= 0x80 {
-            break;
-        }
-        skipped += 32;
-    }
-    bytes[skipped..]
-        .iter()
-        .position(|&b| b >= 0x80)
-        .map(|i| skipped + i)
 }
 
 #[cfg(test)]
@@ -385,10 +491,23 @@ mod tests {
         same("ab", "");
         same("", "nothing to find");
         same("émoji", "🚀🚀 émoji🚀x é ß ǅ İstanbul K");
+        // Words with a non-ASCII byte across blocks: before the boundary, after it, far after
+        // it (a word over two boundaries), and ASCII words over one or two boundaries.
+        for pad in 50..70 {
+            let lead = " ".repeat(pad);
+            same("abé ab", &format!("{lead}abé ab"));
+            same("ab", &format!("{lead}ab{} ab", "x".repeat(12)));
+            same("éab ab", &format!("{lead}éab ab"));
+            same("ab x-é", &format!("{lead}ab{}é ab", "-x".repeat(70)));
+            same("ab", &format!("{lead}{}é ab", "ab".repeat(70)));
+            same("ab", &format!("{lead}{} ab", "ab".repeat(70)));
+            same("ab", &format!("{lead}ab{}", "é".repeat(40)));
+            same("ab", &format!("{lead}ab"));
+        }
     }
 
     #[test]
-    fn masks_classify_every_ascii_byte() {
+    fn masks_classify_every_byte() {
         let query = vec![
             "ab".to_owned(),
             "_x".to_owned(),
@@ -397,24 +516,35 @@ mod tests {
         ];
         let counter = QueryCounter::new(&query);
         let mut block = [0u8; 64];
-        for start in (0u8..128).step_by(64) {
+        for start in (0u8..=255).step_by(64) {
             for (i, b) in block.iter_mut().enumerate() {
                 *b = start + u8::try_from(i).unwrap();
             }
-            // A short block is read as if padded with separators.
-            let (short_tokens, _) = counter.masks(&block[..13]);
-            assert_eq!(short_tokens, counter.masks(&block).0 & ((1 << 13) - 1));
-            let (tokens, firsts) = counter.masks(&block);
+            let masks = counter.block_masks(&block);
             // Both classifiers (where there are two) agree on a whole block.
-            assert_eq!(counter.word_masks(&block), (tokens, firsts));
+            assert_eq!(counter.word_masks(&block), masks);
             for (i, &b) in block.iter().enumerate() {
-                assert_eq!(
-                    tokens >> i & 1 == 1,
-                    ASCII_TOKEN[usize::from(b)] != 0,
-                    "{b}"
-                );
+                let is_token = b < 0x80 && ASCII_TOKEN[usize::from(b)] != 0;
+                assert_eq!(masks.tokens >> i & 1 == 1, is_token, "{b}");
                 let is_first = matches!(b.to_ascii_lowercase(), b'a' | b'_' | b'9' | b'-');
-                assert_eq!(firsts >> i & 1 == 1, is_first, "{b}");
+                assert_eq!(masks.firsts >> i & 1 == 1, is_first, "{b}");
+                assert_eq!(masks.high >> i & 1 == 1, b >= 0x80, "{b}");
+            }
+            // The end of a text reads as if padded with separators, whether the text is
+            // shorter than a block or ends in the middle of one.
+            for len in [1, 13, 63, 64, 100, 127] {
+                let mut text = block.to_vec();
+                text.extend_from_slice(&block);
+                text.truncate(len);
+                let base = len / 64 * 64;
+                let mut padded = [0u8; 64];
+                padded[..len - base].copy_from_slice(&text[base..]);
+                let expected = if base == len {
+                    Masks::default()
+                } else {
+                    counter.block_masks(&padded)
+                };
+                assert_eq!(counter.masks(&text, base), expected, "{len}");
             }
         }
     }
