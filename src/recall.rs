@@ -4,7 +4,7 @@
 //! `decisions.md`, `lessons.md`, `patterns.md` in `.bmad/memory/`, `.agents/memory/` and, with
 //! `--scope portfolio --portfolio P`, `P/memory/`. Each is scored lexically ([`score`]); journal
 //! events lose half their weight every 30 days. The sort is stable, so ties keep candidate
-//! order, and only the first `--limit` results are built into output entries.
+//! order; lexical recall keeps only the best `--limit` candidates as it goes ([`Best`]).
 //!
 //! Scoring never builds a map of the text's words: the text is tokenized in one pass and only
 //! the query's tokens are counted.
