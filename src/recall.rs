@@ -401,9 +401,10 @@ impl Keep for Vec<Scored> {
 
 /// The best `limit` candidates above zero, in the order [`sort`] gives them.
 ///
-/// A candidate offered later than another of the same score ranks below it, so once `limit`
-/// candidates are kept, one that does not beat the lowest of them can never be among the best
-/// and is not even built. The kept list is cut back to `limit` whenever it doubles.
+/// The kept list is cut back to its best `limit` whenever it reaches twice `limit` (at least 64
+/// candidates). A candidate offered later than another of the same score ranks below it, so
+/// after a cut, one that does not beat the lowest candidate kept can never be among the best
+/// and is not even built.
 #[derive(Debug)]
 pub struct Best {
     limit: usize,

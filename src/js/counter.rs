@@ -8,7 +8,8 @@
 //!   that start some query token, and non-ASCII bytes. On `x86_64` they come from four 16-byte
 //!   SSE2 compares (through `safe_arch`, as this crate forbids `unsafe`); elsewhere from eight
 //!   8-byte words classified with bit arithmetic (no branch per byte), which the tests hold to
-//!   the SSE2 masks. The text's last bytes are read as the block that ends with them, shifted.
+//!   the SSE2 masks. A text's last partial block is read as the 64 bytes that end the text,
+//!   shifted (a text under 64 bytes is copied into a block padded with separators).
 //! * A *word* is a maximal run of bytes that are not ASCII separators. A word with a non-ASCII
 //!   byte (found from the masks, within its block or across the next one) goes through the
 //!   character-by-character tokenizer, as in [`for_each_token`](super::text::for_each_token).
