@@ -178,40 +178,33 @@ pub fn score_with(counter: &QueryCounter<'_>, parts: &[&str]) -> f64 {
     if query.is_empty() {
         return 0.0;
     }
-    // Queries are short: their counts live on the stack.
-    let mut small = [0u32; 16];
-    let mut large = Vec::new();
-    let frequency = if query.len() <= small.len() {
-        &mut small[..query.len()]
-    } else {
-        large.resize(query.len(), 0);
-        &mut large[..]
-    };
-    let mut total = 0usize;
-    for part in parts {
-        // A token has two characters or more.
-        if part.len() >= 2 {
-            total += counter.count(part, frequency);
+    counter.with_counts(|frequency| {
+        let mut total = 0usize;
+        for part in parts {
+            // A token has two characters or more.
+            if part.len() >= 2 {
+                total += counter.count(part, frequency);
+            }
         }
-    }
-    if total == 0 {
-        return 0.0;
-    }
-    let mut matched = 0u32;
-    let mut hits = 0.0;
-    for &f in &*frequency {
-        if f > 0 {
-            matched += 1;
-            hits += 1.0 + math::ln(f64::from(f));
+        if total == 0 {
+            return 0.0;
         }
-    }
-    if matched == 0 {
-        return 0.0;
-    }
-    #[allow(clippy::cast_precision_loss)] // token counts are far below 2^53
-    let (query_len, total) = (query.len() as f64, total as f64);
-    let coverage = f64::from(matched) / query_len;
-    hits * coverage / total.sqrt()
+        let mut matched = 0u32;
+        let mut hits = 0.0;
+        for &f in &*frequency {
+            if f > 0 {
+                matched += 1;
+                hits += 1.0 + math::ln(f64::from(f));
+            }
+        }
+        if matched == 0 {
+            return 0.0;
+        }
+        #[allow(clippy::cast_precision_loss)] // token counts are far below 2^53
+        let (query_len, total) = (query.len() as f64, total as f64);
+        let coverage = f64::from(matched) / query_len;
+        hits * coverage / total.sqrt()
+    })
 }
 
 /// `score` weighed by the event's age: half every 30 days; no decay when `ts` is unknown or in

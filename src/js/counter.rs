@@ -107,10 +107,7 @@ impl<'q> QueryCounter<'q> {
             next = self.masks(bytes, base + 64);
             let mut words = tokens | high;
             if done > base {
-                let live = u32::try_from(done - base)
-                    .ok()
-                    .and_then(|n| u64::MAX.checked_shl(n))
-                    .unwrap_or(0);
+                let live = !below(u32::try_from(done - base).unwrap_or(u32::MAX));
                 words &= live;
                 tokens &= live;
                 high &= live;
@@ -121,8 +118,7 @@ impl<'q> QueryCounter<'q> {
             if words >> 63 == 1 && next_words & 1 == 1 {
                 let start = 64 - words.leading_ones();
                 let tail = next_words.trailing_ones();
-                let tail_mask = u64::MAX.checked_shl(tail).map_or(u64::MAX, |m| !m);
-                if tail < 64 && high >> start == 0 && next.high & tail_mask == 0 {
+                if tail < 64 && high >> start == 0 && next.high & below(tail) == 0 {
                     runs_on = true;
                 } else {
                     // A non-ASCII word (or one longer than the next block): counted whole, here.
@@ -137,7 +133,7 @@ impl<'q> QueryCounter<'q> {
                     total +=
                         self.count_word(text, base + start as usize, end, &mut buffer, frequency);
                     done = end;
-                    let before = !(u64::MAX << start);
+                    let before = below(start);
                     words &= before;
                     tokens &= before;
                     high &= before;
@@ -155,7 +151,7 @@ impl<'q> QueryCounter<'q> {
                     &mut buffer,
                     frequency,
                 );
-                let word = (u64::MAX << start) & u64::MAX.checked_shl(end).map_or(u64::MAX, |m| !m);
+                let word = !below(start) & below(end);
                 tokens &= !word;
                 high &= !word;
             }
@@ -176,16 +172,20 @@ impl<'q> QueryCounter<'q> {
     /// Whether `text` holds at least one query token.
     #[must_use]
     pub fn mentions(&self, text: &str) -> bool {
+        self.with_counts(|frequency| {
+            self.count(text, frequency);
+            frequency.iter().any(|&f| f > 0)
+        })
+    }
+
+    /// `f` of one zeroed count per query token, as [`QueryCounter::count`] takes them: on the
+    /// stack for a query of up to 16 tokens (queries are short).
+    pub fn with_counts<R>(&self, f: impl FnOnce(&mut [u32]) -> R) -> R {
         let mut small = [0u32; 16];
-        let mut large = Vec::new();
-        let frequency = if self.query.len() <= small.len() {
-            &mut small[..self.query.len()]
-        } else {
-            large.resize(self.query.len(), 0);
-            &mut large[..]
-        };
-        self.count(text, frequency);
-        frequency.iter().any(|&f| f > 0)
+        match small.get_mut(..self.query.len()) {
+            Some(counts) => f(counts),
+            None => f(&mut vec![0; self.query.len()]),
+        }
     }
 
     fn tally(&self, token: Token<'_>, frequency: &mut [u32]) {
@@ -216,10 +216,22 @@ impl<'q> QueryCounter<'q> {
         if word.len() < 2 {
             return 0;
         }
-        if self.lengths & (1u64 << word.len().min(63)) != 0 {
-            self.tally(Token::Ascii(word.as_bytes()), frequency);
-        }
+        self.tally_ascii(word.as_bytes(), frequency);
         1
+    }
+
+    /// Counts `token`, a pure-ASCII token, when it is one of the query's.
+    fn tally_ascii(&self, token: &[u8], frequency: &mut [u32]) {
+        if self.lengths & (1u64 << token.len().min(63)) == 0 {
+            return;
+        }
+        if let Some(&i) = self
+            .ascii
+            .iter()
+            .find(|&&i| token.eq_ignore_ascii_case(self.query[i].as_bytes()))
+        {
+            frequency[i] += 1;
+        }
     }
 
     /// Whether some ASCII query token starts with `first`, `second` (ASCII bytes, any case; a
@@ -250,17 +262,7 @@ impl<'q> QueryCounter<'q> {
             if bit as usize + len == 64 && block.runs_on {
                 len += block.next_tokens.trailing_ones() as usize;
             }
-            if self.lengths & (1u64 << len.min(63)) == 0 {
-                continue;
-            }
-            let token = &bytes[start..start + len];
-            if let Some(&i) = self
-                .ascii
-                .iter()
-                .find(|&&i| token.eq_ignore_ascii_case(self.query[i].as_bytes()))
-            {
-                frequency[i] += 1;
-            }
+            self.tally_ascii(&bytes[start..start + len], frequency);
         }
         long.count_ones() as usize
     }
@@ -410,6 +412,11 @@ mod sse2 {
         }
         masks
     }
+}
+
+/// The bits below bit `n` (all 64 from `n` = 64 on).
+fn below(n: u32) -> u64 {
+    u64::MAX.checked_shl(n).map_or(u64::MAX, |m| !m)
 }
 
 const ONES: u64 = 0x0101_0101_0101_0101;
