@@ -615,6 +615,14 @@ pub fn parse(text: &str) -> Result<Value, ParseError> {
     Ok(value)
 }
 
+/// Where the JSON whitespace (space, tab, LF, CR) that starts at `at` ends.
+pub(crate) fn skip_whitespace(bytes: &[u8], mut at: usize) -> usize {
+    while let Some(b' ' | b'\t' | b'\n' | b'\r') = bytes.get(at) {
+        at += 1;
+    }
+    at
+}
+
 /// The JSON number that starts at byte `at` of `bytes` (a `-` or a digit): where its integer
 /// part ends and where the number ends.
 ///
@@ -692,9 +700,7 @@ impl Parser<'_> {
     }
 
     fn skip_ws(&mut self) {
-        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.bytes.get(self.pos) {
-            self.pos += 1;
-        }
+        self.pos = skip_whitespace(self.bytes, self.pos);
     }
 
     fn peek(&self) -> Option<u8> {

@@ -361,9 +361,7 @@ impl<'a> Reader<'a> {
     }
 
     fn skip_ws(&mut self) {
-        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.bytes.get(self.pos) {
-            self.pos += 1;
-        }
+        self.pos = json::skip_whitespace(self.bytes, self.pos);
     }
 
     fn peek(&self) -> Option<u8> {
