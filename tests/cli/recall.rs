@@ -344,11 +344,12 @@ fn an_empty_query_is_refused() {
 #[test]
 fn a_query_of_non_javascript_whitespace_is_a_query() {
     // U+0085 is whitespace for Rust but not for JavaScript: a query with no token, no match.
+    // It is also a C1 control, so the human line shows it escaped.
     let _ = TestProject::new()
         .fixture("example")
         .args(["recall", "\u{85}"])
         .code(0)
-        .stdout("mem recall: no matches for \"\u{85}\" (scope: project)\n")
+        .stdout("mem recall: no matches for \"\\x85\" (scope: project)\n")
         .unchanged()
         .run();
 }

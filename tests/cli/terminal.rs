@@ -1,0 +1,266 @@
+//! What reaches the person's terminal, and the small command-line faults around it.
+//!
+//! * Human output escapes control characters: every C0 control other than newline and tab, DEL
+//!   and every C1 control is shown as `\xNN` (two lowercase hex digits) — results on stdout,
+//!   warnings and errors on stderr, for every command — while `--json` output keeps the text as
+//!   it is (JSON's own escaping).
+
+use std::fs;
+
+use serde_json::{Value as Json, json};
+
+use crate::support::{JOURNAL, LOCK, TestProject};
+
+/// A title change (OSC … BEL) and a screen clear (CSI 2J): what an agent could plant.
+const AGENT: &str = "\u{1b}]0;PWNED\u{7}";
+const TASK: &str = "auth \u{1b}[2J";
+
+/// No raw control character a terminal acts on (newline and tab allowed).
+#[track_caller]
+fn assert_no_controls(text: &str) {
+    let found: Vec<char> = text
+        .chars()
+        .filter(|&c| matches!(c, '\0'..='\u{8}' | '\u{b}'..='\u{1f}' | '\u{7f}'..='\u{9f}'))
+        .collect();
+    assert!(found.is_empty(), "raw controls {found:?} in {text:?}");
+}
+
+// ---- escaping -----------------------------------------------------------------------------
+
+#[test]
+fn write_and_recall_show_planted_escapes_as_text() {
+    let ran = TestProject::new()
+        .args(["write", "--agent", AGENT, "--task", TASK])
+        .code(0)
+        .stdout(
+            "mem write: event 9aa17e008d16 appended (2026-10-18T09:30:00.000Z)\n  \
+             agent=\\x1b]0;PWNED\\x07 cli=- model=- outcome=-\n  task: auth \\x1b[2J\n",
+        )
+        .stderr("")
+        .run();
+    // The journal keeps the text exactly as given.
+    let journal = ran.project.read_text(JOURNAL);
+    assert!(
+        journal.contains(r#""agent":"\u001b]0;PWNED\u0007""#),
+        "{journal}"
+    );
+    let ran = ran
+        .then()
+        .args(["recall", "auth"])
+        .code(0)
+        .stdout(
+            "mem recall: 1 match(es) for \"auth\" (scope: project)\n  \
+             1. [0.577] event journal.ndjson#9aa17e008d16\n     \
+             \\x1b]0;PWNED\\x07 auth \\x1b[2J {}\n",
+        )
+        .stderr("")
+        .run();
+    // The query is shown escaped too.
+    let ran = ran.then().args(["recall", "\u{1b}[2J"]).code(0).run();
+    assert!(
+        ran.stdout
+            .starts_with("mem recall: 1 match(es) for \"\\x1b[2J\" (scope: project)\n"),
+        "{}",
+        ran.stdout
+    );
+    assert_no_controls(&ran.stdout);
+    // JSON output is unchanged: JSON's escapes, the decoded text as stored, no `\x` form.
+    let ran = ran.then().args(["recall", "auth", "--json"]).code(0).run();
+    assert!(ran.stdout.contains(r#""agent": "\u001b]0;PWNED\u0007""#));
+    assert!(!ran.stdout.contains("\\x1b"));
+    let result: Json = ran.json();
+    assert_eq!(
+        result["results"][0]["text"],
+        json!(format!("{AGENT} {TASK} {{}}"))
+    );
+    let ran = ran
+        .then()
+        .args(["--json", "write", "--agent", AGENT, "--task", TASK])
+        .code(0)
+        .run();
+    let written: Json = ran.json();
+    assert_eq!(written["written"]["agent"], json!(AGENT));
+    assert_eq!(written["written"]["task"], json!(TASK));
+}
+
+#[test]
+fn c1_controls_and_del_are_escaped_in_lowercase_hex_and_cr_is_collapsed() {
+    // U+009B is the one-character CSI; DEL and CR are controls too. `truncate` has already made
+    // the CR a space (it is whitespace), so only DEL and U+009B remain to escape.
+    let ran = TestProject::new()
+        .args([
+            "write",
+            "--agent",
+            "forge",
+            "--task",
+            "red \u{9b}31m\rover\u{7f} é",
+        ])
+        .code(0)
+        .run();
+    assert!(
+        ran.stdout.ends_with("  task: red \\x9b31m over\\x7f é\n"),
+        "{}",
+        ran.stdout
+    );
+    let ran = ran.then().args(["recall", "red"]).code(0).run();
+    assert!(
+        ran.stdout
+            .contains("     forge red \\x9b31m over\\x7f é {}\n"),
+        "{}",
+        ran.stdout
+    );
+    assert_no_controls(&ran.stdout);
+}
+
+#[test]
+fn ordinary_text_is_left_byte_identical() {
+    // Backslashes, tabs in stored text, non-ASCII and U+00A0 (just above the C1 range) pass.
+    let task = r"C:\x1b is a path, not an escape — ça marche";
+    let ran = TestProject::new()
+        .args(["write", "--agent", "forge\u{a0}x", "--task", task])
+        .code(0)
+        .run();
+    assert!(
+        ran.stdout.ends_with(&format!(
+            "  agent=forge\u{a0}x cli=- model=- outcome=-\n  task: {task}\n"
+        )),
+        "{}",
+        ran.stdout
+    );
+}
+
+#[test]
+fn reinforce_shows_the_pattern_escaped() {
+    let ran = TestProject::new()
+        .args(["reinforce", "--pattern", "p\u{1b}[2J", "--ci", "pass"])
+        .code(0)
+        .stderr("")
+        .run();
+    assert!(
+        ran.stdout
+            .starts_with("mem reinforce: pattern \"p\\x1b[2J\"\n"),
+        "{}",
+        ran.stdout
+    );
+    assert_no_controls(&ran.stdout);
+}
+
+#[test]
+fn brief_shows_planted_escapes_as_text() {
+    let project = TestProject::new();
+    let home = project.base().join("home");
+    fs::create_dir(&home).expect("create the home");
+    let ran = project
+        .env("HOME", &home)
+        .env("BMAD_PLUS_BRAIN", "")
+        .write(
+            ".agents/memory/lessons.md",
+            "# Lessons\n\n### 2026-09-01 — Title\u{1b}]0;x\u{7}\nBody \u{1b}[2J here.\n",
+        )
+        .args(["brief"])
+        .code(0)
+        .run();
+    assert!(
+        ran.stdout
+            .contains("Title\\x1b]0;x\\x07\nBody \\x1b[2J here."),
+        "{}",
+        ran.stdout
+    );
+    assert_no_controls(&ran.stdout);
+    let ran = ran.then().args(["brief", "--json"]).code(0).run();
+    assert!(
+        ran.stdout.contains("Body \\u001b[2J here."),
+        "{}",
+        ran.stdout
+    );
+    assert!(!ran.stdout.contains("\\x1b"));
+}
+
+#[test]
+fn lock_shows_a_planted_owner_escaped() {
+    let owner = r#"{"pid":1,"hostname":"h\u001b]0;x\u0007","token":"t\u001b[2J"}"#;
+    let ran = TestProject::new()
+        .fixture("example")
+        .write(LOCK, owner)
+        .args(["lock"])
+        .code(0)
+        .unchanged()
+        .run();
+    assert!(
+        ran.stdout
+            .contains("  host     h\\x1b]0;x\\x07\n  token    t\\x1b[2J\n"),
+        "{}",
+        ran.stdout
+    );
+    assert_no_controls(&ran.stdout);
+    let ran = ran.then().args(["lock", "--json"]).code(0).run();
+    let state: Json = ran.json();
+    assert_eq!(
+        state["lock"]["owner"]["hostname"],
+        json!("h\u{1b}]0;x\u{7}")
+    );
+}
+
+#[test]
+fn doctor_shows_a_planted_heading_escaped() {
+    let ran = TestProject::new()
+        .write(
+            ".agents/memory/lessons.md",
+            "### twice\u{1b}[2J\none\n### twice\u{1b}[2J\ntwo\n",
+        )
+        .args(["doctor"])
+        .code(1)
+        .unchanged()
+        .run();
+    assert!(
+        ran.stdout.contains(
+            "  .agents/memory/lessons.md [duplicate-heading]: \"twice\\x1b[2J\" heads 2 sections"
+        ),
+        "{}",
+        ran.stdout
+    );
+    assert_no_controls(&ran.stdout);
+}
+
+#[test]
+fn errors_and_warnings_are_escaped_on_stderr_but_not_in_json() {
+    let project = TestProject::new()
+        .args(["recall", "x", "--limit", "\u{1b}[2J"])
+        .code(1)
+        .stdout("")
+        .stderr("mem recall: invalid value for --limit: \\x1b[2J\n")
+        .unchanged()
+        .run()
+        .then()
+        .args(["--json", "recall", "x", "--limit", "\u{1b}[2J"])
+        .code(1)
+        .stdout("{\"error\":\"invalid value for --limit: \\u001b[2J\"}\n")
+        .stderr("")
+        .unchanged()
+        .run()
+        .then();
+    // Parser errors (an unknown action) pass through the same escaping.
+    let ran = project.args(["\u{1b}[2Jx"]).code(1).stdout("").run();
+    assert!(
+        ran.stderr.starts_with("mem: unknown action '\\x1b[2Jx'"),
+        "{}",
+        ran.stderr
+    );
+    // A warning (an explicit brain that is no folder) is escaped on stderr.
+    let project = ran.then();
+    let home = project.base().join("home");
+    fs::create_dir(&home).expect("create the home");
+    let ran = project
+        .env("HOME", &home)
+        .env("BMAD_PLUS_BRAIN", "/nowhere\u{1b}[2J")
+        .args(["status"])
+        .code(0)
+        .run();
+    assert!(
+        ran.stderr
+            .contains("BMAD_PLUS_BRAIN is set but is not a directory: /nowhere\\x1b[2J"),
+        "{}",
+        ran.stderr
+    );
+    assert_no_controls(&ran.stderr);
+}
