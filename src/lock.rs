@@ -264,4 +264,9 @@ impl Report for LockReport {
             state.sha256,
         )
     }
+
+    fn written(&self) -> Option<String> {
+        let receipt = self.recovered.as_ref()?;
+        Some(format!("writer.lock removed (receipt {receipt})"))
+    }
 }

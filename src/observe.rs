@@ -212,4 +212,9 @@ impl Report for ObserveReport {
             self.receipt.get("id").map(Value::text).unwrap_or_default()
         )
     }
+
+    fn written(&self) -> Option<String> {
+        let id = self.receipt.get("id").map(Value::text).unwrap_or_default();
+        Some(format!("receipt {id} recorded"))
+    }
 }

@@ -31,6 +31,11 @@ pub trait Report {
     fn exit_code(&self) -> u8 {
         0
     }
+    /// What the action wrote, in a few words (`event 6b1dc0dc38b7 appended`), for the message
+    /// shown when the result itself cannot be printed; `None` when it wrote nothing.
+    fn written(&self) -> Option<String> {
+        None
+    }
 }
 
 /// Whether a terminal would act on `c`: a C0 control other than newline and tab, DEL, or a C1
@@ -58,6 +63,16 @@ pub fn escape_controls(text: &str) -> Cow<'_, str> {
         }
     }
     Cow::Owned(out)
+}
+
+/// The message for a result that could not be printed: what was written, when something was
+/// (the caller must know that the action took effect even though it saw no result).
+#[must_use]
+pub fn unprinted(written: Option<&str>, error: &io::Error) -> String {
+    match written {
+        Some(written) => format!("{written}, but the result could not be printed: {error}"),
+        None => format!("the result could not be printed: {error}"),
+    }
 }
 
 /// The text printed for a failure: `mem <action>: <message>`, unless the message already

@@ -4,12 +4,17 @@
 //!   and every C1 control is shown as `\xNN` (two lowercase hex digits) — results on stdout,
 //!   warnings and errors on stderr, for every command — while `--json` output keeps the text as
 //!   it is (JSON's own escaping).
+//! * A writing action whose result cannot be printed (stdout is `/dev/full`) exits 1 and says
+//!   what it wrote.
 
-use std::fs;
+use std::fs::{self, File};
+use std::process::Stdio;
 
+use bmad_mem::js::json::sha256_hex;
 use serde_json::{Value as Json, json};
 
-use crate::support::{JOURNAL, LOCK, TestProject};
+use crate::observe::{INPUT, OUTCOMES, project as observed_project, valid_input};
+use crate::support::{JOURNAL, LOCK, PROMOTIONS, SCORES, TestProject};
 
 /// A title change (OSC … BEL) and a screen clear (CSI 2J): what an agent could plant.
 const AGENT: &str = "\u{1b}]0;PWNED\u{7}";
@@ -263,4 +268,199 @@ fn errors_and_warnings_are_escaped_on_stderr_but_not_in_json() {
         ran.stderr
     );
     assert_no_controls(&ran.stderr);
+}
+
+// ---- results that cannot be printed -------------------------------------------------------
+
+/// Runs the project's next command with stdout on `/dev/full`: (exit code, stderr).
+fn to_full_disk(project: &TestProject) -> (i32, String) {
+    let full = File::options()
+        .write(true)
+        .open("/dev/full")
+        .expect("open /dev/full");
+    let output = project
+        .command()
+        .stdout(Stdio::from(full))
+        .stderr(Stdio::piped())
+        .output()
+        .expect("run bmad-mem");
+    let stderr = String::from_utf8(output.stderr).expect("UTF-8 stderr");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    (output.status.code().expect("an exit code"), stderr)
+}
+
+const NO_SPACE: &str = "No space left on device (os error 28)";
+
+#[test]
+fn a_write_whose_result_cannot_be_printed_says_it_was_appended() {
+    for json in [false, true] {
+        let mut args = vec!["write", "--agent", "forge", "--task", "t"];
+        if json {
+            args.insert(0, "--json");
+        }
+        let project = TestProject::new().args(&args);
+        let (code, stderr) = to_full_disk(&project);
+        assert_eq!(code, 1);
+        // Under --json the error cannot reach stdout either, so it goes to stderr.
+        assert_eq!(
+            stderr,
+            format!(
+                "mem write: event 8176919ff2b6 appended, but the result could not be printed: \
+                 {NO_SPACE}\n"
+            )
+        );
+        assert!(
+            project
+                .read_text(JOURNAL)
+                .contains("\"id\":\"8176919ff2b6\"")
+        );
+    }
+}
+
+#[test]
+fn a_reinforce_whose_result_cannot_be_printed_names_score_and_promotion() {
+    let args = [
+        "reinforce",
+        "--pattern",
+        "p",
+        "--eval",
+        "1",
+        "--accept",
+        "true",
+        "--ci",
+        "pass",
+    ];
+    let project = TestProject::new().args(args);
+    let (code, stderr) = to_full_disk(&project);
+    assert_eq!(code, 1);
+    assert_eq!(
+        stderr,
+        format!(
+            "mem reinforce: score of pattern \"p\" updated, but the result could not be printed: \
+             {NO_SPACE}\n"
+        )
+    );
+    // The third update proposes a promotion.
+    let project = project.args(args).code(0).run().then().args(args);
+    let (code, stderr) = to_full_disk(&project);
+    assert_eq!(code, 1);
+    let promotions = project.read_text(PROMOTIONS);
+    let promotion: Json = serde_json::from_str(promotions.trim_end()).expect("one promotion");
+    let id = promotion["id"].as_str().expect("an id");
+    assert_eq!(
+        stderr,
+        format!(
+            "mem reinforce: score of pattern \"p\" updated and promotion {id} appended, but the \
+             result could not be printed: {NO_SPACE}\n"
+        )
+    );
+    assert!(project.read_text(SCORES).contains("\"updates\": 3"));
+}
+
+#[test]
+fn observe_and_handoff_whose_result_cannot_be_printed_name_what_they_wrote() {
+    let (project, _run) = observed_project();
+    let project = project
+        .write(INPUT, valid_input().to_string())
+        .args(["observe", "--input", INPUT]);
+    let (code, stderr) = to_full_disk(&project);
+    assert_eq!(code, 1);
+    let store = project.read_text(OUTCOMES);
+    let receipt: Json = serde_json::from_str(store.trim_end()).expect("one receipt");
+    let id = receipt["id"].as_str().expect("an id");
+    assert_eq!(
+        stderr,
+        format!(
+            "mem observe: receipt {id} recorded, but the result could not be printed: {NO_SPACE}\n"
+        )
+    );
+
+    let home = project.base().join("home");
+    fs::create_dir(&home).expect("create the home");
+    let project = project.env("HOME", &home).env("BMAD_PLUS_BRAIN", "").args([
+        "handoff",
+        "--topic",
+        "Auth rework",
+    ]);
+    let (code, stderr) = to_full_disk(&project);
+    assert_eq!(code, 1);
+    assert_eq!(
+        stderr,
+        format!(
+            "mem handoff: handoff .agents/memory/sessions/2026-10-18-auth-rework.md written, but \
+             the result could not be printed: {NO_SPACE}\n"
+        )
+    );
+    assert!(
+        project
+            .path(".agents/memory/sessions/2026-10-18-auth-rework.md")
+            .is_file()
+    );
+}
+
+#[test]
+fn init_and_lock_recovery_whose_result_cannot_be_printed_name_what_they_wrote() {
+    let project = TestProject::new();
+    let home = project.base().join("home");
+    fs::create_dir(&home).expect("create the home");
+    let project = project
+        .env("HOME", &home)
+        .env("BMAD_PLUS_BRAIN", "")
+        .mkdir(".agents/memory/sessions")
+        .write(".agents/memory/decisions.md", "")
+        .write(".agents/memory/lessons.md", "")
+        .write(".agents/memory/patterns.md", "")
+        .args(["init"]);
+    let (code, stderr) = to_full_disk(&project);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.starts_with("mem init: .agents/memory/context.md, "),
+        "{stderr}"
+    );
+    assert!(
+        stderr.ends_with(&format!(
+            " created, but the result could not be printed: {NO_SPACE}\n"
+        )),
+        "{stderr}"
+    );
+    assert!(project.path(".agents/memory/context.md").is_file());
+
+    // A lock whose owner, on this host, has exited.
+    let mut child = std::process::Command::new("true")
+        .spawn()
+        .expect("spawn true");
+    child.wait().expect("wait for true");
+    let host = gethostname::gethostname().to_string_lossy().into_owned();
+    let owner = json!({"pid": child.id(), "hostname": host, "token": "t"}).to_string();
+    let sha = sha256_hex(owner.as_bytes());
+    let project = project
+        .write(LOCK, &owner)
+        .args(["lock", "--recover", "--expect", &sha]);
+    let (code, stderr) = to_full_disk(&project);
+    assert_eq!(code, 1);
+    assert_eq!(
+        stderr,
+        format!(
+            "mem lock: writer.lock removed (receipt \
+             .bmad/memory/lock-recovery/2026-10-18T09-30-00-000Z-{}.json), but the result could \
+             not be printed: {NO_SPACE}\n",
+            &sha[..12]
+        )
+    );
+    assert!(!project.path(LOCK).exists());
+}
+
+#[test]
+fn a_read_whose_result_cannot_be_printed_says_only_that() {
+    let project = TestProject::new()
+        .fixture("example")
+        .args(["recall", "auth"]);
+    let before = project.snapshot();
+    let (code, stderr) = to_full_disk(&project);
+    assert_eq!(code, 1);
+    assert_eq!(
+        stderr,
+        format!("mem recall: the result could not be printed: {NO_SPACE}\n")
+    );
+    crate::support::assert_same(&before, &project.snapshot(), "recall to /dev/full");
 }
