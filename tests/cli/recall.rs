@@ -573,10 +573,11 @@ fn the_portfolio_is_searched_only_with_the_portfolio_scope() {
     let project = TestProject::new()
         .fixture("example")
         .fixture_beside("portfolio", "brain");
-    let ran = project
-        .args(["recall", "oidc", "--portfolio", "../brain", "--json"])
-        .code(0)
-        .run();
+    // A portfolio without the portfolio scope would be ignored, so it is refused.
+    let project = project
+        .args(["recall", "oidc", "--portfolio", "../brain"])
+        .refused("recall", "--portfolio only applies with --scope portfolio");
+    let ran = project.args(["recall", "oidc", "--json"]).code(0).run();
     let recall: Recall = ran.json();
     assert_eq!((recall.scope.as_str(), recall.count), ("project", 0));
     let recall: Recall = ran

@@ -6,6 +6,7 @@
 //!   it is (JSON's own escaping).
 //! * A writing action whose result cannot be printed (stdout is `/dev/full`) exits 1 and says
 //!   what it wrote.
+//! * Options that would have no effect where they are given are refused, changing nothing.
 
 use std::fs::{self, File};
 use std::process::Stdio;
@@ -463,4 +464,133 @@ fn a_read_whose_result_cannot_be_printed_says_only_that() {
         format!("mem recall: the result could not be printed: {NO_SPACE}\n")
     );
     crate::support::assert_same(&before, &project.snapshot(), "recall to /dev/full");
+}
+
+// ---- options without effect ---------------------------------------------------------------
+
+#[test]
+fn options_without_effect_are_refused() {
+    let project = TestProject::new()
+        .fixture("example")
+        .mkdir("brain/memory")
+        .args(["recall", "auth", "--portfolio", "brain"])
+        .refused("recall", "--portfolio only applies with --scope portfolio")
+        .args([
+            "recall",
+            "auth",
+            "--scope",
+            "project",
+            "--portfolio",
+            "brain",
+        ])
+        .refused("recall", "--portfolio only applies with --scope portfolio")
+        .args(["recall", "auth", "--context-scope", "src"])
+        .refused(
+            "recall",
+            "--context-scope only applies with --ranking evidence",
+        )
+        .args([
+            "recall",
+            "auth",
+            "--ranking",
+            "lexical",
+            "--context-scope",
+            "src",
+        ])
+        .refused(
+            "recall",
+            "--context-scope only applies with --ranking evidence",
+        )
+        .args(["lock", "--expect", "abc"])
+        .refused("lock", "--expect <sha256> only applies with --recover");
+    let missing = project.path("nowhere").to_string_lossy().into_owned();
+    let project = project
+        .args([
+            "recall",
+            "auth",
+            "--scope",
+            "portfolio",
+            "--portfolio",
+            "nowhere",
+        ])
+        .refused(
+            "recall",
+            &format!("--portfolio is not an existing folder: {missing}"),
+        )
+        .write("a-file", "x");
+    let file = project.path("a-file").to_string_lossy().into_owned();
+    let project = project
+        .args([
+            "recall",
+            "auth",
+            "--scope",
+            "portfolio",
+            "--portfolio",
+            "a-file",
+        ])
+        .refused(
+            "recall",
+            &format!("--portfolio is not an existing folder: {file}"),
+        );
+    // bmad-plus's pinned checks still come first.
+    let _ = project
+        .args(["recall", " ", "--portfolio", "brain"])
+        .refused("recall", "recall: query must be a non-empty string")
+        .args([
+            "recall",
+            "auth",
+            "--scope",
+            "portfolio",
+            "--portfolio",
+            "nowhere",
+            "--ranking",
+            "evidence",
+        ])
+        .refused(
+            "recall",
+            "Evidence ranking supports project-local lexical recall only.",
+        )
+        .args(["recall", "auth", "--context-scope", "src", "--limit", "0"])
+        .refused("recall", "invalid value for --limit: 0");
+}
+
+#[test]
+fn options_with_effect_stay_accepted() {
+    // --scope portfolio alone (as bmad-plus accepts it), an existing portfolio, evidence with
+    // its context scope.
+    let _ = TestProject::new()
+        .fixture("example")
+        .mkdir("brain/memory")
+        .args(["recall", "auth", "--scope", "portfolio", "--limit", "1"])
+        .code(0)
+        .unchanged()
+        .run()
+        .then()
+        .args([
+            "recall",
+            "auth",
+            "--scope",
+            "portfolio",
+            "--portfolio",
+            "brain",
+            "--limit",
+            "1",
+        ])
+        .code(0)
+        .unchanged()
+        .run()
+        .then()
+        .args([
+            "recall",
+            "auth",
+            "--ranking",
+            "evidence",
+            "--context-scope",
+            "src",
+            "--limit",
+            "1",
+        ])
+        .code(0)
+        .unchanged()
+        .run();
 }
