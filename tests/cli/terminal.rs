@@ -7,6 +7,7 @@
 //! * A writing action whose result cannot be printed (stdout is `/dev/full`) exits 1 and says
 //!   what it wrote.
 //! * Options that would have no effect where they are given are refused, changing nothing.
+//! * `observe` names its missing `--input`, and takes `./obs.json` as `obs.json`.
 
 use std::fs::{self, File};
 use std::process::Stdio;
@@ -593,4 +594,57 @@ fn options_with_effect_stay_accepted() {
         .code(0)
         .unchanged()
         .run();
+}
+
+// ---- observe's input ----------------------------------------------------------------------
+
+#[test]
+fn observe_names_a_missing_input() {
+    let _ = TestProject::new()
+        .args(["observe"])
+        .refused("observe", "--input <file.json> is required");
+}
+
+#[test]
+fn observe_takes_a_leading_dot_slash_and_nothing_looser() {
+    let (project, _run) = observed_project();
+    let project = project
+        .write(INPUT, valid_input().to_string())
+        .args(["observe", "--input", "in/./observation.json"])
+        .refused(
+            "observe",
+            "Memory path must be a normalized project-relative path.",
+        )
+        .args(["observe", "--input", "./"])
+        .refused(
+            "observe",
+            "Memory path must be a normalized project-relative path.",
+        )
+        .args(["observe", "--input", ".//observation.json"])
+        .refused(
+            "observe",
+            "Memory path must be a normalized project-relative path.",
+        );
+    let ran = project
+        .args(["observe", "--input", "./observation.json", "--json"])
+        .code(0)
+        .stderr("")
+        .run();
+    let written: Json = ran.json();
+    let store = ran.project.read_text(OUTCOMES);
+    assert_eq!(store.lines().count(), 1);
+    assert!(store.contains(written["written"]["id"].as_str().expect("an id")));
+    // It was read as `observation.json`: the same observation again is a duplicate.
+    let _ = ran
+        .then()
+        .args(["observe", "--input", "observation.json"])
+        .refused(
+            "observe",
+            "Duplicate outcome: this task attempt already supplied a receipt.",
+        )
+        .args(["observe", "--input", "././observation.json"])
+        .refused(
+            "observe",
+            "Duplicate outcome: this task attempt already supplied a receipt.",
+        );
 }
