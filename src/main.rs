@@ -44,8 +44,9 @@ fn main() -> ExitCode {
     }
 }
 
-/// Prints a failure in the SPEC §4 form and returns exit status 1. When stdout cannot take the
-/// JSON error either, the message goes to stderr: it is the only channel left.
+/// Prints a failure — `{"error":…}` on stdout under `--json`, `mem <action>: …` on stderr
+/// otherwise — and returns exit status 1. When stdout cannot take the JSON error either, the
+/// message goes to stderr: it is the only channel left.
 fn fail(json: bool, action: Option<&str>, message: &str) -> ExitCode {
     if json {
         if print_stdout(&json_error(message)).is_err() {
