@@ -410,4 +410,9 @@ impl Report for DoctorReport {
     fn exit_code(&self) -> u8 {
         u8::from(!self.problems.is_empty())
     }
+
+    fn written(&self) -> Option<String> {
+        let (file, aside, _) = self.repaired.as_ref()?;
+        Some(format!("the torn final line of {file} moved into {aside}"))
+    }
 }

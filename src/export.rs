@@ -307,6 +307,10 @@ impl Report for ExportReport {
     fn warnings(&self) -> Vec<String> {
         self.warnings.clone()
     }
+
+    fn written(&self) -> Option<String> {
+        Some(format!("{} written", self.out.display()))
+    }
 }
 
 #[cfg(test)]

@@ -240,6 +240,10 @@ impl Report for HandoffReport {
         };
         format!("mem handoff: wrote {} ({filled})\n", self.path)
     }
+
+    fn written(&self) -> Option<String> {
+        Some(format!("handoff {} written", self.path))
+    }
 }
 
 #[cfg(test)]

@@ -325,6 +325,11 @@ impl Report for InitReport {
     fn warnings(&self) -> Vec<String> {
         self.warnings.clone()
     }
+
+    fn written(&self) -> Option<String> {
+        self.is_changed()
+            .then(|| format!("{} created", self.created.join(", ")))
+    }
 }
 
 #[cfg(test)]

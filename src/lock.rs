@@ -135,6 +135,11 @@ pub struct LockReport {
 /// # Errors
 /// Reader errors; for `--recover`, every reason the lock must stay.
 pub fn run(args: &LockArgs, ctx: &Context) -> Result<LockReport> {
+    if args.expect.is_some() && !args.recover {
+        return Err(Error::refused(
+            "--expect <sha256> only applies with --recover",
+        ));
+    }
     let state = inspect(&ctx.root, ctx.now.ms)?;
     if !args.recover {
         return Ok(LockReport {
@@ -263,5 +268,10 @@ impl Report for LockReport {
             state.age_ms / 1000.0,
             state.sha256,
         )
+    }
+
+    fn written(&self) -> Option<String> {
+        let receipt = self.recovered.as_ref()?;
+        Some(format!("writer.lock removed (receipt {receipt})"))
     }
 }

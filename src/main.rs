@@ -10,7 +10,7 @@ use clap::error::{ContextKind, ErrorKind};
 
 use bmad_mem::cli::{ACTIONS, Cli, shield_negative_numbers};
 use bmad_mem::context::Context;
-use bmad_mem::output::{human_error, json_error, print_stderr, print_stdout, render};
+use bmad_mem::output::{human_error, json_error, print_stderr, print_stdout, render, unprinted};
 
 fn main() -> ExitCode {
     // SPEC §2.8: command-line text is UTF-8, invalid bytes replaced, never a panic.
@@ -31,17 +31,27 @@ fn main() -> ExitCode {
             print_stderr(&warnings);
             match print_stdout(&out) {
                 Ok(()) => ExitCode::from(report.exit_code()),
-                Err(e) => fail(cli.json, Some(action), &format!("cannot write output: {e}")),
+                // The action took effect; say what it wrote, since its result is lost. Still a
+                // failure: the caller did not get the result it asked for.
+                Err(e) => fail(
+                    cli.json,
+                    Some(action),
+                    &unprinted(report.written().as_deref(), &e),
+                ),
             }
         }
         Err(e) => fail(cli.json, Some(action), &e.to_string()),
     }
 }
 
-/// Prints a failure in the SPEC §4 form and returns exit status 1.
+/// Prints a failure — `{"error":…}` on stdout under `--json`, `mem <action>: …` on stderr
+/// otherwise — and returns exit status 1. When stdout cannot take the JSON error either, the
+/// message goes to stderr: it is the only channel left.
 fn fail(json: bool, action: Option<&str>, message: &str) -> ExitCode {
     if json {
-        let _ = print_stdout(&json_error(message));
+        if print_stdout(&json_error(message)).is_err() {
+            print_stderr(&human_error(action, message));
+        }
     } else {
         print_stderr(&human_error(action, message));
     }

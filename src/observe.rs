@@ -42,10 +42,13 @@ pub struct ObserveReport {
 /// # Errors
 /// The documented message of the first failing step; nothing is written then.
 pub fn run(args: &ObserveArgs, ctx: &Context) -> Result<ObserveReport> {
-    // bmad-plus reads a missing --input as an empty path, which the confinement refuses with
-    // `Memory path must be a normalized project-relative path.`; so do we.
-    let input_path = args.input.as_deref().unwrap_or_default();
-    let text = read_registry(&ctx.root, input_path, false)?.unwrap_or_default();
+    // bmad-plus reads a missing --input as an empty path and blames the path; we name the
+    // option. A leading `./` is accepted (`./obs.json` is `obs.json`); nothing else is relaxed.
+    let Some(input_path) = args.input.as_deref() else {
+        return Err(Error::refused("--input <file.json> is required"));
+    };
+    let text =
+        read_registry(&ctx.root, strip_leading_dot_slash(input_path), false)?.unwrap_or_default();
     let input = match json::parse(&text)
         .map_err(|e| Error::refused(format!("Outcome input is not valid JSON: {e}")))?
     {
@@ -57,6 +60,14 @@ pub fn run(args: &ObserveArgs, ctx: &Context) -> Result<ObserveReport> {
     let receipt = observe(&ctx.root, &input, ctx, &lock)?;
     drop(lock);
     Ok(ObserveReport { receipt })
+}
+
+/// `path` without its leading `./` segments (`././a.json` → `a.json`); `a/./b` is unchanged.
+fn strip_leading_dot_slash(mut path: &str) -> &str {
+    while let Some(rest) = path.strip_prefix("./") {
+        path = rest;
+    }
+    path
 }
 
 fn observe(root: &Path, input: &Object, ctx: &Context, lock: &WriterLock) -> Result<Object> {
@@ -211,5 +222,10 @@ impl Report for ObserveReport {
             "mem observe: {} recorded; lesson causality remains unmeasured.\n",
             self.receipt.get("id").map(Value::text).unwrap_or_default()
         )
+    }
+
+    fn written(&self) -> Option<String> {
+        let id = self.receipt.get("id").map(Value::text).unwrap_or_default();
+        Some(format!("receipt {id} recorded"))
     }
 }

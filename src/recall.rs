@@ -128,6 +128,18 @@ impl Request {
             Some(text) => parse_limit(text)
                 .ok_or_else(|| Error::refused(format!("invalid value for --limit: {text}")))?,
         };
+        // Options that would be silently ignored are refused (bmad-plus ignores them), after
+        // the checks whose messages bmad-plus pins. `--scope portfolio` alone stays accepted.
+        if args.portfolio.is_some() && !portfolio {
+            return Err(Error::refused(
+                "--portfolio only applies with --scope portfolio",
+            ));
+        }
+        if args.context_scope.is_some() && ranking != Ranking::Evidence {
+            return Err(Error::refused(
+                "--context-scope only applies with --ranking evidence",
+            ));
+        }
         Ok(Self {
             query,
             portfolio,
@@ -630,6 +642,15 @@ pub fn run(args: &RecallArgs, ctx: &Context) -> Result<RecallReport> {
     } else {
         None
     };
+    if let Some(p) = portfolio {
+        let dir = resolve(&ctx.cwd, Path::new(p));
+        if !dir.is_dir() {
+            return Err(Error::refused(format!(
+                "--portfolio is not an existing folder: {}",
+                dir.display()
+            )));
+        }
+    }
     let results = match request.ranking {
         Ranking::Lexical => lexical(ctx, &request, portfolio)?
             .into_iter()

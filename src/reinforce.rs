@@ -369,6 +369,15 @@ impl Report for ReinforceReport {
     fn warnings(&self) -> Vec<String> {
         self.warnings.clone()
     }
+
+    fn written(&self) -> Option<String> {
+        let mut written = format!("score of pattern \"{}\" updated", self.pattern);
+        if let Some(p) = &self.promotion {
+            let id = p.get("id").map(Value::text).unwrap_or_default();
+            let _ = write!(written, " and promotion {id} appended");
+        }
+        Some(written)
+    }
 }
 
 #[cfg(test)]

@@ -447,6 +447,20 @@ impl Report for ScanReport {
         }
         out
     }
+
+    fn written(&self) -> Option<String> {
+        let i = self.indexed.as_ref()?;
+        if i.created.is_empty() && i.completed.is_empty() {
+            return None;
+        }
+        Some(format!(
+            "{} project entr{} and {} brain file(s) written in {}",
+            i.created.len(),
+            if i.created.len() == 1 { "y" } else { "ies" },
+            i.completed.len(),
+            i.brain.display()
+        ))
+    }
 }
 
 #[cfg(test)]

@@ -119,4 +119,9 @@ impl Report for WriteReport {
         }
         out
     }
+
+    fn written(&self) -> Option<String> {
+        let id = self.event.get("id").map(Value::text).unwrap_or_default();
+        Some(format!("event {id} appended"))
+    }
 }

@@ -288,7 +288,12 @@ fn observe_input_paths_stay_inside_the_project() {
         ("../x.json", NOT_NORMALIZED),
         ("/etc/passwd", NOT_NORMALIZED),
         ("inputs/../observation.json", NOT_NORMALIZED),
-        ("./observation.json", NOT_NORMALIZED),
+        // A leading `./` is dropped (`./observation.json` is accepted); what follows is
+        // checked as ever, and a `./` anywhere else stays refused.
+        ("./link.json", LINKS),
+        ("./../x.json", NOT_NORMALIZED),
+        ("inputs/./real.json", NOT_NORMALIZED),
+        (".\\observation.json", NOT_NORMALIZED),
         ("inputs//real.json", NOT_NORMALIZED),
         ("inputs\\..\\observation.json", NOT_NORMALIZED),
         ("C:observation.json", NOT_NORMALIZED),

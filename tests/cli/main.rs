@@ -31,4 +31,5 @@ mod recall;
 mod reinforce;
 mod session;
 mod support;
+mod terminal;
 mod write;

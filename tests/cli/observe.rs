@@ -662,12 +662,9 @@ fn usage_errors_are_refused_before_the_lock_and_create_nothing() {
     let project = TestProject::new();
     let missing = project.path("missing.json").to_string_lossy().into_owned();
     let project = project
-        // bmad-plus reads a missing --input as an empty path (its confinement refuses it).
+        // bmad-plus reads a missing --input as an empty path and blames the path; we name it.
         .args(["observe"])
-        .refused(
-            "observe",
-            "Memory path must be a normalized project-relative path.",
-        )
+        .refused("observe", "--input <file.json> is required")
         .args(["observe", "--input", ""])
         .refused(
             "observe",

@@ -2,11 +2,38 @@
 //! compared byte for byte.
 //!
 //! A block is a sequence of `$ [VAR=value …] bmad-mem <args…>` lines, each followed by the
-//! exact stdout it prints. Each block runs in a fresh temporary folder holding a copy of
-//! `fixtures/`, so `-d fixtures/example` works and nothing in the repository is written.
+//! exact stdout it prints, and `$ cp -r <folder>/. <copy>` lines, which print nothing. Each
+//! block runs in a fresh temporary folder holding a copy of `fixtures/`, so `-d fixtures/example`
+//! works and nothing in the repository is written; a path under `/tmp/` in a block stands for
+//! the same path under that temporary folder, so examples that write to a copy in `/tmp`
+//! write nowhere else.
 
-use std::path::Path;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 use std::process::Command;
+
+/// A README path as the block's run sees it: `/tmp/…` moved under the block's folder.
+fn mapped(word: &str, dir: &Path) -> String {
+    match word.strip_prefix("/tmp/") {
+        Some(rest) => dir.join("tmp").join(rest).to_string_lossy().into_owned(),
+        None => word.to_owned(),
+    }
+}
+
+/// Runs `cp -r <folder>/. <copy>` (the contents of the folder into the copy, made if missing)
+/// with [`copy_dir`], relative to `dir`; `words` are already [`mapped`].
+fn copy_command(words: &[String], dir: &Path) {
+    let [cp, recursive, from, to] = words else {
+        panic!("not `cp -r <folder>/. <copy>`: {words:?}");
+    };
+    assert_eq!((cp.as_str(), recursive.as_str()), ("cp", "-r"), "{words:?}");
+    let from = from
+        .strip_suffix("/.")
+        .unwrap_or_else(|| panic!("copy a folder's contents with `<folder>/.`: {words:?}"));
+    // `words` are mapped already; `dir` itself may lie under `/tmp/`.
+    let resolve = |p: &str| -> PathBuf { dir.join(p) };
+    copy_dir(&resolve(from), &resolve(to));
+}
 
 /// Splits a shell line on spaces, honouring double quotes (enough for the README's commands).
 fn shell_words(line: &str) -> Vec<String> {
@@ -63,6 +90,24 @@ fn console_blocks(readme: &str) -> Vec<Vec<(String, String)>> {
     blocks
 }
 
+/// Every file under `dir`, by path relative to it, with its bytes.
+fn files(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut found = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(folder) = stack.pop() {
+        for entry in std::fs::read_dir(&folder).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                let bytes = std::fs::read(&path).unwrap();
+                found.insert(path.strip_prefix(dir).unwrap().to_path_buf(), bytes);
+            }
+        }
+    }
+    found
+}
+
 fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(from).unwrap() {
@@ -85,8 +130,17 @@ fn readme_examples_print_what_the_readme_says() {
     for block in blocks {
         let dir = tempfile::tempdir().unwrap();
         copy_dir(&root.join("fixtures"), &dir.path().join("fixtures"));
+        let fixtures = files(&dir.path().join("fixtures"));
         for (command, expected) in block {
-            let words = shell_words(&command);
+            let words: Vec<String> = shell_words(&command)
+                .iter()
+                .map(|w| mapped(w, dir.path()))
+                .collect();
+            if words.first().is_some_and(|w| w == "cp") {
+                assert_eq!(expected, "", "`{command}` prints nothing");
+                copy_command(&words, dir.path());
+                continue;
+            }
             let program = words
                 .iter()
                 .position(|w| w == "bmad-mem")
@@ -105,7 +159,21 @@ fn readme_examples_print_what_the_readme_says() {
                 "output of `{command}`"
             );
         }
+        // An example that writes must say so by writing to a copy: the fixtures, as a reader's
+        // checkout has them, stay as they are.
+        assert!(
+            files(&dir.path().join("fixtures")) == fixtures,
+            "a README example changed the fixtures"
+        );
     }
+}
+
+#[test]
+fn only_tmp_paths_are_mapped() {
+    let dir = Path::new("/work/t");
+    assert_eq!(mapped("/tmp/copy/x", dir), "/work/t/tmp/copy/x");
+    assert_eq!(mapped("fixtures/example", dir), "fixtures/example");
+    assert_eq!(mapped("/tmpfile", dir), "/tmpfile");
 }
 
 #[test]

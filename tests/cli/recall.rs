@@ -344,11 +344,12 @@ fn an_empty_query_is_refused() {
 #[test]
 fn a_query_of_non_javascript_whitespace_is_a_query() {
     // U+0085 is whitespace for Rust but not for JavaScript: a query with no token, no match.
+    // It is also a C1 control, so the human line shows it escaped.
     let _ = TestProject::new()
         .fixture("example")
         .args(["recall", "\u{85}"])
         .code(0)
-        .stdout("mem recall: no matches for \"\u{85}\" (scope: project)\n")
+        .stdout("mem recall: no matches for \"\\x85\" (scope: project)\n")
         .unchanged()
         .run();
 }
@@ -572,10 +573,11 @@ fn the_portfolio_is_searched_only_with_the_portfolio_scope() {
     let project = TestProject::new()
         .fixture("example")
         .fixture_beside("portfolio", "brain");
-    let ran = project
-        .args(["recall", "oidc", "--portfolio", "../brain", "--json"])
-        .code(0)
-        .run();
+    // A portfolio without the portfolio scope would be ignored, so it is refused.
+    let project = project
+        .args(["recall", "oidc", "--portfolio", "../brain"])
+        .refused("recall", "--portfolio only applies with --scope portfolio");
+    let ran = project.args(["recall", "oidc", "--json"]).code(0).run();
     let recall: Recall = ran.json();
     assert_eq!((recall.scope.as_str(), recall.count), ("project", 0));
     let recall: Recall = ran
