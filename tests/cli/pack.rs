@@ -8,7 +8,9 @@
 //! `BMAD_PLUS_BRAIN`, so no real brain leaks in.
 
 use std::fs::{self, File};
+use std::io::Write as _;
 use std::path::Path;
+use std::process::Stdio;
 use std::time::{Duration, UNIX_EPOCH};
 
 use serde::Deserialize;
@@ -85,6 +87,15 @@ struct Health {
     passed: usize,
     checks: usize,
     failed: Vec<String>,
+}
+
+#[derive(Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+struct HandedOff {
+    written: String,
+    topic: String,
+    agent: Option<String>,
+    filled: Vec<String>,
 }
 
 /// A project with an empty temporary home and no brain from the environment.
@@ -447,4 +458,83 @@ fn status_after_init_names_the_check_that_fails() {
             ]
         }
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// handoff
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn handoff_keeps_fences_whole_and_routes_common_heading_variants() {
+    let input = "Moved the session store to Redis.\n\n\
+        ## Key decisions\n- sliding TTL of 30 minutes\n\n\
+        ## Modified files\n- `scripts/migrate.sh`:\n\n```sh\n# Next steps for ops\nredis-cli FLUSHDB\n## not a heading\n```\n\n\
+        ## Questions\n- do we keep the Postgres table?\n\n\
+        ## TODO\n- drop the table in the next release\n";
+    let p = project().write("notes.md", input);
+    let ran = p
+        .args([
+            "--json", "handoff", "--topic", "Redis", "--from", "notes.md",
+        ])
+        .code(0)
+        .run();
+    let handed: HandedOff = ran.json();
+    assert_eq!(
+        handed,
+        HandedOff {
+            written: format!("{SESSIONS}/2026-10-18-redis.md"),
+            topic: "Redis".into(),
+            agent: None,
+            filled: vec![
+                "What changed".into(),
+                "Decisions made".into(),
+                "Open questions".into(),
+                "Next steps".into(),
+                "Files modified".into()
+            ]
+        }
+    );
+    let text = ran
+        .then()
+        .read_text(&format!("{SESSIONS}/2026-10-18-redis.md"));
+    let body = text.split_once("\n---\n\n").unwrap().1;
+    assert_eq!(
+        body,
+        "# Session Handoff — 2026-10-18 — Redis\n\n\
+         ## What changed\n\nMoved the session store to Redis.\n\n\
+         ## Decisions made\n\n- sliding TTL of 30 minutes\n\n\
+         ## Open questions\n\n- do we keep the Postgres table?\n\n\
+         ## Next steps\n\n- drop the table in the next release\n\n\
+         ## Files modified\n\n- `scripts/migrate.sh`:\n\n```sh\n# Next steps for ops\nredis-cli FLUSHDB\n## not a heading\n```\n"
+    );
+}
+
+#[test]
+fn handoff_from_an_empty_or_closed_standard_input_is_refused() {
+    // The test runner's standard input is closed (`/dev/null`).
+    let p = project()
+        .args(["handoff", "--topic", "x", "--from", "-"])
+        .refused("handoff", "--from -: standard input is empty");
+    for input in [&b""[..], b"  \n\t\n"] {
+        let mut command = p.command();
+        command
+            .args(["handoff", "--topic", "x", "--from", "-"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = command.spawn().unwrap();
+        child.stdin.take().unwrap().write_all(input).unwrap();
+        let output = child.wait_with_output().unwrap();
+        assert_eq!(output.status.code(), Some(1), "{output:?}");
+        assert_eq!(
+            String::from_utf8(output.stderr).unwrap(),
+            "mem handoff: --from -: standard input is empty\n"
+        );
+        assert!(output.stdout.is_empty());
+    }
+    assert!(!p.path(".agents").exists());
+    let _ = p
+        .write("empty.md", "\n")
+        .args(["handoff", "--topic", "x", "--from", "empty.md"])
+        .refused("handoff", "--from input is empty");
 }
