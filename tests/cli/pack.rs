@@ -10,7 +10,7 @@
 use std::fs::{self, File};
 use std::io::Write as _;
 use std::path::Path;
-use std::process::Stdio;
+use std::process::{Command, Stdio};
 use std::time::{Duration, UNIX_EPOCH};
 
 use serde::Deserialize;
@@ -98,6 +98,29 @@ struct HandedOff {
     filled: Vec<String>,
 }
 
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Scanned {
+    dir: String,
+    count: usize,
+    projects: Vec<ScannedProject>,
+    indexed: Option<serde_json::Value>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct ScannedProject {
+    path: String,
+    relative: String,
+    name: String,
+    stack: String,
+    markers: Vec<String>,
+    last_change: Option<String>,
+    status: String,
+    bmad_installed: bool,
+    hash: String,
+}
+
 /// A project with an empty temporary home and no brain from the environment.
 fn project() -> TestProject {
     let p = TestProject::new();
@@ -114,6 +137,19 @@ fn set_mtime(path: &Path, day: &str) {
     File::open(path)
         .and_then(|f| f.set_modified(time))
         .unwrap_or_else(|e| panic!("set mtime of {}: {e}", path.display()));
+}
+
+/// Sets the modification time of `dir` and of everything below it to `day`.
+fn set_mtimes_below(dir: &Path, day: &str) {
+    for entry in fs::read_dir(dir).unwrap() {
+        let entry = entry.unwrap();
+        if entry.file_type().unwrap().is_dir() {
+            set_mtimes_below(&entry.path(), day);
+        } else {
+            set_mtime(&entry.path(), day);
+        }
+    }
+    set_mtime(dir, day);
 }
 
 /// The `###` headings under the brief's `## <part> — …` headings, in order.
@@ -537,4 +573,105 @@ fn handoff_from_an_empty_or_closed_standard_input_is_refused() {
         .write("empty.md", "\n")
         .args(["handoff", "--topic", "x", "--from", "empty.md"])
         .refused("handoff", "--from input is empty");
+}
+
+// ---------------------------------------------------------------------------------------------
+// scan
+// ---------------------------------------------------------------------------------------------
+
+fn scanned(p: TestProject) -> (Vec<ScannedProject>, TestProject) {
+    let ran = p.args(["--json", "scan", "ws"]).code(0).unchanged().run();
+    let scanned: Scanned = ran.json();
+    assert_eq!(scanned.count, scanned.projects.len());
+    assert!(scanned.indexed.is_none() && !scanned.dir.is_empty());
+    (scanned.projects, ran.then())
+}
+
+#[test]
+fn scan_dates_a_project_by_the_newest_change_below_it() {
+    let p = project()
+        .write("ws/cli/Cargo.toml", "[package]\nname = \"cli\"\n")
+        .write("ws/cli/src/main.rs", "fn main() {}\n")
+        .write("ws/cli/target/debug/cli", "binary")
+        .write("ws/cli/.cache/x", "x")
+        .write("ws/web/package.json", "{\"name\":\"web\"}")
+        .write("ws/web/node_modules/left-pad/index.js", "x");
+    for dir in ["ws/cli", "ws/web"] {
+        set_mtimes_below(&p.path(dir), "2025-01-01");
+    }
+    // Yesterday's edit, deep in `src/`; the build and cache folders changed today but do not
+    // count, nor does a dependency install.
+    set_mtime(&p.path("ws/cli/src/main.rs"), "2026-10-17");
+    for rel in [
+        "ws/cli/target/debug/cli",
+        "ws/cli/.cache/x",
+        "ws/web/node_modules/left-pad/index.js",
+    ] {
+        set_mtime(&p.path(rel), "2026-10-18");
+    }
+    let (projects, _) = scanned(p);
+    let got: Vec<(&str, &str, Option<&str>)> = projects
+        .iter()
+        .map(|p| {
+            (
+                p.relative.as_str(),
+                p.status.as_str(),
+                p.last_change.as_deref(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("cli", "active", Some("2026-10-17T00:00:00.000Z")),
+            ("web", "archived", Some("2025-01-01T00:00:00.000Z"))
+        ]
+    );
+    assert_eq!(projects[0].stack, "Rust");
+    assert_eq!(projects[1].name, "web");
+    assert!(projects.iter().all(|p| !p.bmad_installed
+        && !p.hash.is_empty()
+        && p.path.ends_with(&p.relative)
+        && !p.markers.is_empty()));
+}
+
+#[test]
+fn scan_dates_a_git_repository_by_its_last_commit() {
+    if Command::new("git").arg("--version").output().is_err() {
+        eprintln!("git is not installed: skipped");
+        return;
+    }
+    let p = project().write("ws/api/go.mod", "module api\n");
+    let dir = p.path("ws/api");
+    let git = |args: &[&str]| {
+        let output = Command::new("git")
+            .args(args)
+            .current_dir(&dir)
+            .env("HOME", p.base().join("home"))
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_AUTHOR_NAME", "T")
+            .env("GIT_AUTHOR_EMAIL", "t@example.com")
+            .env("GIT_COMMITTER_NAME", "T")
+            .env("GIT_COMMITTER_EMAIL", "t@example.com")
+            .env("GIT_AUTHOR_DATE", "2026-10-10T12:00:00Z")
+            .env("GIT_COMMITTER_DATE", "2026-10-10T12:00:00Z")
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "git {args:?}: {output:?}");
+    };
+    git(&["init", "-q"]);
+    git(&["add", "go.mod"]);
+    git(&["commit", "-q", "-m", "First"]);
+    // Every file, `.git/` included, looks a year old: only the commit says otherwise.
+    set_mtimes_below(&dir, "2025-01-01");
+    let (projects, _) = scanned(p);
+    assert_eq!(projects.len(), 1);
+    assert_eq!(
+        (
+            projects[0].status.as_str(),
+            projects[0].last_change.as_deref()
+        ),
+        ("active", Some("2026-10-10T12:00:00.000Z"))
+    );
+    assert_eq!(projects[0].markers, ["go.mod", ".git"]);
 }

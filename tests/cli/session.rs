@@ -1522,12 +1522,22 @@ fn workspace() -> TestProject {
         ("ws/web", "2026-05-01"),
         ("ws/tools/deep/lib", "2025-01-01"),
     ] {
-        for entry in fs::read_dir(p.path(dir)).unwrap() {
-            set_mtime(&entry.unwrap().path(), day);
-        }
-        set_mtime(&p.path(dir), day);
+        set_mtimes_below(&p.path(dir), day);
     }
     p
+}
+
+/// Sets the modification time of `dir` and of everything below it to `day`.
+fn set_mtimes_below(dir: &Path, day: &str) {
+    for entry in fs::read_dir(dir).unwrap() {
+        let entry = entry.unwrap();
+        if entry.file_type().unwrap().is_dir() {
+            set_mtimes_below(&entry.path(), day);
+        } else {
+            set_mtime(&entry.path(), day);
+        }
+    }
+    set_mtime(dir, day);
 }
 
 #[test]
