@@ -92,16 +92,19 @@ pub fn field<'a>(line: &'a str, key: &str) -> Option<&'a str> {
 #[must_use]
 pub fn field_of<'a>(section: &Section<'a>, keys: &[&str]) -> Option<&'a str> {
     let body = section.parts()[2];
+    // The open fence's character and length.
     let mut fence: Option<(char, usize)> = None;
     for line in body.lines() {
-        let t = line.trim_start_matches(' ');
-        let run = |c: char| t.len() - t.trim_start_matches(c).len();
+        let indented = line.trim_start_matches(' ');
+        let run = |mark: char| indented.len() - indented.trim_start_matches(mark).len();
         let opens = [('`', run('`')), ('~', run('~'))]
             .into_iter()
-            .find(|(_, n)| *n >= 3);
+            .find(|(_, len)| *len >= 3);
         match (fence, opens) {
             (None, Some(open)) => fence = Some(open),
-            (Some((c, n)), Some((d, m))) if c == d && m >= n && trim(&t[m..]).is_empty() => {
+            (Some((mark, len)), Some((other, run)))
+                if mark == other && run >= len && trim(&indented[run..]).is_empty() =>
+            {
                 fence = None;
             }
             (Some(_), _) => {}
@@ -202,12 +205,14 @@ mod tests {
     use proptest::prelude::*;
 
     #[track_caller]
+    #[allow(clippy::needless_pass_by_value)] // the table reads better with values
     fn case(line: &str, expected: Option<Status>) {
         let text = format!("### T\n{line}\n");
         let all = sections(&text);
         assert_eq!(status_of(&all[0]), expected, "{line:?}");
     }
 
+    #[allow(clippy::unnecessary_wraps)] // what `status_of` returns, for the table
     fn superseded(by: Option<&str>) -> Option<Status> {
         Some(Status::Superseded {
             by: by.map(str::to_owned),

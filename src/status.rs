@@ -549,16 +549,42 @@ mod tests {
     }
 
     #[test]
-    fn latest_handoff_by_date_then_time_then_name() {
+    fn latest_handoff_by_date_then_written_at_then_suffix_then_name() {
         let dir = tempfile::tempdir().unwrap();
+        let write = |name: &str, text: &str| fs::write(dir.path().join(name), text).unwrap();
         assert_eq!(latest_handoff(dir.path()), None);
-        for name in ["2026-10-17-b.md", "2026-10-18-a.md", "notes.md", "x.txt"] {
-            fs::write(dir.path().join(name), "x").unwrap();
+        for name in ["2026-10-17-b.md", "notes.md", "x.txt"] {
+            write(name, "x");
         }
+        assert_eq!(
+            latest_handoff(dir.path()).as_deref(),
+            Some("2026-10-17-b.md")
+        );
+        write("2026-10-18-a.md", "x");
+        write("2026-10-18-a-2.md", "x");
+        write("2026-10-18-z.md", "x");
+        assert_eq!(
+            latest_handoff(dir.path()).as_deref(),
+            Some("2026-10-18-a-2.md")
+        );
+        write(
+            "2026-10-18-z.md",
+            "---\nwritten_at: \"2026-10-18T08:00:00.000Z\"\n---\n",
+        );
+        assert_eq!(
+            latest_handoff(dir.path()).as_deref(),
+            Some("2026-10-18-z.md")
+        );
+        write(
+            "2026-10-18-a.md",
+            "---\ntopic: \"a\"\nwritten_at: \"2026-10-18T09:00:00.000Z\"\n---\n",
+        );
         assert_eq!(
             latest_handoff(dir.path()).as_deref(),
             Some("2026-10-18-a.md")
         );
-        assert_eq!(handoff_names(dir.path()).len(), 3);
+        assert_eq!(handoff_names(dir.path()).len(), 5);
+        assert_eq!(suffix("2026-10-18-a-12.md"), 12);
+        assert_eq!(suffix("2026-10-18-2.md"), 1);
     }
 }
