@@ -6,6 +6,13 @@
 //! when the project is a git repository. Missing pieces are skipped silently: memory is
 //! optional. The brain is the linked one, else the one detection would link.
 //!
+//! Decisions and lessons are read from `.agents/memory/` and then `.bmad/memory/`. A decision
+//! is shown when its status (read by [`crate::entry`]) is active or absent; one whose status
+//! line cannot be read is shown too, its heading marked `(status unreadable)`. Lessons from
+//! both folders are merged and ordered newest first by their date — the heading's, else their
+//! `Date` line's — undated ones last. The latest handoff is chosen by its name and content,
+//! never by modification time (see [`crate::status::latest_handoff`]).
+//!
 //! The brief is cut to `--max-chars` (UTF-16 units, SPEC §2.3) without cutting an entry in
 //! half: entries are taken in order while they fit, one that does not fit is left out, and a
 //! closing line says what was left out. That line counts against the budget too (the last
@@ -23,13 +30,13 @@ use std::process::{Command, Stdio};
 
 use crate::brain;
 use crate::context::Context;
+use crate::entry::{Status, date_of, status_of};
 use crate::error::{Error, Result};
 use crate::init::folder_name;
 use crate::js::json::{Object, Value};
 use crate::js::text::{trim, truncate, utf16_len};
 use crate::memory::{
-    CONTEXT_FILE, MEMORY_DIR, SESSIONS_DIR, count, heading_date, memory_path, strip_front_matter,
-    without_prompts,
+    CONTEXT_FILE, MEMORY_DIR, SESSIONS_DIR, count, memory_path, strip_front_matter, without_prompts,
 };
 use crate::output::Report;
 use crate::status::latest_handoff;
@@ -108,6 +115,8 @@ pub struct Entry {
     pub label: String,
     /// Its Markdown, without a final newline.
     pub text: String,
+    /// The file it comes from, when its group reads several files.
+    pub source: Option<String>,
 }
 
 /// The entries of one part read from one source, under one `##` heading.
@@ -218,46 +227,41 @@ fn parse_max_chars(text: &str) -> Option<usize> {
     Some(n.parse::<usize>().unwrap_or(usize::MAX))
 }
 
-/// The status a decision's `**Status**:` line gives, lowercased (`active`, `superseded`, …).
-#[must_use]
-pub fn decision_status(section: &Section<'_>) -> Option<String> {
-    section.full_text().lines().find_map(|line| {
-        let line = trim(line).trim_start_matches(['-', '*', '+']);
-        let line = trim(line);
-        let lower = line.to_lowercase();
-        let rest = ["**status**:", "**status:**", "status:"]
-            .iter()
-            .find_map(|p| lower.strip_prefix(p))?;
-        let value = trim(rest).trim_start_matches(['`', '*', '_']);
-        let word: String = value
-            .chars()
-            .take_while(|c| c.is_alphanumeric() || *c == '-')
-            .collect();
-        Some(word)
-    })
-}
-
-/// Whether a decision counts as active: its status says `active`, or it says nothing (a decision
-/// stands until it is superseded or rolled back).
-#[must_use]
-pub fn is_active(section: &Section<'_>) -> bool {
-    decision_status(section).is_none_or(|s| s == "active" || s.is_empty())
-}
-
-fn entry_of(section: &Section<'_>) -> Entry {
+fn entry_of(section: &Section<'_>, source: Option<&str>) -> Entry {
     Entry {
         label: section.heading.to_owned(),
         text: format!("### {}", section.trimmed_text()),
+        source: source.map(str::to_owned),
     }
 }
 
-/// The lessons of a file, newest first: by the date their heading starts with, undated last,
-/// and later in the file first among equals.
+/// The entry a decision gives the brief: an active one, or one whose status cannot be read,
+/// marked so (it may still be in force); nothing for a superseded, abrogated, rolled-back or
+/// proposed one.
+fn decision_entry(section: &Section<'_>) -> Option<Entry> {
+    match status_of(section) {
+        None | Some(Status::Active) => Some(entry_of(section, None)),
+        Some(Status::Unreadable(_)) => {
+            let full = section.trimmed_text();
+            let body = full.get(section.heading.len()..).unwrap_or_default();
+            Some(Entry {
+                label: section.heading.to_owned(),
+                text: format!("### {} (status unreadable){body}", section.heading),
+                source: None,
+            })
+        }
+        Some(_) => None,
+    }
+}
+
+/// Lessons newest first, read from every file at once: by their date (heading or `Date` line),
+/// undated last, and among equals the one later in the files (taken in the order given) first.
 #[must_use]
-pub fn lessons_newest_first<'a>(all: &[Section<'a>]) -> Vec<Section<'a>> {
-    let mut indexed: Vec<(usize, Section<'a>)> = all.iter().copied().enumerate().collect();
-    indexed.sort_by_key(|(i, s)| (Reverse(heading_date(s.heading)), Reverse(*i)));
-    indexed.into_iter().map(|(_, s)| s).collect()
+pub fn lessons_newest_first<'a, 's>(all: &[(&'s str, Section<'a>)]) -> Vec<(&'s str, Section<'a>)> {
+    let mut indexed: Vec<(usize, (&'s str, Section<'a>))> =
+        all.iter().copied().enumerate().collect();
+    indexed.sort_by_key(|(i, (_, s))| (Reverse(date_of(s)), Reverse(*i)));
+    indexed.into_iter().map(|(_, e)| e).collect()
 }
 
 fn read_text(path: &Path) -> Option<String> {
@@ -284,6 +288,7 @@ fn brain_group(ctx: &Context, warnings: &mut Vec<String>) -> Option<Group> {
         entries: vec![Entry {
             label: name.to_owned(),
             text,
+            source: None,
         }],
     })
 }
@@ -300,35 +305,60 @@ fn file_group(ctx: &Context, part: Part, rel: &str, heading: &str) -> Option<Gro
         entries: vec![Entry {
             label: rel.rsplit('/').next().unwrap_or(rel).to_owned(),
             text,
+            source: None,
         }],
     })
 }
 
-fn note_groups(ctx: &Context, part: Part) -> Vec<Group> {
-    let (file, heading) = match part {
-        Part::Decisions => ("decisions.md", "Active decisions"),
-        _ => ("lessons.md", "Lessons, newest first"),
-    };
+/// The active decisions, one group per file in [`NOTE_DIRS`] order.
+fn decision_groups(ctx: &Context) -> Vec<Group> {
     NOTE_DIRS
         .iter()
         .filter_map(|dir| {
-            let rel = format!("{dir}/{file}");
+            let rel = format!("{dir}/decisions.md");
             let text = read_text(&ctx.root.join(&rel))?;
-            let all = sections(&text);
-            let chosen: Vec<Section<'_>> = if part == Part::Decisions {
-                all.into_iter().filter(is_active).collect()
-            } else {
-                lessons_newest_first(&all)
-            };
-            let entries: Vec<Entry> = chosen.iter().map(entry_of).collect();
+            let entries: Vec<Entry> = sections(&text).iter().filter_map(decision_entry).collect();
             (!entries.is_empty()).then(|| Group {
-                part,
-                heading: format!("{heading} — {rel}"),
+                part: Part::Decisions,
+                heading: format!("Active decisions — {rel}"),
                 source: rel,
                 entries,
             })
         })
         .collect()
+}
+
+/// The lessons of every file in [`NOTE_DIRS`], newest first across them, as one group.
+fn lessons_group(ctx: &Context) -> Option<Group> {
+    let files: Vec<(String, String)> = NOTE_DIRS
+        .iter()
+        .filter_map(|dir| {
+            let rel = format!("{dir}/lessons.md");
+            let text = read_text(&ctx.root.join(&rel))?;
+            Some((rel, text))
+        })
+        .collect();
+    let all: Vec<(&str, Section<'_>)> = files
+        .iter()
+        .flat_map(|(rel, text)| sections(text).into_iter().map(move |s| (rel.as_str(), s)))
+        .collect();
+    let mut sources: Vec<&str> = files
+        .iter()
+        .map(|(rel, _)| rel.as_str())
+        .filter(|rel| all.iter().any(|(r, _)| r == rel))
+        .collect();
+    sources.dedup();
+    let entries: Vec<Entry> = lessons_newest_first(&all)
+        .iter()
+        .map(|(rel, s)| entry_of(s, Some(rel)))
+        .collect();
+    let source = sources.join(", ");
+    (!entries.is_empty()).then(|| Group {
+        part: Part::Lessons,
+        heading: format!("Lessons, newest first — {source}"),
+        source,
+        entries,
+    })
 }
 
 fn handoff_group(ctx: &Context) -> Option<Group> {
@@ -372,6 +402,7 @@ fn journal_group(ctx: &Context, warnings: &mut Vec<String>) -> Option<Group> {
             Entry {
                 label: field(event, "id"),
                 text: line,
+                source: None,
             }
         })
         .collect();
@@ -409,6 +440,7 @@ fn commits_group(root: &Path) -> Option<Group> {
         .map(|line| Entry {
             label: line.split(' ').next().unwrap_or_default().to_owned(),
             text: format!("- {line}"),
+            source: None,
         })
         .collect();
     (!entries.is_empty()).then(|| Group {
@@ -447,8 +479,8 @@ pub fn run(args: &BriefArgs, ctx: &Context) -> Result<BriefReport> {
         &memory_path(CONTEXT_FILE),
         "Context",
     ));
-    groups.extend(note_groups(ctx, Part::Decisions));
-    groups.extend(note_groups(ctx, Part::Lessons));
+    groups.extend(decision_groups(ctx));
+    groups.extend(lessons_group(ctx));
     groups.extend(handoff_group(ctx));
     groups.extend(journal_group(ctx, &mut warnings));
     groups.extend(commits_group(&ctx.root));
@@ -467,12 +499,21 @@ impl Report for BriefReport {
         let mut included = Vec::new();
         let mut omitted = Vec::new();
         for (group, kept) in self.groups.iter().zip(&self.cut.kept) {
-            let n = kept.iter().filter(|k| **k).count();
-            if n > 0 {
+            let source_of = |entry: &Entry| entry.source.clone().unwrap_or(group.source.clone());
+            // Kept entries counted per file, files in the order their first entry comes.
+            let mut counts: Vec<(String, usize)> = Vec::new();
+            for (entry, _) in group.entries.iter().zip(kept).filter(|(_, k)| **k) {
+                let source = source_of(entry);
+                match counts.iter_mut().find(|(s, _)| *s == source) {
+                    Some((_, n)) => *n += 1,
+                    None => counts.push((source, 1)),
+                }
+            }
+            for (source, n) in counts {
                 included.push(Value::Object(
                     Object::new()
                         .with("part", group.part.name())
-                        .with("source", group.source.as_str())
+                        .with("source", source)
                         .with("entries", count(n)),
                 ));
             }
@@ -480,7 +521,7 @@ impl Report for BriefReport {
                 omitted.push(Value::Object(
                     Object::new()
                         .with("part", group.part.name())
-                        .with("source", group.source.as_str())
+                        .with("source", source_of(entry))
                         .with("entry", entry.label.as_str()),
                 ));
             }
@@ -522,6 +563,7 @@ mod tests {
                 .map(|t| Entry {
                     label: (*t).to_owned(),
                     text: (*t).to_owned(),
+                    source: None,
                 })
                 .collect(),
         }
@@ -639,44 +681,46 @@ mod tests {
     }
 
     #[test]
-    fn decision_status_and_activity() {
-        let text = "### A\n- **Status**: active\n### B\n- **Status**: superseded by C\n### C\n- **Decision**: x\n### D\n- **status:** `Rolled-back`\n### E\nStatus: active / superseded / rolled-back\n";
-        let all = sections(text);
-        let statuses: Vec<Option<String>> = all.iter().map(decision_status).collect();
+    fn decisions_shown_active_or_unreadable() {
+        let text = "### A\n- **Status**: active\n### B\n**Status:** superseded\n### C\n- **Decision**: x\n### D\n- **Status** : `Rolled-back`\n### E\n- **Status**: deprecated\nwhy\n### F\n- **Status**: proposed\n";
+        let shown: Vec<String> = sections(text)
+            .iter()
+            .filter_map(decision_entry)
+            .map(|e| e.text)
+            .collect();
         assert_eq!(
-            statuses,
+            shown,
             [
-                Some("active".into()),
-                Some("superseded".into()),
-                None,
-                Some("rolled-back".into()),
-                Some("active".into())
+                "### A\n- **Status**: active",
+                "### C\n- **Decision**: x",
+                "### E (status unreadable)\n- **Status**: deprecated\nwhy"
             ]
         );
-        let active: Vec<&str> = all
-            .iter()
-            .filter(|s| is_active(s))
-            .map(|s| s.heading)
-            .collect();
-        assert_eq!(active, ["A", "C", "E"]);
     }
 
     #[test]
-    fn lessons_sort_newest_first_undated_last() {
-        let text = "### 2026-10-01 — a\n### Undated one\n### 2026-10-18 — b\n### 2026-10-01 — c\n### Undated two\n";
-        let all = sections(text);
-        let order: Vec<&str> = lessons_newest_first(&all)
+    fn lessons_sort_newest_first_across_files_undated_last() {
+        let first = "### 2026-10-01 — a\n### Undated one\n### B\n**Date:** 2026-10-18\n### 2026-10-01 — c\n";
+        let second = "### 2026-10-10 — d\n### Undated two\n### 2026-10-01 — e\n";
+        let all: Vec<(&str, Section<'_>)> = sections(first)
+            .into_iter()
+            .map(|s| ("1", s))
+            .chain(sections(second).into_iter().map(|s| ("2", s)))
+            .collect();
+        let order: Vec<(&str, &str)> = lessons_newest_first(&all)
             .iter()
-            .map(|s| s.heading)
+            .map(|(f, s)| (*f, s.heading))
             .collect();
         assert_eq!(
             order,
             [
-                "2026-10-18 — b",
-                "2026-10-01 — c",
-                "2026-10-01 — a",
-                "Undated two",
-                "Undated one"
+                ("1", "B"),
+                ("2", "2026-10-10 — d"),
+                ("2", "2026-10-01 — e"),
+                ("1", "2026-10-01 — c"),
+                ("1", "2026-10-01 — a"),
+                ("2", "Undated two"),
+                ("1", "Undated one")
             ]
         );
     }

@@ -1,10 +1,24 @@
 //! `handoff`: the session-end note, `.agents/memory/sessions/YYYY-MM-DD-<slug>.md`.
 //!
 //! The note has the Memory pack's five parts — what changed, decisions made, open questions,
-//! next steps, files modified — filled from `--from FILE` (or `-` for stdin) when given. The
-//! input's `#`/`##`/`###` headings that name a part (`Next steps`, `Decisions`, `Files`, …)
-//! route the text under them; text before any such heading goes to "What changed"; a part left
-//! empty keeps its prompt as an HTML comment.
+//! next steps, files modified — filled from `--from FILE` (or `-` for stdin) when given; an
+//! input with nothing but whitespace is refused (an empty or closed stdin is a mistake, not a
+//! handoff). The input's `#`/`##`/`###` headings, found by a Markdown parser so that a `#` line
+//! inside fenced code stays code, route the text under them by their words (five words at
+//! most; the first rule that matches wins):
+//!
+//! | a word of the heading                                    | part           |
+//! |----------------------------------------------------------|----------------|
+//! | `files`, `file` (`fichiers`)                             | Files modified |
+//! | `questions`, `question`, `blockers`, `unknowns`          | Open questions |
+//! | `decisions`, `decision` (`décisions`)                    | Decisions made |
+//! | `next`, `todo`, `to do` (`prochaines`, `étapes`, `suite`) | Next steps     |
+//! | `changed`, `changes`, `change`, `summary`, `done` (`résumé`) | What changed |
+//!
+//! So `## Key decisions`, `## Modified files`, `## Changed files`, `## Questions`, `## Next` and
+//! `## TODO` are all routed. Other headings stay, as text, in the part being filled; text before
+//! any routed heading goes to "What changed"; a part left empty keeps its prompt as an HTML
+//! comment. The report names every part that received text.
 //!
 //! A handoff never overwrites anything: when the name is taken, the next free one of `-2`,
 //! `-3`, … is used, and the name is claimed by an exclusive create, so two sessions ending at
@@ -17,7 +31,9 @@ use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::init::folder_name;
 use crate::js::json::{Object, Value};
-use crate::js::text::{is_whitespace, trim};
+use pulldown_cmark::{Event, HeadingLevel, Parser, Tag, TagEnd};
+
+use crate::js::text::trim;
 use crate::memory::{SESSIONS_DIR, create_project_file, day, ensure_project_dir};
 use crate::output::Report;
 use crate::store::paths::{REGISTRY_CAP, confine, resolve};
@@ -70,31 +86,90 @@ pub fn slug(topic: &str) -> String {
     }
 }
 
-/// The part a heading line names, if it is one: `## Next steps`, `# Decisions:`, …
-fn part_of(line: &str) -> Option<usize> {
-    let hashes = line.len() - line.trim_start_matches('#').len();
-    if !(1..=3).contains(&hashes) {
-        return None;
-    }
-    let rest = &line[hashes..];
-    if !rest.starts_with(is_whitespace) {
-        return None;
-    }
-    let name = trim(rest)
-        .trim_end_matches(':')
-        .to_lowercase()
-        .split(is_whitespace)
+/// The part a heading's text names, routed by its words (see the module documentation).
+#[must_use]
+pub fn part_of(heading: &str) -> Option<usize> {
+    let lower = heading.to_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
-        .collect::<Vec<_>>()
-        .join(" ");
-    match name.as_str() {
-        "what changed" | "changes" | "summary" | "done" => Some(0),
-        "decisions" | "decisions made" => Some(1),
-        "open questions" | "questions" => Some(2),
-        "next steps" | "next" | "todo" => Some(3),
-        "files modified" | "files changed" | "files" => Some(4),
-        _ => None,
+        .collect();
+    if words.is_empty() || words.len() > 5 {
+        return None;
     }
+    let has = |list: &[&str]| words.iter().any(|w| list.contains(w));
+    if has(&["files", "file", "fichiers", "fichier"]) {
+        Some(4)
+    } else if has(&["questions", "question", "blockers", "unknowns"]) {
+        Some(2)
+    } else if has(&["decisions", "decision", "décisions", "décision"]) {
+        Some(1)
+    } else if has(&["next", "todo", "todos", "prochaines", "étapes", "suite"])
+        || words.windows(2).any(|w| w == ["to", "do"])
+    {
+        Some(3)
+    } else if has(&[
+        "changed",
+        "changes",
+        "change",
+        "summary",
+        "done",
+        "résumé",
+        "changé",
+        "changements",
+    ]) {
+        Some(0)
+    } else {
+        None
+    }
+}
+
+/// The `#`, `##` and `###` headings of `input` that name a part, found by a Markdown parser (so
+/// a `#` line inside fenced code is text): for each, the byte range of its whole lines and the
+/// part. Only headings that start their line count (not those in a quote or a list).
+fn routed_headings(input: &str) -> Vec<(std::ops::Range<usize>, usize)> {
+    let mut found = Vec::new();
+    let mut current: Option<(std::ops::Range<usize>, String)> = None;
+    for (event, range) in Parser::new(input).into_offset_iter() {
+        match event {
+            Event::Start(Tag::Heading { level, .. })
+                if level <= HeadingLevel::H3
+                    && input[range.start..].starts_with('#')
+                    && starts_line(input, range.start) =>
+            {
+                current = Some((range, String::new()));
+            }
+            Event::Text(text) | Event::Code(text) => {
+                if let Some((_, heading)) = &mut current {
+                    heading.push_str(&text);
+                }
+            }
+            Event::End(TagEnd::Heading(_)) => {
+                if let Some((range, heading)) = current.take()
+                    && let Some(part) = part_of(&heading)
+                {
+                    let start = input[..range.start].rfind('\n').map_or(0, |i| i + 1);
+                    let end = if input[..range.end].ends_with('\n') {
+                        range.end
+                    } else {
+                        input[range.end..]
+                            .find('\n')
+                            .map_or(input.len(), |i| range.end + i + 1)
+                    };
+                    found.push((start..end, part));
+                }
+            }
+            _ => {}
+        }
+    }
+    found
+}
+
+/// Whether only up to three spaces stand between the start of its line and `at`.
+fn starts_line(input: &str, at: usize) -> bool {
+    let start = input[..at].rfind('\n').map_or(0, |i| i + 1);
+    let before = &input[start..at];
+    before.len() <= 3 && before.bytes().all(|b| b == b' ')
 }
 
 /// Routes the input's text into the five parts (see the module documentation).
@@ -102,14 +177,18 @@ fn part_of(line: &str) -> Option<usize> {
 pub fn split_parts(input: &str) -> [String; 5] {
     let mut parts: [Vec<&str>; 5] = Default::default();
     let mut current = 0;
-    for line in input.lines() {
-        if let Some(part) = part_of(line) {
-            current = part;
-        } else {
-            parts[current].push(line);
-        }
+    let mut at = 0;
+    for (range, part) in routed_headings(input) {
+        parts[current].push(&input[at..range.start]);
+        current = part;
+        at = range.end;
     }
-    parts.map(|lines| trim(&lines.join("\n")).to_owned())
+    parts[current].push(&input[at..]);
+    parts.map(|pieces| {
+        let text: String = pieces.concat();
+        let text = text.replace("\r\n", "\n");
+        trim(&text).to_owned()
+    })
 }
 
 /// Reads `--from`: a file relative to the current directory, or standard input for `-`. At most
@@ -133,7 +212,16 @@ fn read_input(from: &str, cwd: &Path, stdin: &mut dyn Read) -> Result<String> {
     if bytes.len() as u64 > REGISTRY_CAP {
         return Err(Error::refused("--from input is over 2 MiB"));
     }
-    String::from_utf8(bytes).map_err(|_| Error::refused("--from input is not valid UTF-8"))
+    let text =
+        String::from_utf8(bytes).map_err(|_| Error::refused("--from input is not valid UTF-8"))?;
+    if trim(&text).is_empty() {
+        return Err(Error::refused(if from == "-" {
+            "--from -: standard input is empty"
+        } else {
+            "--from input is empty"
+        }));
+    }
+    Ok(text)
 }
 
 /// The handoff written.
@@ -284,6 +372,44 @@ mod tests {
     }
 
     #[test]
+    fn a_hash_line_in_fenced_code_is_not_a_heading() {
+        let parts = split_parts(
+            "Did it.\n\n## Files\n```sh\n# Next steps\nrm -rf target\n```\n~~~\n## TODO\n~~~\n## Next\n- ship\n",
+        );
+        assert_eq!(parts[0], "Did it.");
+        assert_eq!(parts[3], "- ship");
+        assert_eq!(
+            parts[4],
+            "```sh\n# Next steps\nrm -rf target\n```\n~~~\n## TODO\n~~~"
+        );
+    }
+
+    #[track_caller]
+    fn routed(heading: &str, part: Option<usize>) {
+        assert_eq!(part_of(heading), part, "{heading:?}");
+    }
+
+    #[test]
+    fn headings_are_routed_by_their_words() {
+        routed("Key decisions", Some(1));
+        routed("Decisions made:", Some(1));
+        routed("Modified files", Some(4));
+        routed("Changed files", Some(4));
+        routed("Files touched", Some(4));
+        routed("Open questions", Some(2));
+        routed("Questions", Some(2));
+        routed("Next", Some(3));
+        routed("What's next?", Some(3));
+        routed("TODO", Some(3));
+        routed("To do", Some(3));
+        routed("Prochaines étapes", Some(3));
+        routed("Summary", Some(0));
+        routed("What changed", Some(0));
+        routed("Other", None);
+        routed("A long heading that mentions the next release", None);
+    }
+
+    #[test]
     fn input_from_stdin_is_capped_and_utf8() {
         let cwd = Path::new("/");
         assert_eq!(
@@ -291,6 +417,8 @@ mod tests {
             "hi".to_owned()
         );
         assert!(read_input("-", cwd, &mut &b"\xff"[..]).is_err());
+        assert!(read_input("-", cwd, &mut &b""[..]).is_err());
+        assert!(read_input("-", cwd, &mut &b" \n\t\n"[..]).is_err());
         let big = vec![b'x'; usize::try_from(REGISTRY_CAP).unwrap() + 1];
         assert!(read_input("-", cwd, &mut big.as_slice()).is_err());
     }

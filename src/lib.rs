@@ -14,6 +14,7 @@ pub mod brief;
 pub mod cli;
 pub mod context;
 pub mod doctor;
+pub mod entry;
 pub mod error;
 pub mod evidence;
 pub mod export;

@@ -8,18 +8,23 @@
 //! folders, dependency and build folders (`node_modules`, `target`, `vendor`, …), links, or
 //! anything deeper than four levels. Entries are visited in name order, so the list is stable.
 //!
-//! "Last change" is the newest modification time of the project folder and its direct entries;
-//! the status derives from it and the context's clock: `active` under 30 days, `paused` under
-//! 180, else `archived`.
+//! "Last change" is the date of the last commit when the project is a git repository (`git log
+//! -1`, the only process started); otherwise, or when git is missing or fails, the newest
+//! modification time of the project folder and everything below it, breadth first, skipping
+//! hidden, dependency and build folders, never following a link, and looking at no more than
+//! 5,000 entries. The status derives from it and the context's clock: `active` under 30 days,
+//! `paused` under 180, else `archived`.
 //!
 //! `--index` completes the global brain first (creating only what is missing, as `init` does)
 //! and then creates `projects/<hash>.yaml` for each project that has none; an existing entry is
 //! never rewritten. It needs a home folder; that failing is an error here, since indexing is
 //! the whole point of the option.
 
+use std::collections::VecDeque;
 use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
 use std::time::UNIX_EPOCH;
 
 use crate::brain::{self, complete_global_brain, global_brain_dir};
@@ -27,12 +32,15 @@ use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::js::date;
 use crate::js::json::{self, Object, Value};
+use crate::js::text::trim;
 use crate::memory::{count, day, yaml_string};
 use crate::output::Report;
 use crate::store::paths::resolve;
 
 /// Deepest level searched below the scanned folder.
 const MAX_DEPTH: usize = 4;
+/// How many entries below a project are looked at, at most, for its last change.
+const MAX_WALK: usize = 5000;
 const MS_PER_DAY: f64 = 86_400_000.0;
 /// Folders never searched (besides hidden ones).
 const SKIP_DIRS: [&str; 11] = [
@@ -180,24 +188,72 @@ fn project_name(dir: &Path) -> String {
         .unwrap_or_else(|| crate::init::folder_name(dir))
 }
 
-/// Newest modification of `dir` and its direct entries, in epoch milliseconds.
+/// A project's last change, in epoch milliseconds: its last commit's date when it is a git
+/// repository that git can read, else the newest modification found below it.
 fn last_change_ms(dir: &Path) -> Option<f64> {
-    let mtime = |meta: fs::Metadata| {
+    let ms = if fs::symlink_metadata(dir.join(".git")).is_ok() {
+        last_commit_ms(dir).or_else(|| newest_below_ms(dir, MAX_WALK))
+    } else {
+        newest_below_ms(dir, MAX_WALK)
+    };
+    #[allow(clippy::cast_precision_loss)] // epoch milliseconds fit a double exactly
+    ms.map(|ms| ms as f64).filter(|ms| *ms <= 8.64e15)
+}
+
+/// `git log -1 --format=%ct` in `dir`: the last commit's committer date; `None` when git is
+/// missing, fails, or the repository has no commit.
+fn last_commit_ms(dir: &Path) -> Option<u128> {
+    let output = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["--no-pager", "log", "-1", "--format=%ct"])
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .ok()
+        .filter(|o| o.status.success())?;
+    let seconds: u128 = trim(&String::from_utf8_lossy(&output.stdout))
+        .parse()
+        .ok()?;
+    Some(seconds * 1000)
+}
+
+/// The newest modification time of `dir` and everything below it, breadth first in name order,
+/// skipping hidden, dependency and build folders, never following a link, and stopping after
+/// `limit` entries.
+fn newest_below_ms(dir: &Path, limit: usize) -> Option<u128> {
+    let mtime = |meta: &fs::Metadata| {
         meta.modified()
             .ok()?
             .duration_since(UNIX_EPOCH)
             .ok()
             .map(|d| d.as_millis())
     };
-    let mut newest = fs::symlink_metadata(dir).ok().and_then(mtime);
-    if let Ok(entries) = fs::read_dir(dir) {
-        for entry in entries.filter_map(std::result::Result::ok) {
-            let time = entry.metadata().ok().and_then(mtime);
-            newest = newest.max(time);
+    let mut newest = fs::symlink_metadata(dir).ok().and_then(|m| mtime(&m));
+    let mut pending = VecDeque::from([dir.to_path_buf()]);
+    let mut seen = 0usize;
+    while let Some(folder) = pending.pop_front() {
+        for name in names(&folder) {
+            if seen == limit {
+                return newest;
+            }
+            seen += 1;
+            let path = folder.join(&name);
+            let Ok(meta) = fs::symlink_metadata(&path) else {
+                continue;
+            };
+            if meta.is_dir() {
+                if name.starts_with('.') || SKIP_DIRS.contains(&name.as_str()) {
+                    continue;
+                }
+                pending.push_back(path);
+            }
+            newest = newest.max(mtime(&meta));
         }
     }
-    #[allow(clippy::cast_precision_loss)] // epoch milliseconds fit a double exactly
-    newest.map(|ms| ms as f64).filter(|ms| *ms <= 8.64e15)
+    newest
 }
 
 /// `active` (< 30 days), `paused` (< 180 days), `archived`, or `unknown`, at `now_ms`.
@@ -484,6 +540,36 @@ mod tests {
         // The scanned folder itself needs a stack marker.
         assert!(markers_of(&names_of(&[".git", "AGENTS.md"]), true).is_empty());
         assert_eq!(markers_of(&names_of(&["App.sln"]), true), ["App.sln"]);
+    }
+
+    #[test]
+    fn the_walk_for_the_last_change_is_bounded_and_breadth_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let top = dir.path();
+        let at = |secs: u64| UNIX_EPOCH + std::time::Duration::from_secs(secs);
+        let touch = |rel: &str, secs: u64| {
+            let path = top.join(rel);
+            fs::create_dir_all(path.parent().unwrap()).unwrap();
+            fs::write(&path, "x").unwrap();
+            fs::File::open(&path)
+                .unwrap()
+                .set_modified(at(secs))
+                .unwrap();
+        };
+        touch("a.txt", 100);
+        touch("b/c/deep.rs", 300);
+        touch("z.txt", 200);
+        for folder in ["b/c", "b", ""] {
+            fs::File::open(top.join(folder))
+                .unwrap()
+                .set_modified(at(50))
+                .unwrap();
+        }
+        // Level 0 first (a.txt, b/, z.txt), then b/c/, then deep.rs.
+        assert_eq!(newest_below_ms(top, 3), Some(200_000));
+        assert_eq!(newest_below_ms(top, 4), Some(200_000));
+        assert_eq!(newest_below_ms(top, 5), Some(300_000));
+        assert_eq!(newest_below_ms(top, MAX_WALK), Some(300_000));
     }
 
     #[test]

@@ -1,14 +1,18 @@
 //! `status`: the health report of the project memory and its brain (read-only).
 //!
-//! Per note file of `.agents/memory/`: whether it exists, its number of `###` entries (SPEC §3.7
-//! sections), the newest date among their headings and its last modification; `context.md`;
-//! the handoffs in `sessions/`; the brain link and the linked brain's files. Without a link, the
-//! brain detection would choose is shown, but nothing is linked.
+//! Per note file — those of `.agents/memory/`, then those of `.bmad/memory/` that exist, the
+//! two folders `recall` and `brief` read — whether it exists, its number of `###` entries
+//! (SPEC §3.7 sections), for `decisions.md` how many of them are active (as `brief` shows them),
+//! the newest entry date (the heading's, else the `Date` line's, as [`crate::entry`] reads it)
+//! and its last modification; `context.md`; the handoffs in `sessions/`; the brain link and the
+//! linked brain's files. Without a link, the brain detection would choose is shown, but nothing
+//! is linked.
 //!
 //! The health percentage is the share of checks that pass, rounded as `Math.round` does: the
-//! four project files, at least one handoff, a valid link; and for a linked brain, that it
-//! exists plus, for the BMAD+ global brain, `identity.yaml`, the three note files, `projects/`
-//! and this project's index entry, or for any other brain, an entry point.
+//! four project files of `.agents/memory/`, at least one handoff, a valid link; and for a linked
+//! brain, that it exists plus, for the BMAD+ global brain, `identity.yaml`, the three note
+//! files, `projects/` and this project's index entry, or for any other brain, an entry point.
+//! Every check that fails is named.
 
 use std::fmt::Write as _;
 use std::fs;
@@ -16,13 +20,19 @@ use std::path::Path;
 
 use crate::brain::{self, Brain, BrainType, IDENTITY, LINK_FILE, LinkState, PROJECTS};
 use crate::context::Context;
+use crate::entry::{Status, date_of, status_of};
 use crate::error::Result;
+use crate::js::date;
 use crate::js::json::{Object, Value};
+use crate::js::text::trim;
 use crate::memory::{CONTEXT_FILE, MEMORY_DIR, SESSIONS_DIR, count, heading_date, memory_path};
 use crate::output::Report;
 use crate::recall::NOTE_FILES;
 use crate::store::paths::read_loose;
 use crate::store::sections::sections;
+
+/// The second folder of notes that `recall` and `brief` read, relative to the project root.
+pub const BMAD_MEMORY_DIR: &str = ".bmad/memory";
 
 /// Show the health of the project memory and its brain (read-only).
 #[derive(Debug, Clone, Default, clap::Args)]
@@ -35,7 +45,9 @@ pub struct NoteStatus {
     pub path: String,
     pub is_present: bool,
     pub entries: usize,
-    /// The newest `YYYY-MM-DD` among the entries' headings.
+    /// For a `decisions.md`, how many entries are active (or unreadable, shown by `brief`).
+    pub active: Option<usize>,
+    /// The newest `YYYY-MM-DD` among the entries' dates.
     pub latest_entry: Option<String>,
     /// Last modification, `toISOString` form.
     pub modified: Option<String>,
@@ -57,6 +69,7 @@ pub struct BrainStatus {
 /// The whole report.
 #[derive(Debug, Clone)]
 pub struct StatusReport {
+    /// The note files of `.agents/memory/`, then those of `.bmad/memory/` that exist.
     pub notes: Vec<NoteStatus>,
     pub context: NoteStatus,
     pub handoffs: usize,
@@ -69,6 +82,8 @@ pub struct StatusReport {
     pub detected: Option<Brain>,
     pub score: usize,
     pub checks: usize,
+    /// What each failed check expected, in check order.
+    pub failed: Vec<String>,
     pub warnings: Vec<String>,
 }
 
@@ -98,15 +113,23 @@ fn note_status(path: &Path, shown: String) -> NoteStatus {
         .and_then(|_| read_loose(path).ok().flatten())
         .unwrap_or_default();
     let sections = sections(&text);
+    let is_decisions = path.file_name().is_some_and(|n| n == "decisions.md");
     NoteStatus {
-        path: shown,
         is_present: meta.is_some(),
         entries: sections.len(),
-        latest_entry: sections
-            .iter()
-            .filter_map(|s| heading_date(s.heading))
-            .max()
-            .map(str::to_owned),
+        active: is_decisions.then(|| {
+            sections
+                .iter()
+                .filter(|s| {
+                    matches!(
+                        status_of(s),
+                        None | Some(Status::Active | Status::Unreadable(_))
+                    )
+                })
+                .count()
+        }),
+        latest_entry: sections.iter().filter_map(date_of).max().map(str::to_owned),
+        path: shown,
         modified: meta.as_ref().and_then(crate::memory::modified),
     }
 }
@@ -132,18 +155,44 @@ pub fn handoff_names(dir: &Path) -> Vec<String> {
     names
 }
 
-/// The latest handoff of a sessions folder: by the date its name starts with, then by last
-/// modification, then by name.
+/// The latest handoff of a sessions folder, from what the files say and never from their
+/// modification times (a `touch` or a clone must not change the answer): the newest date its
+/// name starts with; among that day's handoffs, the newest `written_at` of their front matter
+/// (one without it comes before one with it), then the highest `-N` suffix (none counts as 1),
+/// then the name.
 #[must_use]
 pub fn latest_handoff(dir: &Path) -> Option<String> {
-    handoff_names(dir).into_iter().max_by_key(|name| {
-        let modified = fs::metadata(dir.join(name)).and_then(|m| m.modified()).ok();
-        (
-            heading_date(name).map(str::to_owned),
-            modified,
-            name.clone(),
-        )
-    })
+    let names = handoff_names(dir);
+    let day = names.iter().filter_map(|n| heading_date(n)).max();
+    names
+        .iter()
+        .filter(|n| heading_date(n) == day)
+        .max_by_key(|name| (written_at(&dir.join(name)), suffix(name), (*name).clone()))
+        .cloned()
+}
+
+/// The `-N` a handoff's name ends with before `.md`, as `handoff` numbers them; 1 without.
+fn suffix(name: &str) -> u64 {
+    let stem = name.get(..name.len().saturating_sub(3)).unwrap_or_default();
+    stem.rsplit_once('-')
+        .filter(|(head, _)| head.len() > 10)
+        .and_then(|(_, n)| n.parse().ok())
+        .unwrap_or(1)
+}
+
+/// The `written_at` instant of a handoff's front matter, in epoch milliseconds.
+fn written_at(path: &Path) -> Option<i64> {
+    let text = read_loose(path).ok().flatten()?;
+    let rest = text
+        .strip_prefix("---\n")
+        .or_else(|| text.strip_prefix("---\r\n"))?;
+    let value = rest
+        .lines()
+        .take_while(|l| l.trim_end() != "---")
+        .find_map(|l| l.strip_prefix("written_at:"))?;
+    let value = trim(value).trim_matches(['"', '\'']);
+    #[allow(clippy::cast_possible_truncation)] // whole milliseconds within ±8.64e15
+    date::parse_timestamp(value).map(|ms| ms as i64)
 }
 
 fn brain_status(ctx: &Context, brain: Brain, linked_at: Option<String>) -> BrainStatus {
@@ -182,10 +231,18 @@ fn brain_status(ctx: &Context, brain: Brain, linked_at: Option<String>) -> Brain
 /// None: everything unreadable is reported as missing.
 pub fn run(_args: &StatusArgs, ctx: &Context) -> Result<StatusReport> {
     let root = &ctx.root;
-    let notes: Vec<NoteStatus> = NOTE_FILES
+    let mut notes: Vec<NoteStatus> = NOTE_FILES
         .iter()
         .map(|n| note_status(&root.join(memory_path(n)), memory_path(n)))
         .collect();
+    let checked_notes = notes.len();
+    notes.extend(
+        NOTE_FILES
+            .iter()
+            .map(|n| format!("{BMAD_MEMORY_DIR}/{n}"))
+            .map(|rel| note_status(&root.join(&rel), rel))
+            .filter(|n| n.is_present),
+    );
     let context = note_status(
         &root.join(memory_path(CONTEXT_FILE)),
         memory_path(CONTEXT_FILE),
@@ -201,6 +258,7 @@ pub fn run(_args: &StatusArgs, ctx: &Context) -> Result<StatusReport> {
         detected: None,
         score: 0,
         checks: 0,
+        failed: Vec::new(),
         warnings: Vec::new(),
         notes,
         context,
@@ -224,23 +282,45 @@ pub fn run(_args: &StatusArgs, ctx: &Context) -> Result<StatusReport> {
         report.detected = detection.brain;
         report.warnings = detection.warnings;
     }
-    let mut checks: Vec<bool> = report.notes.iter().map(|n| n.is_present).collect();
-    checks.push(report.context.is_present);
-    checks.push(report.handoffs > 0);
-    checks.push(report.link == "valid");
+    let mut checks: Vec<(bool, String)> = report.notes[..checked_notes]
+        .iter()
+        .map(|n| (n.is_present, format!("{} exists", n.path)))
+        .collect();
+    checks.push((
+        report.context.is_present,
+        format!("{} exists", report.context.path),
+    ));
+    checks.push((report.handoffs > 0, format!("a handoff in {SESSIONS_DIR}/")));
+    checks.push((report.link == "valid", format!("a valid {LINK_FILE}")));
     if let Some(b) = &report.brain {
-        checks.push(b.is_present);
+        let dir = b.brain.dir.display();
+        checks.push((b.is_present, format!("the brain folder {dir} exists")));
         if b.brain.kind == BrainType::BmadGlobal {
-            checks.push(b.has_identity);
-            checks.extend(b.notes.iter().map(|n| n.is_present));
-            checks.push(b.projects.is_some());
-            checks.push(b.is_indexed);
+            checks.push((b.has_identity, format!("{dir}/{IDENTITY} exists")));
+            checks.extend(
+                b.notes
+                    .iter()
+                    .map(|n| (n.is_present, format!("{} exists", n.path))),
+            );
+            checks.push((b.projects.is_some(), format!("{dir}/{PROJECTS}/ exists")));
+            checks.push((
+                b.is_indexed,
+                format!("this project indexed in {dir}/{PROJECTS}/"),
+            ));
         } else {
-            checks.push(b.entry_point.is_some());
+            checks.push((
+                b.entry_point.is_some(),
+                format!("an entry point in the brain {dir}"),
+            ));
         }
     }
     report.checks = checks.len();
-    report.score = checks.iter().filter(|c| **c).count();
+    report.score = checks.iter().filter(|(ok, _)| *ok).count();
+    report.failed = checks
+        .into_iter()
+        .filter(|(ok, _)| !*ok)
+        .map(|(_, name)| name)
+        .collect();
     Ok(report)
 }
 
@@ -250,6 +330,7 @@ fn note_json(n: &NoteStatus) -> Value {
             .with("path", n.path.as_str())
             .with("exists", n.is_present)
             .with("entries", count(n.entries))
+            .with("active", n.active.map(count))
             .with("latestEntry", n.latest_entry.clone())
             .with("modified", n.modified.clone()),
     )
@@ -261,7 +342,7 @@ fn brain_json(brain: &Brain) -> Object {
         .with("type", brain.kind.as_str())
 }
 
-/// One note file's human line: name, entries, newest entry date, last change.
+/// One note file's human line: name, entries (and active ones), newest entry date, last change.
 fn note_line(out: &mut String, indent: &str, n: &NoteStatus) {
     let name = n.path.rsplit('/').next().unwrap_or(&n.path);
     let _ = write!(out, "{indent}{name:<14} ");
@@ -270,6 +351,9 @@ fn note_line(out: &mut String, indent: &str, n: &NoteStatus) {
         return;
     }
     let _ = write!(out, "{} entries", n.entries);
+    if let Some(active) = n.active {
+        let _ = write!(out, " ({active} active)");
+    }
     if let Some(latest) = &n.latest_entry {
         let _ = write!(out, ", latest {latest}");
     }
@@ -363,7 +447,11 @@ impl Report for StatusReport {
                     Object::new()
                         .with("percent", count(self.health()))
                         .with("passed", count(self.score))
-                        .with("checks", count(self.checks)),
+                        .with("checks", count(self.checks))
+                        .with(
+                            "failed",
+                            Value::Array(self.failed.iter().map(Value::from).collect()),
+                        ),
                 )
                 .with(
                     "warnings",
@@ -374,7 +462,11 @@ impl Report for StatusReport {
 
     fn render_human(&self) -> String {
         let mut out = format!("mem status: project memory in {MEMORY_DIR}/\n");
-        for n in &self.notes {
+        let (own, bmad): (Vec<&NoteStatus>, Vec<&NoteStatus>) = self
+            .notes
+            .iter()
+            .partition(|n| n.path.starts_with(MEMORY_DIR));
+        for n in own {
             note_line(&mut out, "  ", n);
         }
         let _ = write!(
@@ -396,6 +488,12 @@ impl Report for StatusReport {
             let _ = write!(out, ", latest {latest}");
         }
         out.push('\n');
+        if !bmad.is_empty() {
+            let _ = writeln!(out, "  also read in {BMAD_MEMORY_DIR}/:");
+            for n in bmad {
+                note_line(&mut out, "    ", n);
+            }
+        }
         if let Some(b) = &self.brain {
             brain_lines(&mut out, b);
         } else {
@@ -425,6 +523,9 @@ impl Report for StatusReport {
             self.score,
             self.checks
         );
+        for failed in &self.failed {
+            let _ = writeln!(out, "    failed: {failed}");
+        }
         out
     }
 
@@ -448,16 +549,42 @@ mod tests {
     }
 
     #[test]
-    fn latest_handoff_by_date_then_time_then_name() {
+    fn latest_handoff_by_date_then_written_at_then_suffix_then_name() {
         let dir = tempfile::tempdir().unwrap();
+        let write = |name: &str, text: &str| fs::write(dir.path().join(name), text).unwrap();
         assert_eq!(latest_handoff(dir.path()), None);
-        for name in ["2026-10-17-b.md", "2026-10-18-a.md", "notes.md", "x.txt"] {
-            fs::write(dir.path().join(name), "x").unwrap();
+        for name in ["2026-10-17-b.md", "notes.md", "x.txt"] {
+            write(name, "x");
         }
+        assert_eq!(
+            latest_handoff(dir.path()).as_deref(),
+            Some("2026-10-17-b.md")
+        );
+        write("2026-10-18-a.md", "x");
+        write("2026-10-18-a-2.md", "x");
+        write("2026-10-18-z.md", "x");
+        assert_eq!(
+            latest_handoff(dir.path()).as_deref(),
+            Some("2026-10-18-a-2.md")
+        );
+        write(
+            "2026-10-18-z.md",
+            "---\nwritten_at: \"2026-10-18T08:00:00.000Z\"\n---\n",
+        );
+        assert_eq!(
+            latest_handoff(dir.path()).as_deref(),
+            Some("2026-10-18-z.md")
+        );
+        write(
+            "2026-10-18-a.md",
+            "---\ntopic: \"a\"\nwritten_at: \"2026-10-18T09:00:00.000Z\"\n---\n",
+        );
         assert_eq!(
             latest_handoff(dir.path()).as_deref(),
             Some("2026-10-18-a.md")
         );
-        assert_eq!(handoff_names(dir.path()).len(), 3);
+        assert_eq!(handoff_names(dir.path()).len(), 5);
+        assert_eq!(suffix("2026-10-18-a-12.md"), 12);
+        assert_eq!(suffix("2026-10-18-2.md"), 1);
     }
 }

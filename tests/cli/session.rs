@@ -279,6 +279,7 @@ struct Note {
     path: String,
     exists: bool,
     entries: usize,
+    active: Option<usize>,
     latest_entry: Option<String>,
     modified: Option<String>,
 }
@@ -327,6 +328,7 @@ struct Health {
     percent: usize,
     passed: usize,
     checks: usize,
+    failed: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -894,6 +896,8 @@ fn status_reports_entries_handoffs_link_and_health() {
         ]
     );
     assert!(status.notes.iter().all(|n| n.modified.is_some()));
+    // Of the two decisions, the superseded one is not active.
+    assert_eq!(status.notes[0].active, Some(1));
     assert!(status.context.exists);
     assert_eq!(
         status.handoffs,
@@ -928,12 +932,13 @@ fn status_reports_entries_handoffs_link_and_health() {
         Health {
             percent: 92,
             passed: 12,
-            checks: 13
+            checks: 13,
+            failed: vec!["a handoff in .agents/memory/sessions/".into()]
         }
     );
     let p = p.args(["handoff", "--topic", "x"]).code(0).run().then();
     let ran = p.args(["status"]).code(0).stderr("").run();
-    assert!(ran.stdout.starts_with("mem status: project memory in .agents/memory/\n  decisions.md   2 entries, latest 2026-10-17, changed "), "{}", ran.stdout);
+    assert!(ran.stdout.starts_with("mem status: project memory in .agents/memory/\n  decisions.md   2 entries (1 active), latest 2026-10-17, changed "), "{}", ran.stdout);
     assert!(
         ran.stdout
             .contains("\n  sessions/      1 handoff(s), latest 2026-10-18-x.md\n")
@@ -968,7 +973,15 @@ fn status_without_memory_shows_what_init_would_link() {
         Health {
             percent: 0,
             passed: 0,
-            checks: 6
+            checks: 6,
+            failed: vec![
+                ".agents/memory/decisions.md exists".into(),
+                ".agents/memory/lessons.md exists".into(),
+                ".agents/memory/patterns.md exists".into(),
+                ".agents/memory/context.md exists".into(),
+                "a handoff in .agents/memory/sessions/".into(),
+                "a valid .agents/memory/.brain-link".into(),
+            ]
         }
     );
     let p = project().mkdir("_brain");
@@ -976,7 +989,13 @@ fn status_without_memory_shows_what_init_would_link() {
     p.args(["status"])
         .code(0)
         .stdout(&format!(
-            "mem status: project memory in .agents/memory/\n  decisions.md   missing\n  lessons.md     missing\n  patterns.md    missing\n  context.md     missing\n  sessions/      0 handoff(s)\n  brain          not linked (init would link portfolio {brain})\n  health         0% (0/6 checks)\n"
+            "mem status: project memory in .agents/memory/\n  decisions.md   missing\n  lessons.md     missing\n  patterns.md    missing\n  context.md     missing\n  sessions/      0 handoff(s)\n  brain          not linked (init would link portfolio {brain})\n  health         0% (0/6 checks)\n    \
+             failed: .agents/memory/decisions.md exists\n    \
+             failed: .agents/memory/lessons.md exists\n    \
+             failed: .agents/memory/patterns.md exists\n    \
+             failed: .agents/memory/context.md exists\n    \
+             failed: a handoff in .agents/memory/sessions/\n    \
+             failed: a valid .agents/memory/.brain-link\n"
         ))
         .unchanged()
         .run();
@@ -1503,12 +1522,22 @@ fn workspace() -> TestProject {
         ("ws/web", "2026-05-01"),
         ("ws/tools/deep/lib", "2025-01-01"),
     ] {
-        for entry in fs::read_dir(p.path(dir)).unwrap() {
-            set_mtime(&entry.unwrap().path(), day);
-        }
-        set_mtime(&p.path(dir), day);
+        set_mtimes_below(&p.path(dir), day);
     }
     p
+}
+
+/// Sets the modification time of `dir` and of everything below it to `day`.
+fn set_mtimes_below(dir: &Path, day: &str) {
+    for entry in fs::read_dir(dir).unwrap() {
+        let entry = entry.unwrap();
+        if entry.file_type().unwrap().is_dir() {
+            set_mtimes_below(&entry.path(), day);
+        } else {
+            set_mtime(&entry.path(), day);
+        }
+    }
+    set_mtime(dir, day);
 }
 
 #[test]

@@ -1,0 +1,347 @@
+//! What one note entry (a `###` section of `decisions.md` or `lessons.md`) says about itself:
+//! its status and its date. One reader for every command that needs them — `brief`, `status`,
+//! and the decision lifecycle and lint to come — so they can never disagree.
+//!
+//! An entry states a field on a line of its own, in any of the spellings people write:
+//! `**Status:** active`, `- **Status**: active`, `- **Status** : active` (a space, or a no-break
+//! space, before the colon), `*Status*: active`, `__Status__: active`, `Status: active`, a list
+//! marker (`-`, `*`, `+`) and a `>` quote in front allowed. The key is matched without regard to
+//! case; the status key may also be spelled the French way, `Statut`. The first such line of the entry wins; lines inside fenced code are not read.
+//!
+//! A status value is read by its first word, ignoring decoration around it (emoji, brackets,
+//! backticks, emphasis, struck-through text): `❌ superseded`, `[rolled-back]`,
+//! `` `Rolled-back` `` and `**superseded**` all read. A value that names no known status is
+//! [`Status::Unreadable`], never silently a status.
+//!
+//! An entry's date is the `YYYY-MM-DD` its heading starts with, else the one a `Date` field
+//! starts with (`**Date:** 2026-08-03`, `- **Date**: 2026-08-03`).
+//!
+//! Pure: no I/O.
+
+use crate::js::text::{is_whitespace, trim};
+use crate::memory::heading_date;
+use crate::store::sections::Section;
+
+/// A decision's status, as its `Status` line states it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Status {
+    /// In force (`active`; also `accepted`, `adopted`, and the French `actif`).
+    Active,
+    /// Replaced by another decision, named when the line says `superseded by <heading>`.
+    Superseded { by: Option<String> },
+    /// Withdrawn without a successor (`abrogated`, `revoked`).
+    Abrogated,
+    /// Undone after it was applied (`rolled-back`, `rolled back`, `rollback`, `reverted`).
+    RolledBack,
+    /// Not yet decided (`proposed`, `draft`).
+    Proposed,
+    /// A status line whose value names none of the above: the value as written, trimmed.
+    Unreadable(String),
+}
+
+impl Status {
+    /// The canonical spelling: `active`, `superseded`, `abrogated`, `rolled-back`, `proposed`,
+    /// or `unreadable`.
+    #[must_use]
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Status::Active => "active",
+            Status::Superseded { .. } => "superseded",
+            Status::Abrogated => "abrogated",
+            Status::RolledBack => "rolled-back",
+            Status::Proposed => "proposed",
+            Status::Unreadable(_) => "unreadable",
+        }
+    }
+}
+
+/// The value of `line` when it is a `key: value` field line in one of the spellings of the
+/// module documentation; `key` is ASCII, matched without regard to case.
+#[must_use]
+pub fn field<'a>(line: &'a str, key: &str) -> Option<&'a str> {
+    let is_emphasis = |c: char| c == '*' || c == '_';
+    let mut rest = trim(line);
+    loop {
+        let before = rest.len();
+        if let Some(quoted) = rest.strip_prefix('>') {
+            rest = trim(quoted);
+        }
+        if let Some(marker) = rest.strip_prefix(['-', '*', '+'])
+            && marker.starts_with(is_whitespace)
+        {
+            rest = trim(marker);
+        }
+        if rest.len() == before {
+            break;
+        }
+    }
+    rest = rest.trim_start_matches(is_emphasis);
+    let head = rest.get(..key.len())?;
+    if !head.eq_ignore_ascii_case(key) {
+        return None;
+    }
+    rest = rest[key.len()..].trim_start_matches(|c| is_emphasis(c) || is_whitespace(c));
+    rest = rest
+        .strip_prefix(':')
+        .or_else(|| rest.strip_prefix('\u{ff1a}'))?;
+    let value = rest.trim_start_matches(|c| is_emphasis(c) || is_whitespace(c));
+    Some(trim(value.trim_end_matches(is_emphasis)))
+}
+
+/// The first field of an entry's body named by one of `keys`, outside fenced code.
+#[must_use]
+pub fn field_of<'a>(section: &Section<'a>, keys: &[&str]) -> Option<&'a str> {
+    let body = section.parts()[2];
+    // The open fence's character and length.
+    let mut fence: Option<(char, usize)> = None;
+    for line in body.lines() {
+        let indented = line.trim_start_matches(' ');
+        let run = |mark: char| indented.len() - indented.trim_start_matches(mark).len();
+        let opens = [('`', run('`')), ('~', run('~'))]
+            .into_iter()
+            .find(|(_, len)| *len >= 3);
+        match (fence, opens) {
+            (None, Some(open)) => fence = Some(open),
+            (Some((mark, len)), Some((other, run)))
+                if mark == other && run >= len && trim(&indented[run..]).is_empty() =>
+            {
+                fence = None;
+            }
+            (Some(_), _) => {}
+            (None, None) => {
+                if let Some(value) = keys.iter().find_map(|key| field(line, key)) {
+                    return Some(value);
+                }
+            }
+        }
+    }
+    None
+}
+
+/// The status a decision states; `None` when it has no `Status` line (such a decision stands
+/// until something replaces it).
+#[must_use]
+pub fn status_of(section: &Section<'_>) -> Option<Status> {
+    field_of(section, &["status", "statut"]).map(parse_status)
+}
+
+/// Whether a decision is in force: its status says so, or it says nothing.
+#[must_use]
+pub fn is_active(section: &Section<'_>) -> bool {
+    matches!(status_of(section), None | Some(Status::Active))
+}
+
+/// `text` without its `~~struck-through~~` spans.
+fn without_strikethrough(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(start) = rest.find("~~") {
+        let Some(len) = rest[start + 2..].find("~~") else {
+            break;
+        };
+        out.push_str(&rest[..start]);
+        rest = &rest[start + 2 + len + 2..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Reads a `Status` field's value (see the module documentation).
+#[must_use]
+pub fn parse_status(value: &str) -> Status {
+    let plain = without_strikethrough(value);
+    let lower = plain.to_lowercase();
+    let mut words = lower
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty());
+    let first = words.next().unwrap_or_default();
+    let second = words.next().unwrap_or_default();
+    match first {
+        "active" | "actif" | "accepted" | "adopted" => Status::Active,
+        "superseded" | "replaced" | "remplacé" | "remplacée" => Status::Superseded {
+            by: successor(&plain),
+        },
+        "abrogated" | "revoked" | "abrogé" | "abrogée" => Status::Abrogated,
+        "rolled" | "rolledback" if first != "rolled" || second == "back" => Status::RolledBack,
+        "rollback" | "reverted" => Status::RolledBack,
+        "proposed" | "draft" | "proposé" | "proposée" => Status::Proposed,
+        _ => Status::Unreadable(trim(value).to_owned()),
+    }
+}
+
+/// What follows `by`/`par` (or an arrow) after the status word, without quotes and brackets.
+fn successor(value: &str) -> Option<String> {
+    let start = value.find(char::is_alphanumeric)?;
+    let after = &value[start..];
+    let word_end = after
+        .find(|c: char| !c.is_alphanumeric())
+        .unwrap_or(after.len());
+    let junk =
+        |c: char| is_whitespace(c) || "([{:,;.-—–→>*_`'\"«»“”".contains(c) || c == ')' || c == ']';
+    let rest = after[word_end..].trim_start_matches(junk);
+    let lower = rest.to_lowercase();
+    let rest = ["by ", "par "]
+        .iter()
+        .find(|p| lower.starts_with(**p))
+        .map_or(rest, |p| &rest[p.len()..]);
+    let name = rest.trim_matches(junk);
+    (!name.is_empty()).then(|| name.to_owned())
+}
+
+/// The date of an entry: the `YYYY-MM-DD` its heading starts with, else the one its first
+/// `Date` field starts with (decoration such as backticks or brackets skipped).
+#[must_use]
+pub fn date_of<'a>(section: &Section<'a>) -> Option<&'a str> {
+    heading_date(section.heading).or_else(|| {
+        let value = field_of(section, &["date"])?;
+        heading_date(value.trim_start_matches(['`', '[', '(', '*', '_']))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::sections::sections;
+    use proptest::prelude::*;
+
+    #[track_caller]
+    #[allow(clippy::needless_pass_by_value)] // the table reads better with values
+    fn case(line: &str, expected: Option<Status>) {
+        let text = format!("### T\n{line}\n");
+        let all = sections(&text);
+        assert_eq!(status_of(&all[0]), expected, "{line:?}");
+    }
+
+    #[allow(clippy::unnecessary_wraps)] // what `status_of` returns, for the table
+    fn superseded(by: Option<&str>) -> Option<Status> {
+        Some(Status::Superseded {
+            by: by.map(str::to_owned),
+        })
+    }
+
+    #[test]
+    fn status_spellings() {
+        case("**Status:** superseded", superseded(None));
+        case("- **Status** : superseded", superseded(None));
+        case("- **Status**\u{a0}: superseded", superseded(None));
+        case("- **Status**: ❌ superseded", superseded(None));
+        case("- **Status**: [rolled-back]", Some(Status::RolledBack));
+        case("- *Status*: superseded", superseded(None));
+        case("__Status__: abrogated", Some(Status::Abrogated));
+        case("Status: Proposed", Some(Status::Proposed));
+        case("* **status:** `Rolled back`", Some(Status::RolledBack));
+        case("> **Status:** active ✅", Some(Status::Active));
+        case("- **Status**: ~~active~~ superseded", superseded(None));
+        case("**Status: superseded**", superseded(None));
+        case("- **Statut** : actif", Some(Status::Active));
+        case(
+            "- **Statut** : remplacée par Redis",
+            superseded(Some("Redis")),
+        );
+        case(
+            "- **Status**: superseded by Session store in Redis",
+            superseded(Some("Session store in Redis")),
+        );
+        case(
+            "**Status:** superseded (by \"Session store in Redis\")",
+            superseded(Some("Session store in Redis")),
+        );
+        case(
+            "- **Status**: superseded → [[2026-10-05 — Redis]]",
+            superseded(Some("2026-10-05 — Redis")),
+        );
+        case(
+            "- **Status**: deprecated",
+            Some(Status::Unreadable("deprecated".into())),
+        );
+        case("- **Status**:", Some(Status::Unreadable(String::new())));
+        case("- **Status**: 🤷", Some(Status::Unreadable("🤷".into())));
+        case("- **Decision**: status: superseded", None);
+        case("Status update: superseded", None);
+        case("Statuses: superseded", None);
+        case(
+            "```\n**Status:** superseded\n```\n**Status:** active",
+            Some(Status::Active),
+        );
+    }
+
+    #[test]
+    fn the_first_status_line_wins() {
+        case(
+            "- **Status**: active\n- **Status**: superseded",
+            Some(Status::Active),
+        );
+    }
+
+    #[test]
+    fn dates_from_the_heading_or_a_date_line() {
+        let text = "### 2026-10-01 — A\n**Date:** 2026-09-01\n### B\n**Date:** 2026-08-03\n### C\n- **Date**: `2026-08-04` (approx.)\n### D\n- **Date** : someday\n### E\nDated 2026-08-05\n";
+        let dates: Vec<Option<&str>> = sections(text).iter().map(date_of).collect();
+        assert_eq!(
+            dates,
+            [
+                Some("2026-10-01"),
+                Some("2026-08-03"),
+                Some("2026-08-04"),
+                None,
+                None
+            ]
+        );
+    }
+
+    fn spelling() -> impl Strategy<Value = (String, String)> {
+        (
+            prop::sample::select(vec!["", "- ", "* ", "+ ", "> ", "> - "]),
+            prop::sample::select(vec![
+                ("**", "**", ":"),
+                ("**", ":**", ""),
+                ("*", "*", ":"),
+                ("__", "__", ":"),
+                ("", "", ":"),
+            ]),
+            prop::sample::select(vec!["", " ", "\u{a0}", "\u{202f}"]),
+            prop::sample::select(vec!["Status", "status", "STATUS"]),
+        )
+            .prop_map(|(marker, (open, close, colon), space, key)| {
+                let sep = if colon.is_empty() {
+                    String::new()
+                } else {
+                    format!("{space}{colon}")
+                };
+                (format!("{marker}{open}{key}{close}{sep}"), key.to_owned())
+            })
+    }
+
+    proptest! {
+        #[test]
+        fn every_spelling_reads_every_status(
+            (prefix, _) in spelling(),
+            word in prop::sample::select(vec![
+                ("active", "active"),
+                ("Superseded", "superseded"),
+                ("abrogated", "abrogated"),
+                ("rolled-back", "rolled-back"),
+                ("Rolled back", "rolled-back"),
+                ("proposed", "proposed"),
+            ]),
+            decoration in prop::sample::select(vec![
+                ("", ""), ("`", "`"), ("[", "]"), ("❌ ", ""), ("**", "**"), ("✅ ", " ✅"),
+            ]),
+        ) {
+            let line = format!("{prefix} {}{}{}", decoration.0, word.0, decoration.1);
+            let text = format!("### T\n{line}\n");
+            let all = sections(&text);
+            let status = status_of(&all[0]);
+            prop_assert_eq!(status.as_ref().map(Status::as_str), Some(word.1), "{:?}", line);
+        }
+
+        #[test]
+        fn any_line_reads_without_panicking(line in "\\PC{0,40}") {
+            let _ = field(&line, "status");
+            let _ = parse_status(&line);
+            let text = format!("### T\n{line}\n");
+            let all = sections(&text);
+            let _ = date_of(&all[0]);
+        }
+    }
+}

@@ -1,0 +1,677 @@
+//! The Memory pack's commands give the right answer on realistic notes: `brief` lists exactly
+//! the active decisions (whatever the spelling of their status) and the lessons newest first
+//! across both note folders, by their `Date` lines too; the latest handoff comes from the files'
+//! names and contents, never from their modification times; `status` counts what the other
+//! commands read, per folder, and names every failed check; `handoff --from` keeps fenced code
+//! whole, routes common heading variants and refuses empty input; `scan` dates a project by its
+//! last commit or by the newest change below it. Runs see `HOME=<tempdir>/home` (empty) and no
+//! `BMAD_PLUS_BRAIN`, so no real brain leaks in.
+
+use std::fs::{self, File};
+use std::io::Write as _;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, UNIX_EPOCH};
+
+use serde::Deserialize;
+
+use crate::support::TestProject;
+
+const DECISIONS_MD: &str = ".agents/memory/decisions.md";
+const LESSONS_MD: &str = ".agents/memory/lessons.md";
+const SESSIONS: &str = ".agents/memory/sessions";
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct Brief {
+    max_chars: usize,
+    chars: usize,
+    included: Vec<Included>,
+    omitted: Vec<Omitted>,
+    text: String,
+    warnings: Vec<String>,
+}
+
+#[derive(Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+struct Included {
+    part: String,
+    source: String,
+    entries: usize,
+}
+
+#[derive(Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+struct Omitted {
+    part: String,
+    source: String,
+    entry: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct Status {
+    memory_dir: String,
+    notes: Vec<Note>,
+    context: Note,
+    handoffs: Handoffs,
+    link: serde_json::Value,
+    brain: Option<serde_json::Value>,
+    detected: Option<serde_json::Value>,
+    health: Health,
+    warnings: Vec<String>,
+}
+
+#[derive(Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct Note {
+    path: String,
+    exists: bool,
+    entries: usize,
+    active: Option<usize>,
+    latest_entry: Option<String>,
+    modified: Option<String>,
+}
+
+#[derive(Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+struct Handoffs {
+    count: usize,
+    latest: Option<String>,
+}
+
+#[derive(Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+struct Health {
+    percent: usize,
+    passed: usize,
+    checks: usize,
+    failed: Vec<String>,
+}
+
+#[derive(Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+struct HandedOff {
+    written: String,
+    topic: String,
+    agent: Option<String>,
+    filled: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Scanned {
+    dir: String,
+    count: usize,
+    projects: Vec<ScannedProject>,
+    indexed: Option<serde_json::Value>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct ScannedProject {
+    path: String,
+    relative: String,
+    name: String,
+    stack: String,
+    markers: Vec<String>,
+    last_change: Option<String>,
+    status: String,
+    bmad_installed: bool,
+    hash: String,
+}
+
+/// A project with an empty temporary home and no brain from the environment.
+fn project() -> TestProject {
+    let p = TestProject::new();
+    let home = p.base().join("home");
+    fs::create_dir(&home).expect("create the temporary home");
+    p.env("HOME", &home).env("BMAD_PLUS_BRAIN", "")
+}
+
+/// Sets the modification time of `path` (a file or a folder) to midnight UTC of `day`.
+fn set_mtime(path: &Path, day: &str) {
+    let ms = bmad_mem::js::date::parse_timestamp(day).expect("a date");
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)] // positive, whole
+    let time = UNIX_EPOCH + Duration::from_millis(ms as u64);
+    File::open(path)
+        .and_then(|f| f.set_modified(time))
+        .unwrap_or_else(|e| panic!("set mtime of {}: {e}", path.display()));
+}
+
+/// Sets the modification time of `dir` and of everything below it to `day`.
+fn set_mtimes_below(dir: &Path, day: &str) {
+    for entry in fs::read_dir(dir).unwrap() {
+        let entry = entry.unwrap();
+        if entry.file_type().unwrap().is_dir() {
+            set_mtimes_below(&entry.path(), day);
+        } else {
+            set_mtime(&entry.path(), day);
+        }
+    }
+    set_mtime(dir, day);
+}
+
+/// The `###` headings under the brief's `## <part> — …` headings, in order.
+fn headings_under(text: &str, part: &str) -> Vec<String> {
+    let mut inside = false;
+    let mut found = Vec::new();
+    for line in text.lines() {
+        if let Some(heading) = line.strip_prefix("## ") {
+            inside = heading.starts_with(part);
+        } else if let Some(heading) = line.strip_prefix("### ")
+            && inside
+        {
+            found.push(heading.to_owned());
+        }
+    }
+    found
+}
+
+fn run_brief(p: TestProject, args: &[&str]) -> (Brief, TestProject) {
+    let ran = p
+        .args(["--json", "brief"].iter().chain(args))
+        .code(0)
+        .unchanged()
+        .run();
+    (ran.json(), ran.then())
+}
+
+// ---------------------------------------------------------------------------------------------
+// brief
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn the_fixture_brief_lists_exactly_its_active_decisions_and_lessons_newest_first() {
+    let (brief, _) = run_brief(project().fixture("example"), &["--max-chars", "100000"]);
+    assert_eq!(
+        headings_under(&brief.text, "Active decisions"),
+        [
+            "Auth strategy",
+            "Login rate limit",
+            "Database migrations",
+            "Caching layer",
+            "API versioning",
+            "Error handling in the API",
+            "Feature flags",
+            "Structured logging",
+            "Session store in Redis",
+            "Déploiement progressif",
+            "2026-09-30 — Journal every agent task",
+            "2026-10-16 — Reinforce patterns only from CI results",
+        ]
+    );
+    assert_eq!(
+        headings_under(&brief.text, "Lessons"),
+        [
+            "2026-10-17 — Gemini CLI runs need the API base URL",
+            "Canary metrics must include login",
+            "2026-10-10 — Codex and Claude Code agree on migration order",
+            "2026-10-03 — Login rate limit tests must reset the bucket",
+            "Équipe support needs the request id",
+            "Logs leaked e-mail addresses",
+            "Flags left on forever",
+            "Retries hid a failing dependency",
+            "Cache invalidation on bulk import",
+            "Backfills belong in batches",
+            "Revocation must be checked on every request",
+            "Rate limits need a per-account key, not only per IP",
+            "Flaky CI came from a shared test database",
+        ]
+    );
+    assert!(brief.text.contains(
+        "\n## Lessons, newest first — .agents/memory/lessons.md, .bmad/memory/lessons.md\n"
+    ));
+    let lessons: Vec<&Included> = brief
+        .included
+        .iter()
+        .filter(|i| i.part == "lessons")
+        .collect();
+    assert_eq!(
+        lessons,
+        [
+            &Included {
+                part: "lessons".into(),
+                source: ".bmad/memory/lessons.md".into(),
+                entries: 3
+            },
+            &Included {
+                part: "lessons".into(),
+                source: ".agents/memory/lessons.md".into(),
+                entries: 10
+            }
+        ]
+    );
+    assert!(brief.omitted.is_empty() && brief.warnings.is_empty());
+    assert_eq!(brief.max_chars, 100_000);
+    assert_eq!(brief.chars, brief.text.encode_utf16().count());
+}
+
+#[test]
+fn under_the_default_budget_the_oldest_lessons_are_left_out() {
+    let (brief, _) = run_brief(project().fixture("example"), &[]);
+    let omitted: Vec<(&str, &str)> = brief
+        .omitted
+        .iter()
+        .filter(|o| o.part == "lessons")
+        .map(|o| (o.source.as_str(), o.entry.as_str()))
+        .collect();
+    assert_eq!(
+        omitted,
+        [
+            (LESSONS_MD, "Backfills belong in batches"),
+            (LESSONS_MD, "Revocation must be checked on every request"),
+            (
+                LESSONS_MD,
+                "Rate limits need a per-account key, not only per IP"
+            ),
+            (LESSONS_MD, "Flaky CI came from a shared test database"),
+        ]
+    );
+    assert!(
+        brief
+            .text
+            .ends_with("\n> Left out to fit 8000 characters: 4 lessons, 4 journal events.\n"),
+        "{}",
+        brief.text
+    );
+}
+
+#[test]
+fn every_status_spelling_is_read_and_an_unreadable_one_is_marked() {
+    let decisions = "# Decisions\n\n\
+        ### Sessions in Postgres\n**Status:** superseded\n\n\
+        ### JWT everywhere\n- **Status** : superseded\n\n\
+        ### Nightly deploys\n- **Status**: ❌ superseded\n\n\
+        ### GraphQL gateway\n- **Status**: [rolled-back]\n\n\
+        ### MongoDB for events\n- *Status*: superseded\n\n\
+        ### Vendor lock-in clause\n- **Status**\u{a0}: abrogated\n\n\
+        ### Edge caching\n- **Status**: proposed\n\n\
+        ### Monorepo\n- **Statut** : remplacée par « Polyrepo »\n\n\
+        ### Sessions in Redis\n**Status:** active\n\n\
+        ### Polyrepo\n- **Status** : ✅ Active\n\n\
+        ### Blue-green deploys\n- **Decision**: two fleets behind the balancer\n\n\
+        ### Shared CDN\n- **Status**: deprecated\n- **Decision**: one CDN for every site\n";
+    let (brief, _) = run_brief(project().write(DECISIONS_MD, decisions), &[]);
+    assert_eq!(
+        brief.text,
+        "# Session brief — project\n\n\
+         ## Active decisions — .agents/memory/decisions.md\n\n\
+         ### Sessions in Redis\n**Status:** active\n\n\
+         ### Polyrepo\n- **Status** : ✅ Active\n\n\
+         ### Blue-green deploys\n- **Decision**: two fleets behind the balancer\n\n\
+         ### Shared CDN (status unreadable)\n- **Status**: deprecated\n- **Decision**: one CDN for every site\n"
+    );
+}
+
+#[test]
+fn lessons_are_dated_by_their_date_lines_in_a_file_kept_newest_at_top() {
+    let lessons = "# Lessons\n\n\
+        ### Pin the runner image\n- **Date**: 2026-10-15\n- **Lesson**: an image update broke CI\n\n\
+        ### Clock skew on tokens\n- **Date**: 2026-10-09\n- **Lesson**: allow 30 s\n\n\
+        ### Backups need a restore drill\n**Date:** 2026-09-02\n**Lesson:** the backup was empty\n\n\
+        ### Undated idea\nKeep the runbook short.\n";
+    let (brief, _) = run_brief(
+        project().write(LESSONS_MD, lessons),
+        &["--max-chars", "220"],
+    );
+    assert_eq!(
+        brief.text,
+        "# Session brief — project\n\n\
+         ## Lessons, newest first — .agents/memory/lessons.md\n\n\
+         ### Pin the runner image\n- **Date**: 2026-10-15\n- **Lesson**: an image update broke CI\n\n\
+         > Left out to fit 220 characters: 3 lessons.\n"
+    );
+    let (brief, _) = run_brief(project().write(LESSONS_MD, lessons), &[]);
+    assert_eq!(
+        headings_under(&brief.text, "Lessons"),
+        [
+            "Pin the runner image",
+            "Clock skew on tokens",
+            "Backups need a restore drill",
+            "Undated idea"
+        ]
+    );
+}
+
+/// A handoff as `handoff` writes it, written at `at`.
+fn handoff_text(topic: &str, at: &str) -> String {
+    format!(
+        "---\ntitle: Session Handoff\ndate: \"2026-10-18\"\ntopic: \"{topic}\"\nproject: \"project\"\nwritten_at: \"{at}\"\n---\n\n# Session Handoff — 2026-10-18 — {topic}\n\n## Next steps\n\n- {topic} next\n"
+    )
+}
+
+#[test]
+fn the_latest_handoff_comes_from_names_and_contents_never_from_modification_times() {
+    let p = project()
+        .write(
+            &format!("{SESSIONS}/2026-10-17-release.md"),
+            handoff_text("release", "2026-10-17T18:00:00.000Z"),
+        )
+        .write(
+            &format!("{SESSIONS}/2026-10-18-auth.md"),
+            handoff_text("auth", "2026-10-18T08:00:00.000Z"),
+        )
+        .write(
+            &format!("{SESSIONS}/2026-10-18-deploy.md"),
+            handoff_text("deploy", "2026-10-18T09:00:00.000Z"),
+        )
+        .write(
+            &format!("{SESSIONS}/2026-10-18-auth-2.md"),
+            handoff_text("auth", "2026-10-18T09:20:00.000Z"),
+        );
+    // A `touch`, an edit or a clone changes modification times: the answer must not move.
+    for (name, day) in [
+        ("2026-10-17-release.md", "2026-10-30"),
+        ("2026-10-18-auth.md", "2026-10-29"),
+        ("2026-10-18-deploy.md", "2026-10-28"),
+        ("2026-10-18-auth-2.md", "2026-10-01"),
+    ] {
+        set_mtime(&p.path(&format!("{SESSIONS}/{name}")), day);
+    }
+    let (brief, p) = run_brief(p, &[]);
+    assert!(
+        brief.text.contains(
+            "\n## Latest handoff — .agents/memory/sessions/2026-10-18-auth-2.md\n\n# Session Handoff — 2026-10-18 — auth\n"
+        ),
+        "{}",
+        brief.text
+    );
+    let status: Status = p
+        .args(["--json", "status"])
+        .code(0)
+        .unchanged()
+        .run()
+        .json();
+    assert_eq!(
+        status.handoffs,
+        Handoffs {
+            count: 4,
+            latest: Some("2026-10-18-auth-2.md".into())
+        }
+    );
+    // Without a written-at field, the `-N` suffix decides among the same day's handoffs.
+    let p = project()
+        .write(&format!("{SESSIONS}/2026-10-18-login.md"), "# First\n")
+        .write(&format!("{SESSIONS}/2026-10-18-login-2.md"), "# Second\n");
+    set_mtime(
+        &p.path(&format!("{SESSIONS}/2026-10-18-login-2.md")),
+        "2026-10-01",
+    );
+    let (brief, _) = run_brief(p, &[]);
+    assert_eq!(
+        brief.text,
+        "# Session brief — project\n\n## Latest handoff — .agents/memory/sessions/2026-10-18-login-2.md\n\n# Second\n"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// status
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn status_counts_what_brief_and_recall_read_per_folder_with_dates_from_date_lines() {
+    let ran = project()
+        .fixture("example")
+        .args(["--json", "status"])
+        .code(0)
+        .unchanged()
+        .run();
+    let status: Status = ran.json();
+    let counts: Vec<(&str, usize, Option<usize>, Option<&str>)> = status
+        .notes
+        .iter()
+        .map(|n| {
+            (
+                n.path.as_str(),
+                n.entries,
+                n.active,
+                n.latest_entry.as_deref(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        counts,
+        [
+            (DECISIONS_MD, 11, Some(10), Some("2026-10-12")),
+            (LESSONS_MD, 10, None, Some("2026-10-14")),
+            (".agents/memory/patterns.md", 9, None, Some("2026-10-14")),
+            (".bmad/memory/decisions.md", 2, Some(2), Some("2026-10-16")),
+            (".bmad/memory/lessons.md", 3, None, Some("2026-10-17")),
+        ]
+    );
+    assert_eq!(status.memory_dir, ".agents/memory");
+    assert!(!status.context.exists && status.brain.is_none());
+    assert!(status.link.is_object() && status.detected.is_none());
+    assert!(status.warnings.is_empty());
+    // The `.bmad/memory/` files are read, not required: the checks stay those of
+    // `.agents/memory/`.
+    assert_eq!((status.health.passed, status.health.checks), (3, 6));
+    let ran = ran.then().args(["status"]).code(0).stderr("").run();
+    let lines: Vec<&str> = ran.stdout.lines().collect();
+    assert!(
+        lines[1]
+            .starts_with("  decisions.md   11 entries (10 active), latest 2026-10-12, changed "),
+        "{}",
+        ran.stdout
+    );
+    assert!(lines[2].starts_with("  lessons.md     10 entries, latest 2026-10-14, changed "));
+    assert_eq!(lines[6], "  also read in .bmad/memory/:");
+    assert!(
+        lines[7]
+            .starts_with("    decisions.md   2 entries (2 active), latest 2026-10-16, changed ")
+    );
+    assert!(lines[8].starts_with("    lessons.md     3 entries, latest 2026-10-17, changed "));
+}
+
+#[test]
+fn status_after_init_names_the_check_that_fails() {
+    let p = project().args(["init"]).code(0).run().then();
+    let ran = p.args(["status"]).code(0).stderr("").unchanged().run();
+    assert!(
+        ran.stdout.ends_with(
+            "\n  health         92% (12/13 checks)\n    failed: a handoff in .agents/memory/sessions/\n"
+        ),
+        "{}",
+        ran.stdout
+    );
+    let p = ran.then().remove(".agents/memory/lessons.md");
+    let status: Status = p
+        .args(["--json", "status"])
+        .code(0)
+        .unchanged()
+        .run()
+        .json();
+    assert_eq!(
+        status.health,
+        Health {
+            percent: 85,
+            passed: 11,
+            checks: 13,
+            failed: vec![
+                ".agents/memory/lessons.md exists".into(),
+                "a handoff in .agents/memory/sessions/".into()
+            ]
+        }
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// handoff
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn handoff_keeps_fences_whole_and_routes_common_heading_variants() {
+    let input = "Moved the session store to Redis.\n\n\
+        ## Key decisions\n- sliding TTL of 30 minutes\n\n\
+        ## Modified files\n- `scripts/migrate.sh`:\n\n```sh\n# Next steps for ops\nredis-cli FLUSHDB\n## not a heading\n```\n\n\
+        ## Questions\n- do we keep the Postgres table?\n\n\
+        ## TODO\n- drop the table in the next release\n";
+    let p = project().write("notes.md", input);
+    let ran = p
+        .args([
+            "--json", "handoff", "--topic", "Redis", "--from", "notes.md",
+        ])
+        .code(0)
+        .run();
+    let handed: HandedOff = ran.json();
+    assert_eq!(
+        handed,
+        HandedOff {
+            written: format!("{SESSIONS}/2026-10-18-redis.md"),
+            topic: "Redis".into(),
+            agent: None,
+            filled: vec![
+                "What changed".into(),
+                "Decisions made".into(),
+                "Open questions".into(),
+                "Next steps".into(),
+                "Files modified".into()
+            ]
+        }
+    );
+    let text = ran
+        .then()
+        .read_text(&format!("{SESSIONS}/2026-10-18-redis.md"));
+    let body = text.split_once("\n---\n\n").unwrap().1;
+    assert_eq!(
+        body,
+        "# Session Handoff — 2026-10-18 — Redis\n\n\
+         ## What changed\n\nMoved the session store to Redis.\n\n\
+         ## Decisions made\n\n- sliding TTL of 30 minutes\n\n\
+         ## Open questions\n\n- do we keep the Postgres table?\n\n\
+         ## Next steps\n\n- drop the table in the next release\n\n\
+         ## Files modified\n\n- `scripts/migrate.sh`:\n\n```sh\n# Next steps for ops\nredis-cli FLUSHDB\n## not a heading\n```\n"
+    );
+}
+
+#[test]
+fn handoff_from_an_empty_or_closed_standard_input_is_refused() {
+    // The test runner's standard input is closed (`/dev/null`).
+    let p = project()
+        .args(["handoff", "--topic", "x", "--from", "-"])
+        .refused("handoff", "--from -: standard input is empty");
+    for input in [&b""[..], b"  \n\t\n"] {
+        let mut command = p.command();
+        command
+            .args(["handoff", "--topic", "x", "--from", "-"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = command.spawn().unwrap();
+        child.stdin.take().unwrap().write_all(input).unwrap();
+        let output = child.wait_with_output().unwrap();
+        assert_eq!(output.status.code(), Some(1), "{output:?}");
+        assert_eq!(
+            String::from_utf8(output.stderr).unwrap(),
+            "mem handoff: --from -: standard input is empty\n"
+        );
+        assert!(output.stdout.is_empty());
+    }
+    assert!(!p.path(".agents").exists());
+    let _ = p
+        .write("empty.md", "\n")
+        .args(["handoff", "--topic", "x", "--from", "empty.md"])
+        .refused("handoff", "--from input is empty");
+}
+
+// ---------------------------------------------------------------------------------------------
+// scan
+// ---------------------------------------------------------------------------------------------
+
+fn scanned(p: TestProject) -> (Vec<ScannedProject>, TestProject) {
+    let ran = p.args(["--json", "scan", "ws"]).code(0).unchanged().run();
+    let scanned: Scanned = ran.json();
+    assert_eq!(scanned.count, scanned.projects.len());
+    assert!(scanned.indexed.is_none() && !scanned.dir.is_empty());
+    (scanned.projects, ran.then())
+}
+
+#[test]
+fn scan_dates_a_project_by_the_newest_change_below_it() {
+    let p = project()
+        .write("ws/cli/Cargo.toml", "[package]\nname = \"cli\"\n")
+        .write("ws/cli/src/main.rs", "fn main() {}\n")
+        .write("ws/cli/target/debug/cli", "binary")
+        .write("ws/cli/.cache/x", "x")
+        .write("ws/web/package.json", "{\"name\":\"web\"}")
+        .write("ws/web/node_modules/left-pad/index.js", "x");
+    for dir in ["ws/cli", "ws/web"] {
+        set_mtimes_below(&p.path(dir), "2025-01-01");
+    }
+    // Yesterday's edit, deep in `src/`; the build and cache folders changed today but do not
+    // count, nor does a dependency install.
+    set_mtime(&p.path("ws/cli/src/main.rs"), "2026-10-17");
+    for rel in [
+        "ws/cli/target/debug/cli",
+        "ws/cli/.cache/x",
+        "ws/web/node_modules/left-pad/index.js",
+    ] {
+        set_mtime(&p.path(rel), "2026-10-18");
+    }
+    let (projects, _) = scanned(p);
+    let got: Vec<(&str, &str, Option<&str>)> = projects
+        .iter()
+        .map(|p| {
+            (
+                p.relative.as_str(),
+                p.status.as_str(),
+                p.last_change.as_deref(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("cli", "active", Some("2026-10-17T00:00:00.000Z")),
+            ("web", "archived", Some("2025-01-01T00:00:00.000Z"))
+        ]
+    );
+    assert_eq!(projects[0].stack, "Rust");
+    assert_eq!(projects[1].name, "web");
+    assert!(projects.iter().all(|p| !p.bmad_installed
+        && !p.hash.is_empty()
+        && p.path.ends_with(&p.relative)
+        && !p.markers.is_empty()));
+}
+
+#[test]
+fn scan_dates_a_git_repository_by_its_last_commit() {
+    if Command::new("git").arg("--version").output().is_err() {
+        eprintln!("git is not installed: skipped");
+        return;
+    }
+    let p = project().write("ws/api/go.mod", "module api\n");
+    let dir = p.path("ws/api");
+    let git = |args: &[&str]| {
+        let output = Command::new("git")
+            .args(args)
+            .current_dir(&dir)
+            .env("HOME", p.base().join("home"))
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_AUTHOR_NAME", "T")
+            .env("GIT_AUTHOR_EMAIL", "t@example.com")
+            .env("GIT_COMMITTER_NAME", "T")
+            .env("GIT_COMMITTER_EMAIL", "t@example.com")
+            .env("GIT_AUTHOR_DATE", "2026-10-10T12:00:00Z")
+            .env("GIT_COMMITTER_DATE", "2026-10-10T12:00:00Z")
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "git {args:?}: {output:?}");
+    };
+    git(&["init", "-q"]);
+    git(&["add", "go.mod"]);
+    git(&["commit", "-q", "-m", "First"]);
+    // Every file, `.git/` included, looks a year old: only the commit says otherwise.
+    set_mtimes_below(&dir, "2025-01-01");
+    let (projects, _) = scanned(p);
+    assert_eq!(projects.len(), 1);
+    assert_eq!(
+        (
+            projects[0].status.as_str(),
+            projects[0].last_change.as_deref()
+        ),
+        ("active", Some("2026-10-10T12:00:00.000Z"))
+    );
+    assert_eq!(projects[0].markers, ["go.mod", ".git"]);
+}
