@@ -263,23 +263,44 @@ fn check_notes(root: &Path, rel: &str, report: &mut DoctorReport) {
             ),
         );
     }
-    let fences: Vec<std::ops::Range<usize>> = Parser::new(&text)
+    for (line, heading) in headings_in_code(&text, &headings) {
+        report.problem(
+            rel,
+            "heading-in-code",
+            format!(
+                "line {line}: \"### {heading}\" is inside fenced code but still starts a section"
+            ),
+        );
+    }
+}
+
+/// The line number and heading of every heading of `headings` (as [`heading_lines`] gives them,
+/// in order) that lies inside fenced code, in one pass over the text: the fences come in order
+/// too, so the two lists are walked side by side, and the line count resumes where the last one
+/// stopped. (Testing every heading against every fence and counting lines from the start each
+/// time took minutes on a large note full of fenced headings.)
+fn headings_in_code<'a>(text: &str, headings: &[(usize, &'a str)]) -> Vec<(usize, &'a str)> {
+    let mut fences = Parser::new(text)
         .into_offset_iter()
         .filter_map(|(event, range)| match event {
             Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(_))) => Some(range),
             _ => None,
         })
-        .collect();
-    for (offset, heading) in headings {
-        if fences.iter().any(|f| f.contains(&offset)) {
-            let line = text[..offset].matches('\n').count() + 1;
-            report.problem(
-                rel,
-                "heading-in-code",
-                format!("line {line}: \"### {heading}\" is inside fenced code but still starts a section"),
-            );
+        .peekable();
+    let mut found = Vec::new();
+    let (mut counted_to, mut line) = (0, 1);
+    for &(offset, heading) in headings {
+        while fences.next_if(|f| f.end <= offset).is_some() {}
+        let Some(fence) = fences.peek() else {
+            break;
+        };
+        if fence.contains(&offset) {
+            line += memchr::memchr_iter(b'\n', &text.as_bytes()[counted_to..offset]).count();
+            counted_to = offset;
+            found.push((line, heading));
         }
     }
+    found
 }
 
 fn repair_tail(ctx: &Context, rel: &str) -> Result<DoctorReport> {
@@ -409,5 +430,37 @@ impl Report for DoctorReport {
 
     fn exit_code(&self) -> u8 {
         u8::from(!self.problems.is_empty())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[track_caller]
+    fn case(text: &str, want: &[(usize, &str)]) {
+        assert_eq!(
+            headings_in_code(text, &heading_lines(text)),
+            want,
+            "{text:?}"
+        );
+    }
+
+    #[test]
+    fn headings_in_fenced_code_are_found_with_their_line_numbers() {
+        case("### a\nx\n", &[]);
+        case("```\n### a\n```\n### b\n", &[(2, "a")]);
+        case(
+            "### out\n```\n### a\n\n### b\n```\ntext\n~~~\n### c\n~~~\n### out2\n",
+            &[(3, "a"), (5, "b"), (9, "c")],
+        );
+        // Indented code is not fenced; an unclosed fence runs to the end.
+        case("    ### a\n\n```\n### b\n### c", &[(4, "b"), (5, "c")]);
+        // A fence inside a quote ends with it.
+        case("> ```\n> x\n### b\n", &[]);
+        case(
+            "```\n### 0\n```\n```\n### 1\n```\n```\n### 2\n```\n",
+            &[(2, "0"), (5, "1"), (8, "2")],
+        );
     }
 }

@@ -28,6 +28,7 @@ mod observe;
 mod outcomes;
 mod readme;
 mod recall;
+mod recovery;
 mod reinforce;
 mod session;
 mod support;
