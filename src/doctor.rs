@@ -10,13 +10,15 @@
 //!
 //! `bmad-mem doctor --repair-tail <file>` moves a torn final line into `<file>.torn-<timestamp>`
 //! (`-1`, `-2`, … appended when that name is taken; a kept-aside file is never overwritten) and
-//! truncates the file after its last complete line, under the writer lock. Torn lines are found
+//! truncates the file after its last complete line, under the writer lock; if the file's length
+//! changed since it was read (a writer that ignored the lock), the kept-aside file is removed
+//! again and the repair refused, to be run again. Torn lines are found
 //! in bytes, not text: a write cut short can end in the middle of a character. A refusal creates
 //! nothing. Nothing is ever repaired automatically.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
-use std::fs::OpenOptions;
+use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -316,17 +318,26 @@ fn repair_tail(ctx: &Context, rel: &str) -> Result<DoctorReport> {
     let lock = WriterLock::acquire(&ctx.root)?;
     let (path, bytes, complete) = torn_tail(ctx, rel)?;
     let torn = &bytes[complete..];
-    let stamp = ctx.now.file_stamp();
-    let (aside_rel, mut file) = create_aside(ctx, &format!("{rel}.torn-{stamp}"))?;
-    let aside = confine(&ctx.root, &aside_rel)?;
-    file.write_all(torn)
-        .and_then(|()| file.sync_all())
-        .map_err(|e| Error::io("cannot write", &aside, e))?;
-    // Only once the torn bytes are safe beside it is the registry cut back.
     let registry = OpenOptions::new()
         .write(true)
         .open(&path)
         .map_err(|e| Error::io("cannot open", &path, e))?;
+    let stamp = ctx.now.file_stamp();
+    let (aside_rel, mut file) = create_aside(ctx, &format!("{rel}.torn-{stamp}"))?;
+    let aside = confine(&ctx.root, &aside_rel)?;
+    let kept = file
+        .write_all(torn)
+        .and_then(|()| file.sync_all())
+        .map_err(|e| Error::io("cannot write", &aside, e))
+        // Only once the torn bytes are safe beside it is the registry cut back, and only if it
+        // is still the length that was read: a writer that ignored the lock may have added to
+        // it, and cutting at the old length would lose what it wrote.
+        .and_then(|()| check_unchanged(&registry, &path, rel, bytes.len() as u64));
+    if let Err(e) = kept {
+        drop(file);
+        let _ = std::fs::remove_file(&aside);
+        return Err(e);
+    }
     registry
         .set_len(complete as u64)
         .and_then(|()| registry.sync_all())
@@ -336,6 +347,21 @@ fn repair_tail(ctx: &Context, rel: &str) -> Result<DoctorReport> {
         repaired: Some((rel.to_owned(), aside_rel, torn.len())),
         ..DoctorReport::default()
     })
+}
+
+/// Refuses unless the open `file` (the registry `rel` at `path`) is still `expected` bytes long:
+/// asked of the handle that will be truncated, just before truncating.
+fn check_unchanged(file: &File, path: &Path, rel: &str, expected: u64) -> Result<()> {
+    let now = file
+        .metadata()
+        .map_err(|e| Error::io("cannot inspect", path, e))?
+        .len();
+    if now == expected {
+        return Ok(());
+    }
+    Err(Error::refused(format!(
+        "{rel} changed during the repair ({expected} bytes read, {now} now); nothing was changed, run the repair again."
+    )))
 }
 
 /// The registry's path, bytes and complete length, refused unless it has a torn final line.
@@ -353,7 +379,7 @@ fn torn_tail(ctx: &Context, rel: &str) -> Result<(PathBuf, Vec<u8>, usize)> {
 
 /// Creates `<base>` exclusively, or `<base>-1`, `<base>-2`, … when it exists (two repairs at
 /// the same instant): a kept-aside file is never overwritten.
-fn create_aside(ctx: &Context, base: &str) -> Result<(String, std::fs::File)> {
+fn create_aside(ctx: &Context, base: &str) -> Result<(String, File)> {
     for n in 0_u32.. {
         let rel = if n == 0 {
             base.to_owned()
@@ -443,6 +469,28 @@ mod tests {
             headings_in_code(text, &heading_lines(text)),
             want,
             "{text:?}"
+        );
+    }
+
+    #[test]
+    fn a_registry_that_changed_length_is_not_truncated() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("journal.ndjson");
+        std::fs::write(&path, "{}\n{\"a\"").unwrap();
+        let file = OpenOptions::new().write(true).open(&path).unwrap();
+        check_unchanged(&file, &path, "j.ndjson", 7).unwrap();
+        // Another process appends after the read (the handle sees the file as it is now).
+        OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap()
+            .write_all(b":1}\n")
+            .unwrap();
+        let e = check_unchanged(&file, &path, "j.ndjson", 7).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "j.ndjson changed during the repair (7 bytes read, 11 now); nothing was changed, run \
+             the repair again."
         );
     }
 
