@@ -4,9 +4,9 @@
 //! `bmad-mem doctor` reports, without changing anything: a torn last line (with its byte
 //! offset), lines that do not parse (with their line numbers), a file over the 2 MiB cap or one
 //! the confined reader refuses, a receipt store that fails its integrity check, a writer lock
-//! whose owner is dead, and in the note files `###` headings used twice (which `observe` cannot
-//! target) and `###` lines inside fenced code (bmad-plus cuts sections there too). It exits 0
-//! when healthy, 1 otherwise.
+//! whose owner is dead or on another host (which nothing here can check), and in the note files
+//! `###` headings used twice (which `observe` cannot target) and `###` lines inside fenced code
+//! (bmad-plus cuts sections there too). It exits 0 when healthy, 1 otherwise.
 //!
 //! `bmad-mem doctor --repair-tail <file>` moves a torn final line into `<file>.torn-<timestamp>`
 //! (`-1`, `-2`, … appended when that name is taken; a kept-aside file is never overwritten) and
@@ -224,6 +224,16 @@ fn check_lock(ctx: &Context, report: &mut DoctorReport) {
                     "stale-lock",
                     format!(
                         "owner is not running on this host; `bmad-mem lock --recover --expect {}` removes it",
+                        state.sha256
+                    ),
+                );
+            } else if state.alive.is_none() && state.is_other_host() {
+                report.problem(
+                    LOCK_FILE,
+                    "foreign-lock",
+                    format!(
+                        "owner is on host {}, where it cannot be checked from here; if no writer runs there, `bmad-mem lock --recover --expect {} --other-host-is-gone` removes it",
+                        state.host().unwrap_or_default(),
                         state.sha256
                     ),
                 );
