@@ -1,20 +1,31 @@
-//! `doctor`: a read-only health check of every registry and note file, and the one explicit,
-//! lossless repair of a torn final line.
+//! `doctor`: a read-only health check of every registry and note file, and two explicit,
+//! lossless repairs of a registry: its torn final line, its lines that are not UTF-8.
 //!
 //! `bmad-mem doctor` reports, without changing anything: a torn last line (with its byte
-//! offset), lines that do not parse (with their line numbers), a file over the 2 MiB cap or one
-//! the confined reader refuses, a receipt store that fails its integrity check, a writer lock
-//! whose owner is dead or on another host (which nothing here can check), and in the note files
-//! `###` headings used twice (which `observe` cannot target) and `###` lines inside fenced code
-//! (bmad-plus cuts sections there too). It exits 0 when healthy, 1 otherwise.
+//! offset), complete lines that are not valid UTF-8 (number and offset of the first bad byte;
+//! one such line makes every writer refuse the file), lines that do not parse (with their line
+//! numbers), a file over the 2 MiB cap or one the confined reader refuses, a receipt store that
+//! fails its integrity check, a writer lock whose owner is dead or on another host (which nothing
+//! here can check), and in the note files `###` headings used twice (which `observe` cannot
+//! target) and `###` lines inside fenced code (bmad-plus cuts sections there too). It exits 0
+//! when healthy, 1 otherwise.
 //!
 //! `bmad-mem doctor --repair-tail <file>` moves a torn final line into `<file>.torn-<timestamp>`
 //! (`-1`, `-2`, … appended when that name is taken; a kept-aside file is never overwritten) and
-//! truncates the file after its last complete line, under the writer lock; if the file's length
-//! changed since it was read (a writer that ignored the lock), the kept-aside file is removed
-//! again and the repair refused, to be run again. Torn lines are found
-//! in bytes, not text: a write cut short can end in the middle of a character. A refusal creates
-//! nothing. Nothing is ever repaired automatically.
+//! truncates the file after its last complete line, under the writer lock. Torn lines are found
+//! in bytes, not text: a write cut short can end in the middle of a character, and such a tear
+//! is this repair's case, not the next one's.
+//!
+//! `bmad-mem doctor --repair-encoding <file>` moves the complete lines that are not valid UTF-8,
+//! byte for byte and in order, into `<file>.invalid-<timestamp>` (named as above) and rewrites
+//! the file without them (temporary file, sync, rename), under the writer lock; the other lines,
+//! and a torn final line, stay as they were. Registries only: note files are Markdown a person
+//! edits, and readers take them with the bad bytes replaced.
+//!
+//! Both repairs re-check, just before changing the registry, that its length is still the one
+//! read (a writer that ignored the lock may have added to it); if not, the kept-aside file is
+//! removed again and the repair refused, to be run again. A refusal creates nothing. Nothing is
+//! ever repaired automatically.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -32,6 +43,8 @@ use crate::output::Report;
 use crate::recall::{NOTE_DIRS, NOTE_FILES};
 use crate::receipts::{self, OUTCOMES};
 use crate::reinforce::{PROMOTIONS, SCORES};
+use crate::store::document::replace;
+use crate::store::journal::{self, InvalidLine};
 use crate::store::paths::{REGISTRY_CAP, confine, read_confined_bytes, read_registry};
 use crate::store::sections::heading_lines;
 use crate::store::{LOCK_FILE, WriterLock};
@@ -47,6 +60,15 @@ pub struct DoctorArgs {
     /// <file>.torn-<timestamp> and truncate the file after its last complete line.
     #[arg(long = "repair-tail", value_name = "file", allow_hyphen_values = true)]
     pub repair_tail: Option<String>,
+    /// Move the complete lines of this registry that are not valid UTF-8, byte for byte, into
+    /// <file>.invalid-<timestamp> and rewrite the file without them.
+    #[arg(
+        long = "repair-encoding",
+        value_name = "file",
+        allow_hyphen_values = true,
+        conflicts_with = "repair_tail"
+    )]
+    pub repair_encoding: Option<String>,
 }
 
 /// One finding.
@@ -62,8 +84,10 @@ pub struct Problem {
 pub struct DoctorReport {
     pub checked: Vec<String>,
     pub problems: Vec<Problem>,
-    /// For `--repair-tail`: (file, kept-aside file, bytes moved).
+    /// For a repair: (file, kept-aside file, bytes moved).
     pub repaired: Option<(String, String, usize)>,
+    /// For `--repair-encoding`: how many lines were moved.
+    pub repaired_lines: Option<usize>,
 }
 
 /// Runs the check or the repair.
@@ -74,6 +98,9 @@ pub struct DoctorReport {
 pub fn run(args: &DoctorArgs, ctx: &Context) -> Result<DoctorReport> {
     if let Some(file) = &args.repair_tail {
         return repair_tail(ctx, file);
+    }
+    if let Some(file) = &args.repair_encoding {
+        return repair_encoding(ctx, file);
     }
     let mut report = DoctorReport::default();
     for rel in NDJSON_REGISTRIES {
@@ -158,29 +185,30 @@ fn check_ndjson(root: &Path, rel: &str, report: &mut DoctorReport) {
             ),
         );
     }
-    match std::str::from_utf8(&bytes[..complete]) {
-        Ok(text) => {
-            let bad: Vec<String> = text
-                .split('\n')
-                .enumerate()
-                .filter(|(_, line)| !crate::js::text::trim(line).is_empty())
-                .filter(|(_, line)| {
-                    !matches!(
-                        json::parse(crate::js::text::trim(line)),
-                        Ok(Value::Object(_))
-                    )
-                })
-                .map(|(i, _)| (i + 1).to_string())
-                .collect();
-            if !bad.is_empty() {
-                report.problem(
-                    rel,
-                    "unparseable-lines",
-                    format!("lines that are not JSON objects: {}", bad.join(", ")),
-                );
-            }
-        }
-        Err(_) => report.problem(rel, "unreadable", Error::SourceNotUtf8.to_string()),
+    let invalid = journal::invalid_lines(&bytes);
+    if !invalid.is_empty() {
+        report.problem(rel, "invalid-utf8", invalid_message(rel, &invalid));
+    }
+    let bad: Vec<String> = bytes[..complete]
+        .split(|&b| b == b'\n')
+        .enumerate()
+        // A line that is not UTF-8 is reported above, not again as unparseable.
+        .filter_map(|(i, line)| Some((i, std::str::from_utf8(line).ok()?)))
+        .filter(|(_, line)| !crate::js::text::trim(line).is_empty())
+        .filter(|(_, line)| {
+            !matches!(
+                json::parse(crate::js::text::trim(line)),
+                Ok(Value::Object(_))
+            )
+        })
+        .map(|(i, _)| (i + 1).to_string())
+        .collect();
+    if !bad.is_empty() {
+        report.problem(
+            rel,
+            "unparseable-lines",
+            format!("lines that are not JSON objects: {}", bad.join(", ")),
+        );
     }
     if bytes.len() as u64 * 10 >= REGISTRY_CAP * 9 {
         report.problem(
@@ -192,6 +220,29 @@ fn check_ndjson(root: &Path, rel: &str, report: &mut DoctorReport) {
             ),
         );
     }
+}
+
+/// How many lines that are not UTF-8 a problem names; the rest are counted.
+const NAMED_LINES: usize = 10;
+
+/// `lines that are not valid UTF-8: line 2 at byte 61, …`: each line's number and the file
+/// offset of its first invalid byte, the first [`NAMED_LINES`] of them.
+fn invalid_message(rel: &str, invalid: &[InvalidLine]) -> String {
+    let mut message = String::from("lines that are not valid UTF-8: ");
+    for (i, line) in invalid.iter().take(NAMED_LINES).enumerate() {
+        if i > 0 {
+            message.push_str(", ");
+        }
+        let _ = write!(message, "line {} at byte {}", line.number, line.at);
+    }
+    if invalid.len() > NAMED_LINES {
+        let _ = write!(message, " and {} more", invalid.len() - NAMED_LINES);
+    }
+    let _ = write!(
+        message,
+        "; `bmad-mem doctor --repair-encoding {rel}` moves them aside"
+    );
+    message
 }
 
 fn check_scores(root: &Path, report: &mut DoctorReport) {
@@ -359,6 +410,69 @@ fn repair_tail(ctx: &Context, rel: &str) -> Result<DoctorReport> {
     })
 }
 
+fn repair_encoding(ctx: &Context, rel: &str) -> Result<DoctorReport> {
+    if !NDJSON_REGISTRIES.contains(&rel) {
+        return Err(Error::refused(format!(
+            "--repair-encoding takes one of {}",
+            NDJSON_REGISTRIES.join(", ")
+        )));
+    }
+    // As for the tail: looked at before the lock, so that refusing creates nothing.
+    invalid_found(ctx, rel)?;
+    let lock = WriterLock::acquire(&ctx.root)?;
+    let (path, bytes, invalid) = invalid_found(ctx, rel)?;
+    let registry = File::open(&path).map_err(|e| Error::io("cannot open", &path, e))?;
+    let mut moved = Vec::new();
+    let mut kept = Vec::with_capacity(bytes.len());
+    let mut from = 0;
+    for line in &invalid {
+        kept.extend_from_slice(&bytes[from..line.start]);
+        moved.extend_from_slice(&bytes[line.start..line.end]);
+        from = line.end;
+    }
+    kept.extend_from_slice(&bytes[from..]);
+    let stamp = ctx.now.file_stamp();
+    let (aside_rel, mut file) = create_aside(ctx, &format!("{rel}.invalid-{stamp}"))?;
+    let aside = confine(&ctx.root, &aside_rel)?;
+    let done = file
+        .write_all(&moved)
+        .and_then(|()| file.sync_all())
+        .map_err(|e| Error::io("cannot write", &aside, e))
+        // Only once the lines are safe beside it is the registry rewritten, from the bytes read,
+        // and only if that is still all it holds.
+        .and_then(|()| check_unchanged(&registry, &path, rel, bytes.len() as u64))
+        .and_then(|()| replace(&path, &kept).map_err(|e| Error::io("cannot write", &path, e)));
+    if let Err(e) = done {
+        drop(file);
+        let _ = std::fs::remove_file(&aside);
+        return Err(e);
+    }
+    drop(lock);
+    Ok(DoctorReport {
+        repaired: Some((rel.to_owned(), aside_rel, moved.len())),
+        repaired_lines: Some(invalid.len()),
+        ..DoctorReport::default()
+    })
+}
+
+/// The registry's path, bytes and lines that are not UTF-8, refused unless there are some.
+fn invalid_found(ctx: &Context, rel: &str) -> Result<(PathBuf, Vec<u8>, Vec<InvalidLine>)> {
+    let path = confine(&ctx.root, rel)?;
+    let bytes = read_confined_bytes(&path, true)?.unwrap_or_default();
+    let invalid = journal::invalid_lines(&bytes);
+    if invalid.is_empty() {
+        let torn = &bytes[complete_len(&bytes)..];
+        return Err(Error::refused(if std::str::from_utf8(torn).is_ok() {
+            format!("{rel} has no line that is not valid UTF-8; nothing to repair.")
+        } else {
+            format!(
+                "{rel} has no complete line that is not valid UTF-8; its incomplete final line is repaired with --repair-tail."
+            )
+        }));
+    }
+    Ok((path, bytes, invalid))
+}
+
 /// Refuses unless the open `file` (the registry `rel` at `path`) is still `expected` bytes long:
 /// asked of the handle that will be truncated, just before truncating.
 fn check_unchanged(file: &File, path: &Path, rel: &str, expected: u64) -> Result<()> {
@@ -411,12 +525,16 @@ impl Report for DoctorReport {
         if let Some((file, aside, bytes)) = &self.repaired {
             #[allow(clippy::cast_precision_loss)] // at most 2 MiB
             let bytes = *bytes as f64;
-            return Value::Object(
-                Object::new()
-                    .with("repaired", file.as_str())
-                    .with("keptAs", aside.as_str())
-                    .with("bytes", bytes),
-            );
+            let mut repaired = Object::new()
+                .with("repaired", file.as_str())
+                .with("keptAs", aside.as_str())
+                .with("bytes", bytes);
+            if let Some(lines) = self.repaired_lines {
+                #[allow(clippy::cast_precision_loss)] // at most 2 MiB of lines
+                let lines = lines as f64;
+                repaired = repaired.with("lines", lines);
+            }
+            return Value::Object(repaired);
         }
         let problems: Vec<Value> = self
             .problems
@@ -442,6 +560,11 @@ impl Report for DoctorReport {
     }
 
     fn render_human(&self) -> String {
+        if let (Some((file, aside, bytes)), Some(lines)) = (&self.repaired, self.repaired_lines) {
+            return format!(
+                "mem doctor: moved {lines} line(s) that are not valid UTF-8 ({bytes} bytes) from {file} into {aside}\n"
+            );
+        }
         if let Some((file, aside, bytes)) = &self.repaired {
             return format!(
                 "mem doctor: moved the {bytes}-byte torn final line of {file} into {aside}\n"

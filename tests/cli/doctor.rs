@@ -266,13 +266,15 @@ fn a_registry_near_or_over_the_cap_is_reported() {
 
 #[test]
 fn unreadable_registries_are_reported() {
+    // Bytes that are not UTF-8 are located, line by line.
     let _ = unhealthy(
         TestProject::new().write(JOURNAL, b"{\"a\":\"\xff\"}\n"),
         &[JOURNAL],
         &[problem(
             JOURNAL,
-            "unreadable",
-            "Memory source must contain valid UTF-8.",
+            "invalid-utf8",
+            "lines that are not valid UTF-8: line 1 at byte 6; `bmad-mem doctor \
+             --repair-encoding .bmad/memory/journal.ndjson` moves them aside",
         )],
     );
     let _ = unhealthy(

@@ -346,3 +346,287 @@ fn headings_in_fenced_code_are_found_in_one_pass() {
         );
     }
 }
+
+/// `doctor --repair-tail`/`--repair-encoding --json`, schema pinned.
+#[derive(Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct Repair {
+    repaired: String,
+    kept_as: String,
+    bytes: usize,
+    lines: Option<usize>,
+}
+
+const NOT_UTF8: &str = "Memory source must contain valid UTF-8.";
+const PROMOTIONS: &str = ".bmad/memory/promotions.ndjson";
+
+/// An event line of the journal, valid or not, numbered `n`.
+fn event(n: usize, task: &[u8]) -> Vec<u8> {
+    [
+        format!(
+            r#"{{"ts":"2026-10-18T09:{:02}:00.000Z","agent":"forge","task":""#,
+            n % 60
+        )
+        .as_bytes(),
+        task,
+        format!(r#"","id":"e{n:04}"}}"#).as_bytes(),
+        b"\n",
+    ]
+    .concat()
+}
+
+/// A journal of `count` events; those numbered in `bad` carry a byte that is not UTF-8.
+fn journal_with(count: usize, bad: &[usize]) -> (Vec<u8>, Vec<u8>, Vec<u8>) {
+    let (mut all, mut good, mut moved) = (Vec::new(), Vec::new(), Vec::new());
+    for n in 1..=count {
+        if bad.contains(&n) {
+            // A stray Latin-1 byte, then a character cut in two.
+            let line = event(
+                n,
+                if n % 2 == 0 {
+                    b"caf\xe9"
+                } else {
+                    b"\xe2\x82 euro"
+                },
+            );
+            all.extend_from_slice(&line);
+            moved.extend_from_slice(&line);
+        } else {
+            let line = event(n, "café".as_bytes());
+            all.extend_from_slice(&line);
+            good.extend_from_slice(&line);
+        }
+    }
+    (all, good, moved)
+}
+
+/// The file offset of line `n`'s first invalid byte in [`journal_with`]'s journal.
+fn invalid_at(all: &[u8], n: usize) -> usize {
+    let start: usize = all
+        .split_inclusive(|&b| b == b'\n')
+        .take(n - 1)
+        .map(<[u8]>::len)
+        .sum();
+    let line = all[start..].split(|&b| b == b'\n').next().expect("line");
+    start
+        + std::str::from_utf8(line)
+            .expect_err("invalid")
+            .valid_up_to()
+}
+
+#[test]
+fn lines_that_are_not_utf8_are_located_and_moved_aside_losslessly() {
+    let (all, good, moved) = journal_with(20, &[3, 8]);
+    let aside = format!("{JOURNAL}.invalid-{STAMP}");
+    let project = TestProject::new()
+        .write(JOURNAL, &all)
+        // One such line blocks every write.
+        .args(["write", "--agent", "forge"])
+        .refused("write", NOT_UTF8)
+        .args(["doctor", "--json"])
+        .code(1)
+        .unchanged()
+        .run();
+    let report: Report = project.json();
+    assert_eq!(report.checked, [JOURNAL]);
+    assert_eq!(
+        report.problems,
+        [Problem {
+            file: JOURNAL.to_owned(),
+            kind: "invalid-utf8".to_owned(),
+            message: format!(
+                "lines that are not valid UTF-8: line 3 at byte {}, line 8 at byte {}; \
+                 `bmad-mem doctor --repair-encoding {JOURNAL}` moves them aside",
+                invalid_at(&all, 3),
+                invalid_at(&all, 8)
+            ),
+        }]
+    );
+    let ran = project
+        .then()
+        .args(["--json", "doctor", "--repair-encoding", JOURNAL])
+        .code(0)
+        .stderr("")
+        .file(JOURNAL, &good)
+        .file(&aside, &moved)
+        .run();
+    assert_eq!(
+        ran.json::<Repair>(),
+        Repair {
+            repaired: JOURNAL.to_owned(),
+            kept_as: aside.clone(),
+            bytes: moved.len(),
+            lines: Some(2),
+        }
+    );
+    // Lossless: every line is in one file or the other, each in its order.
+    let mut lines: Vec<&[u8]> = good.split_inclusive(|&b| b == b'\n').collect();
+    lines.extend(moved.split_inclusive(|&b| b == b'\n'));
+    lines.sort_unstable();
+    let mut before: Vec<&[u8]> = all.split_inclusive(|&b| b == b'\n').collect();
+    before.sort_unstable();
+    assert_eq!(lines, before);
+    // No temporary file left; writing works again, and the store is healthy.
+    assert_eq!(
+        ran.project.names(".bmad/memory"),
+        [
+            "journal.ndjson".to_owned(),
+            format!("journal.ndjson.invalid-{STAMP}")
+        ]
+    );
+    let _ = ran
+        .then()
+        .args(["write", "--agent", "forge"])
+        .code(0)
+        .run()
+        .then()
+        .args(["doctor"])
+        .code(0)
+        .stdout("mem doctor: healthy (1 file(s) checked)\n")
+        .run();
+}
+
+#[test]
+fn many_bad_lines_are_counted_and_a_second_repair_keeps_the_first_aside() {
+    let bad: Vec<usize> = (1..=25).filter(|n| n % 2 == 1).collect();
+    let (all, good, moved) = journal_with(25, &bad);
+    let named: Vec<String> = bad[..10]
+        .iter()
+        .map(|&n| format!("line {n} at byte {}", invalid_at(&all, n)))
+        .collect();
+    let project = TestProject::new()
+        .write(PROMOTIONS, &all)
+        .args(["doctor"])
+        .code(1)
+        .stdout(&format!(
+            "mem doctor: 1 problem(s) in 1 file(s) checked\n  {PROMOTIONS} [invalid-utf8]: lines \
+             that are not valid UTF-8: {} and 3 more; `bmad-mem doctor --repair-encoding \
+             {PROMOTIONS}` moves them aside\n",
+            named.join(", ")
+        ))
+        .unchanged()
+        .run()
+        .then()
+        .args(["doctor", "--repair-encoding", PROMOTIONS])
+        .code(0)
+        .stdout(&format!(
+            "mem doctor: moved 13 line(s) that are not valid UTF-8 ({} bytes) from {PROMOTIONS} \
+             into {PROMOTIONS}.invalid-{STAMP}\n",
+            moved.len()
+        ))
+        .file(PROMOTIONS, &good)
+        .file(&format!("{PROMOTIONS}.invalid-{STAMP}"), &moved)
+        .run();
+    // The same instant again: the first kept-aside file is never overwritten.
+    let _ = project
+        .then()
+        .append(PROMOTIONS, b"\xff\n")
+        .args(["doctor", "--repair-encoding", PROMOTIONS])
+        .code(0)
+        .file(PROMOTIONS, &good)
+        .file(&format!("{PROMOTIONS}.invalid-{STAMP}"), &moved)
+        .file(&format!("{PROMOTIONS}.invalid-{STAMP}-1"), b"\xff\n")
+        .run();
+}
+
+#[test]
+fn a_tear_inside_a_character_is_the_torn_line_case() {
+    let (all, _, _) = journal_with(3, &[]);
+    let torn: &[u8] = b"{\"ts\":\"2026-10-18T09:00:00.000Z\",\"task\":\"\xe2\x82";
+    let project = TestProject::new()
+        .write(JOURNAL, [all.as_slice(), torn].concat())
+        .args(["doctor"])
+        .code(1)
+        .stdout(&format!(
+            "mem doctor: 1 problem(s) in 1 file(s) checked\n  {JOURNAL} [torn-final-line]: \
+             incomplete final line at byte {} ({} bytes); `bmad-mem doctor --repair-tail \
+             {JOURNAL}` keeps it aside\n",
+            all.len(),
+            torn.len()
+        ))
+        .unchanged()
+        .run()
+        .then()
+        .args(["doctor", "--repair-encoding", JOURNAL])
+        .refused(
+            "doctor",
+            &format!(
+                "{JOURNAL} has no complete line that is not valid UTF-8; its incomplete final \
+                 line is repaired with --repair-tail."
+            ),
+        );
+    // With a bad complete line too, that line moves and the torn tail stays for its repair.
+    let (bad, good, moved) = journal_with(3, &[2]);
+    let _ = project
+        .write(JOURNAL, [bad.as_slice(), torn].concat())
+        .args(["doctor", "--repair-encoding", JOURNAL])
+        .code(0)
+        .file(JOURNAL, [good.as_slice(), torn].concat())
+        .file(&format!("{JOURNAL}.invalid-{STAMP}"), &moved)
+        .run()
+        .then()
+        .args(["doctor", "--repair-tail", JOURNAL])
+        .code(0)
+        .file(JOURNAL, &good)
+        .file(&format!("{JOURNAL}.torn-{STAMP}"), torn)
+        .run();
+}
+
+#[test]
+fn repair_encoding_refusals_change_nothing() {
+    let (all, _, _) = journal_with(3, &[]);
+    let _ = TestProject::new()
+        .write(JOURNAL, &all)
+        .args(["doctor", "--repair-encoding", JOURNAL])
+        .refused(
+            "doctor",
+            &format!("{JOURNAL} has no line that is not valid UTF-8; nothing to repair."),
+        );
+    // Nothing at all: not even the memory folder is created.
+    let _ = TestProject::new()
+        .args(["doctor", "--repair-encoding", JOURNAL])
+        .refused(
+            "doctor",
+            &format!("{JOURNAL} has no line that is not valid UTF-8; nothing to repair."),
+        );
+    let registries = "--repair-encoding takes one of .bmad/memory/journal.ndjson, \
+                      .bmad/memory/promotions.ndjson, .bmad/memory/outcomes.ndjson";
+    for file in [
+        LESSONS,
+        ".bmad/memory/pattern-scores.json",
+        "../journal.ndjson",
+    ] {
+        let _ = TestProject::new()
+            .write(LESSONS, b"### A\n\xff\n")
+            .args(["doctor", "--repair-encoding", file])
+            .refused("doctor", registries);
+    }
+    let (bad, _, _) = journal_with(3, &[2]);
+    // A writer holds the lock: the repair waits, then gives up.
+    let foreign = r#"{"pid":4242,"hostname":"build-agent-7","token":"t"}"#;
+    let _ = TestProject::new()
+        .write(JOURNAL, &bad)
+        .write(LOCK, foreign)
+        .args(["doctor", "--repair-encoding", JOURNAL])
+        .refused("doctor", OCCUPIED);
+    // One repair at a time.
+    let ran = TestProject::new()
+        .write(JOURNAL, &bad)
+        .args([
+            "doctor",
+            "--repair-encoding",
+            JOURNAL,
+            "--repair-tail",
+            JOURNAL,
+        ])
+        .code(1)
+        .stdout("")
+        .unchanged()
+        .run();
+    assert!(
+        ran.stderr
+            .starts_with("mem doctor: the argument '--repair-encoding <file>' cannot be used with"),
+        "{}",
+        ran.stderr
+    );
+}
