@@ -630,3 +630,35 @@ fn repair_encoding_refusals_change_nothing() {
         ran.stderr
     );
 }
+
+/// `brief` loses only the line that is not UTF-8, with a warning, not the whole journal.
+#[test]
+fn brief_skips_only_the_line_that_is_not_utf8() {
+    let journal = [
+        br#"{"ts":"2026-10-18T09:00:00.000Z","agent":"forge","task":"First","id":"a"}"#.as_slice(),
+        b"\n{\"ts\":\"2026-10-18T09:05:00.000Z\",\"agent\":\"forge\",\"task\":\"caf\xe9\"}\n",
+        br#"{"ts":"2026-10-18T09:10:00.000Z","agent":"atlas","task":"Second","id":"b"}"#,
+        b"\n",
+    ]
+    .concat();
+    let project = TestProject::new();
+    let home = project.base().join("home");
+    fs::create_dir(&home).expect("create the temporary home");
+    let _ = project
+        .env("HOME", &home)
+        .env("BMAD_PLUS_BRAIN", "")
+        .write(JOURNAL, &journal)
+        .args(["brief"])
+        .code(0)
+        .stdout(
+            "# Session brief — project\n\n## Latest journal events, newest first — \
+             .bmad/memory/journal.ndjson\n\n- 2026-10-18T09:10:00.000Z atlas: Second\n\n- \
+             2026-10-18T09:00:00.000Z forge: First\n",
+        )
+        .stderr(&format!(
+            "warning: {JOURNAL}: 1 line(s) that are not valid UTF-8 skipped; `bmad-mem doctor` \
+             names them\n"
+        ))
+        .unchanged()
+        .run();
+}
