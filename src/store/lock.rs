@@ -23,6 +23,8 @@
 //! memory folder itself. Parallel bmad-mem writers therefore take turns in the kernel's queue
 //! instead of racing the 10 ms polls, so none starves out of its 2 s budget; the `writer.lock`
 //! file stays the protocol that excludes bmad-plus. The queue lock is released with the guard.
+//! A recovery of a dead owner's lock takes the same queue ([`hold_queue`]), so no bmad-mem
+//! writer creates a lock between the recovery's last look and its removal.
 
 use std::fs::{self, File, OpenOptions, TryLockError};
 use std::io::{self, Write};
