@@ -41,7 +41,7 @@ use crate::memory::{
 use crate::output::Report;
 use crate::status::latest_handoff;
 use crate::store::journal;
-use crate::store::paths::{read_loose, read_registry};
+use crate::store::paths::{confine, read_confined_bytes, read_loose};
 use crate::store::sections::{Section, sections};
 use crate::write::JOURNAL;
 
@@ -372,13 +372,20 @@ fn handoff_group(ctx: &Context) -> Option<Group> {
 }
 
 fn journal_group(ctx: &Context, warnings: &mut Vec<String>) -> Option<Group> {
-    let text = match read_registry(&ctx.root, JOURNAL, true) {
-        Ok(text) => text?,
+    let bytes = match confine(&ctx.root, JOURNAL).and_then(|p| read_confined_bytes(&p, true)) {
+        Ok(bytes) => bytes?,
         Err(e) => {
             warnings.push(format!("warning: {JOURNAL} skipped: {e}"));
             return None;
         }
     };
+    // A line that is not UTF-8 costs that line, not the journal.
+    let (text, skipped) = journal::decode_lines(bytes);
+    if skipped > 0 {
+        warnings.push(format!(
+            "warning: {JOURNAL}: {skipped} line(s) that are not valid UTF-8 skipped; `bmad-mem doctor` names them"
+        ));
+    }
     let events: Vec<_> = journal::events(&text).collect();
     let field = |event: &Object, key: &str| {
         event

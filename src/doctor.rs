@@ -1,22 +1,35 @@
-//! `doctor`: a read-only health check of every registry and note file, and the one explicit,
-//! lossless repair of a torn final line.
+//! `doctor`: a read-only health check of every registry and note file, and two explicit,
+//! lossless repairs of a registry: its torn final line, its lines that are not UTF-8.
 //!
 //! `bmad-mem doctor` reports, without changing anything: a torn last line (with its byte
-//! offset), lines that do not parse (with their line numbers), a file over the 2 MiB cap or one
-//! the confined reader refuses, a receipt store that fails its integrity check, a writer lock
-//! whose owner is dead, and in the note files `###` headings used twice (which `observe` cannot
+//! offset), complete lines that are not valid UTF-8 (number and offset of the first bad byte;
+//! one such line makes every writer refuse the file), lines that do not parse (with their line
+//! numbers), a file over the 2 MiB cap or one the confined reader refuses, a receipt store that
+//! fails its integrity check, a writer lock whose owner is dead or on another host (which nothing
+//! here can check), and in the note files `###` headings used twice (which `observe` cannot
 //! target) and `###` lines inside fenced code (bmad-plus cuts sections there too). It exits 0
 //! when healthy, 1 otherwise.
 //!
 //! `bmad-mem doctor --repair-tail <file>` moves a torn final line into `<file>.torn-<timestamp>`
 //! (`-1`, `-2`, … appended when that name is taken; a kept-aside file is never overwritten) and
 //! truncates the file after its last complete line, under the writer lock. Torn lines are found
-//! in bytes, not text: a write cut short can end in the middle of a character. A refusal creates
-//! nothing. Nothing is ever repaired automatically.
+//! in bytes, not text: a write cut short can end in the middle of a character, and such a tear
+//! is this repair's case, not the next one's.
+//!
+//! `bmad-mem doctor --repair-encoding <file>` moves the complete lines that are not valid UTF-8,
+//! byte for byte and in order, into `<file>.invalid-<timestamp>` (named as above) and rewrites
+//! the file without them (temporary file, sync, rename), under the writer lock; the other lines,
+//! and a torn final line, stay as they were. Registries only: note files are Markdown a person
+//! edits, and readers take them with the bad bytes replaced.
+//!
+//! Both repairs re-check, just before changing the registry, that its length is still the one
+//! read (a writer that ignored the lock may have added to it); if not, the kept-aside file is
+//! removed again and the repair refused, to be run again. A refusal creates nothing. Nothing is
+//! ever repaired automatically.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
-use std::fs::OpenOptions;
+use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -30,6 +43,8 @@ use crate::output::Report;
 use crate::recall::{NOTE_DIRS, NOTE_FILES};
 use crate::receipts::{self, OUTCOMES};
 use crate::reinforce::{PROMOTIONS, SCORES};
+use crate::store::document::replace;
+use crate::store::journal::{self, InvalidLine};
 use crate::store::paths::{REGISTRY_CAP, confine, read_confined_bytes, read_registry};
 use crate::store::sections::heading_lines;
 use crate::store::{LOCK_FILE, WriterLock};
@@ -45,6 +60,15 @@ pub struct DoctorArgs {
     /// <file>.torn-<timestamp> and truncate the file after its last complete line.
     #[arg(long = "repair-tail", value_name = "file", allow_hyphen_values = true)]
     pub repair_tail: Option<String>,
+    /// Move the complete lines of this registry that are not valid UTF-8, byte for byte, into
+    /// <file>.invalid-<timestamp> and rewrite the file without them.
+    #[arg(
+        long = "repair-encoding",
+        value_name = "file",
+        allow_hyphen_values = true,
+        conflicts_with = "repair_tail"
+    )]
+    pub repair_encoding: Option<String>,
 }
 
 /// One finding.
@@ -60,8 +84,10 @@ pub struct Problem {
 pub struct DoctorReport {
     pub checked: Vec<String>,
     pub problems: Vec<Problem>,
-    /// For `--repair-tail`: (file, kept-aside file, bytes moved).
+    /// For a repair: (file, kept-aside file, bytes moved).
     pub repaired: Option<(String, String, usize)>,
+    /// For `--repair-encoding`: how many lines were moved.
+    pub repaired_lines: Option<usize>,
 }
 
 /// Runs the check or the repair.
@@ -72,6 +98,9 @@ pub struct DoctorReport {
 pub fn run(args: &DoctorArgs, ctx: &Context) -> Result<DoctorReport> {
     if let Some(file) = &args.repair_tail {
         return repair_tail(ctx, file);
+    }
+    if let Some(file) = &args.repair_encoding {
+        return repair_encoding(ctx, file);
     }
     let mut report = DoctorReport::default();
     for rel in NDJSON_REGISTRIES {
@@ -156,29 +185,30 @@ fn check_ndjson(root: &Path, rel: &str, report: &mut DoctorReport) {
             ),
         );
     }
-    match std::str::from_utf8(&bytes[..complete]) {
-        Ok(text) => {
-            let bad: Vec<String> = text
-                .split('\n')
-                .enumerate()
-                .filter(|(_, line)| !crate::js::text::trim(line).is_empty())
-                .filter(|(_, line)| {
-                    !matches!(
-                        json::parse(crate::js::text::trim(line)),
-                        Ok(Value::Object(_))
-                    )
-                })
-                .map(|(i, _)| (i + 1).to_string())
-                .collect();
-            if !bad.is_empty() {
-                report.problem(
-                    rel,
-                    "unparseable-lines",
-                    format!("lines that are not JSON objects: {}", bad.join(", ")),
-                );
-            }
-        }
-        Err(_) => report.problem(rel, "unreadable", Error::SourceNotUtf8.to_string()),
+    let invalid = journal::invalid_lines(&bytes);
+    if !invalid.is_empty() {
+        report.problem(rel, "invalid-utf8", invalid_message(rel, &invalid));
+    }
+    let bad: Vec<String> = bytes[..complete]
+        .split(|&b| b == b'\n')
+        .enumerate()
+        // A line that is not UTF-8 is reported above, not again as unparseable.
+        .filter_map(|(i, line)| Some((i, std::str::from_utf8(line).ok()?)))
+        .filter(|(_, line)| !crate::js::text::trim(line).is_empty())
+        .filter(|(_, line)| {
+            !matches!(
+                json::parse(crate::js::text::trim(line)),
+                Ok(Value::Object(_))
+            )
+        })
+        .map(|(i, _)| (i + 1).to_string())
+        .collect();
+    if !bad.is_empty() {
+        report.problem(
+            rel,
+            "unparseable-lines",
+            format!("lines that are not JSON objects: {}", bad.join(", ")),
+        );
     }
     if bytes.len() as u64 * 10 >= REGISTRY_CAP * 9 {
         report.problem(
@@ -190,6 +220,29 @@ fn check_ndjson(root: &Path, rel: &str, report: &mut DoctorReport) {
             ),
         );
     }
+}
+
+/// How many lines that are not UTF-8 a problem names; the rest are counted.
+const NAMED_LINES: usize = 10;
+
+/// `lines that are not valid UTF-8: line 2 at byte 61, …`: each line's number and the file
+/// offset of its first invalid byte, the first [`NAMED_LINES`] of them.
+fn invalid_message(rel: &str, invalid: &[InvalidLine]) -> String {
+    let mut message = String::from("lines that are not valid UTF-8: ");
+    for (i, line) in invalid.iter().take(NAMED_LINES).enumerate() {
+        if i > 0 {
+            message.push_str(", ");
+        }
+        let _ = write!(message, "line {} at byte {}", line.number, line.at);
+    }
+    if invalid.len() > NAMED_LINES {
+        let _ = write!(message, " and {} more", invalid.len() - NAMED_LINES);
+    }
+    let _ = write!(
+        message,
+        "; `bmad-mem doctor --repair-encoding {rel}` moves them aside"
+    );
+    message
 }
 
 fn check_scores(root: &Path, report: &mut DoctorReport) {
@@ -222,6 +275,16 @@ fn check_lock(ctx: &Context, report: &mut DoctorReport) {
                     "stale-lock",
                     format!(
                         "owner is not running on this host; `bmad-mem lock --recover --expect {}` removes it",
+                        state.sha256
+                    ),
+                );
+            } else if state.alive.is_none() && state.is_other_host() {
+                report.problem(
+                    LOCK_FILE,
+                    "foreign-lock",
+                    format!(
+                        "owner is on host {}, where it cannot be checked from here; if no writer runs there, `bmad-mem lock --recover --expect {} --other-host-is-gone` removes it",
+                        state.host().unwrap_or_default(),
                         state.sha256
                     ),
                 );
@@ -263,23 +326,44 @@ fn check_notes(root: &Path, rel: &str, report: &mut DoctorReport) {
             ),
         );
     }
-    let fences: Vec<std::ops::Range<usize>> = Parser::new(&text)
+    for (line, heading) in headings_in_code(&text, &headings) {
+        report.problem(
+            rel,
+            "heading-in-code",
+            format!(
+                "line {line}: \"### {heading}\" is inside fenced code but still starts a section"
+            ),
+        );
+    }
+}
+
+/// The line number and heading of every heading of `headings` (as [`heading_lines`] gives them,
+/// in order) that lies inside fenced code, in one pass over the text: the fences come in order
+/// too, so the two lists are walked side by side, and the line count resumes where the last one
+/// stopped. (Testing every heading against every fence and counting lines from the start each
+/// time took minutes on a large note full of fenced headings.)
+fn headings_in_code<'a>(text: &str, headings: &[(usize, &'a str)]) -> Vec<(usize, &'a str)> {
+    let mut fences = Parser::new(text)
         .into_offset_iter()
         .filter_map(|(event, range)| match event {
             Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(_))) => Some(range),
             _ => None,
         })
-        .collect();
-    for (offset, heading) in headings {
-        if fences.iter().any(|f| f.contains(&offset)) {
-            let line = text[..offset].matches('\n').count() + 1;
-            report.problem(
-                rel,
-                "heading-in-code",
-                format!("line {line}: \"### {heading}\" is inside fenced code but still starts a section"),
-            );
+        .peekable();
+    let mut found = Vec::new();
+    let (mut counted_to, mut line) = (0, 1);
+    for &(offset, heading) in headings {
+        while fences.next_if(|f| f.end <= offset).is_some() {}
+        let Some(fence) = fences.peek() else {
+            break;
+        };
+        if fence.contains(&offset) {
+            line += memchr::memchr_iter(b'\n', &text.as_bytes()[counted_to..offset]).count();
+            counted_to = offset;
+            found.push((line, heading));
         }
     }
+    found
 }
 
 fn repair_tail(ctx: &Context, rel: &str) -> Result<DoctorReport> {
@@ -295,17 +379,26 @@ fn repair_tail(ctx: &Context, rel: &str) -> Result<DoctorReport> {
     let lock = WriterLock::acquire(&ctx.root)?;
     let (path, bytes, complete) = torn_tail(ctx, rel)?;
     let torn = &bytes[complete..];
-    let stamp = ctx.now.file_stamp();
-    let (aside_rel, mut file) = create_aside(ctx, &format!("{rel}.torn-{stamp}"))?;
-    let aside = confine(&ctx.root, &aside_rel)?;
-    file.write_all(torn)
-        .and_then(|()| file.sync_all())
-        .map_err(|e| Error::io("cannot write", &aside, e))?;
-    // Only once the torn bytes are safe beside it is the registry cut back.
     let registry = OpenOptions::new()
         .write(true)
         .open(&path)
         .map_err(|e| Error::io("cannot open", &path, e))?;
+    let stamp = ctx.now.file_stamp();
+    let (aside_rel, mut file) = create_aside(ctx, &format!("{rel}.torn-{stamp}"))?;
+    let aside = confine(&ctx.root, &aside_rel)?;
+    let kept = file
+        .write_all(torn)
+        .and_then(|()| file.sync_all())
+        .map_err(|e| Error::io("cannot write", &aside, e))
+        // Only once the torn bytes are safe beside it is the registry cut back, and only if it
+        // is still the length that was read: a writer that ignored the lock may have added to
+        // it, and cutting at the old length would lose what it wrote.
+        .and_then(|()| check_unchanged(&registry, &path, rel, bytes.len() as u64));
+    if let Err(e) = kept {
+        drop(file);
+        let _ = std::fs::remove_file(&aside);
+        return Err(e);
+    }
     registry
         .set_len(complete as u64)
         .and_then(|()| registry.sync_all())
@@ -315,6 +408,84 @@ fn repair_tail(ctx: &Context, rel: &str) -> Result<DoctorReport> {
         repaired: Some((rel.to_owned(), aside_rel, torn.len())),
         ..DoctorReport::default()
     })
+}
+
+fn repair_encoding(ctx: &Context, rel: &str) -> Result<DoctorReport> {
+    if !NDJSON_REGISTRIES.contains(&rel) {
+        return Err(Error::refused(format!(
+            "--repair-encoding takes one of {}",
+            NDJSON_REGISTRIES.join(", ")
+        )));
+    }
+    // As for the tail: looked at before the lock, so that refusing creates nothing.
+    invalid_found(ctx, rel)?;
+    let lock = WriterLock::acquire(&ctx.root)?;
+    let (path, bytes, invalid) = invalid_found(ctx, rel)?;
+    let registry = File::open(&path).map_err(|e| Error::io("cannot open", &path, e))?;
+    let mut moved = Vec::new();
+    let mut kept = Vec::with_capacity(bytes.len());
+    let mut from = 0;
+    for line in &invalid {
+        kept.extend_from_slice(&bytes[from..line.start]);
+        moved.extend_from_slice(&bytes[line.start..line.end]);
+        from = line.end;
+    }
+    kept.extend_from_slice(&bytes[from..]);
+    let stamp = ctx.now.file_stamp();
+    let (aside_rel, mut file) = create_aside(ctx, &format!("{rel}.invalid-{stamp}"))?;
+    let aside = confine(&ctx.root, &aside_rel)?;
+    let done = file
+        .write_all(&moved)
+        .and_then(|()| file.sync_all())
+        .map_err(|e| Error::io("cannot write", &aside, e))
+        // Only once the lines are safe beside it is the registry rewritten, from the bytes read,
+        // and only if that is still all it holds.
+        .and_then(|()| check_unchanged(&registry, &path, rel, bytes.len() as u64))
+        .and_then(|()| replace(&path, &kept).map_err(|e| Error::io("cannot write", &path, e)));
+    if let Err(e) = done {
+        drop(file);
+        let _ = std::fs::remove_file(&aside);
+        return Err(e);
+    }
+    drop(lock);
+    Ok(DoctorReport {
+        repaired: Some((rel.to_owned(), aside_rel, moved.len())),
+        repaired_lines: Some(invalid.len()),
+        ..DoctorReport::default()
+    })
+}
+
+/// The registry's path, bytes and lines that are not UTF-8, refused unless there are some.
+fn invalid_found(ctx: &Context, rel: &str) -> Result<(PathBuf, Vec<u8>, Vec<InvalidLine>)> {
+    let path = confine(&ctx.root, rel)?;
+    let bytes = read_confined_bytes(&path, true)?.unwrap_or_default();
+    let invalid = journal::invalid_lines(&bytes);
+    if invalid.is_empty() {
+        let torn = &bytes[complete_len(&bytes)..];
+        return Err(Error::refused(if std::str::from_utf8(torn).is_ok() {
+            format!("{rel} has no line that is not valid UTF-8; nothing to repair.")
+        } else {
+            format!(
+                "{rel} has no complete line that is not valid UTF-8; its incomplete final line is repaired with --repair-tail."
+            )
+        }));
+    }
+    Ok((path, bytes, invalid))
+}
+
+/// Refuses unless the open `file` (the registry `rel` at `path`) is still `expected` bytes long:
+/// asked of the handle that will be truncated, just before truncating.
+fn check_unchanged(file: &File, path: &Path, rel: &str, expected: u64) -> Result<()> {
+    let now = file
+        .metadata()
+        .map_err(|e| Error::io("cannot inspect", path, e))?
+        .len();
+    if now == expected {
+        return Ok(());
+    }
+    Err(Error::refused(format!(
+        "{rel} changed during the repair ({expected} bytes read, {now} now); nothing was changed, run the repair again."
+    )))
 }
 
 /// The registry's path, bytes and complete length, refused unless it has a torn final line.
@@ -332,7 +503,7 @@ fn torn_tail(ctx: &Context, rel: &str) -> Result<(PathBuf, Vec<u8>, usize)> {
 
 /// Creates `<base>` exclusively, or `<base>-1`, `<base>-2`, … when it exists (two repairs at
 /// the same instant): a kept-aside file is never overwritten.
-fn create_aside(ctx: &Context, base: &str) -> Result<(String, std::fs::File)> {
+fn create_aside(ctx: &Context, base: &str) -> Result<(String, File)> {
     for n in 0_u32.. {
         let rel = if n == 0 {
             base.to_owned()
@@ -354,12 +525,16 @@ impl Report for DoctorReport {
         if let Some((file, aside, bytes)) = &self.repaired {
             #[allow(clippy::cast_precision_loss)] // at most 2 MiB
             let bytes = *bytes as f64;
-            return Value::Object(
-                Object::new()
-                    .with("repaired", file.as_str())
-                    .with("keptAs", aside.as_str())
-                    .with("bytes", bytes),
-            );
+            let mut repaired = Object::new()
+                .with("repaired", file.as_str())
+                .with("keptAs", aside.as_str())
+                .with("bytes", bytes);
+            if let Some(lines) = self.repaired_lines {
+                #[allow(clippy::cast_precision_loss)] // at most 2 MiB of lines
+                let lines = lines as f64;
+                repaired = repaired.with("lines", lines);
+            }
+            return Value::Object(repaired);
         }
         let problems: Vec<Value> = self
             .problems
@@ -385,6 +560,11 @@ impl Report for DoctorReport {
     }
 
     fn render_human(&self) -> String {
+        if let (Some((file, aside, bytes)), Some(lines)) = (&self.repaired, self.repaired_lines) {
+            return format!(
+                "mem doctor: moved {lines} line(s) that are not valid UTF-8 ({bytes} bytes) from {file} into {aside}\n"
+            );
+        }
         if let Some((file, aside, bytes)) = &self.repaired {
             return format!(
                 "mem doctor: moved the {bytes}-byte torn final line of {file} into {aside}\n"
@@ -414,5 +594,59 @@ impl Report for DoctorReport {
     fn written(&self) -> Option<String> {
         let (file, aside, _) = self.repaired.as_ref()?;
         Some(format!("the torn final line of {file} moved into {aside}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[track_caller]
+    fn case(text: &str, want: &[(usize, &str)]) {
+        assert_eq!(
+            headings_in_code(text, &heading_lines(text)),
+            want,
+            "{text:?}"
+        );
+    }
+
+    #[test]
+    fn a_registry_that_changed_length_is_not_truncated() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("journal.ndjson");
+        std::fs::write(&path, "{}\n{\"a\"").unwrap();
+        let file = OpenOptions::new().write(true).open(&path).unwrap();
+        check_unchanged(&file, &path, "j.ndjson", 7).unwrap();
+        // Another process appends after the read (the handle sees the file as it is now).
+        OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap()
+            .write_all(b":1}\n")
+            .unwrap();
+        let e = check_unchanged(&file, &path, "j.ndjson", 7).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "j.ndjson changed during the repair (7 bytes read, 11 now); nothing was changed, run \
+             the repair again."
+        );
+    }
+
+    #[test]
+    fn headings_in_fenced_code_are_found_with_their_line_numbers() {
+        case("### a\nx\n", &[]);
+        case("```\n### a\n```\n### b\n", &[(2, "a")]);
+        case(
+            "### out\n```\n### a\n\n### b\n```\ntext\n~~~\n### c\n~~~\n### out2\n",
+            &[(3, "a"), (5, "b"), (9, "c")],
+        );
+        // Indented code is not fenced; an unclosed fence runs to the end.
+        case("    ### a\n\n```\n### b\n### c", &[(4, "b"), (5, "c")]);
+        // A fence inside a quote ends with it.
+        case("> ```\n> x\n### b\n", &[]);
+        case(
+            "```\n### 0\n```\n```\n### 1\n```\n```\n### 2\n```\n",
+            &[(2, "0"), (5, "1"), (8, "2")],
+        );
     }
 }

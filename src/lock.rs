@@ -5,20 +5,29 @@
 //! lock's age, whether that pid is alive on this host, and the SHA-256 of the file.
 //! `bmad-mem lock --recover --expect <sha256>` removes the lock only when all of these hold: the
 //! file still has that digest (so what was inspected is what gets removed), its owner is on this
-//! host, and that process is gone. It first writes a recovery receipt under
-//! `.bmad/memory/lock-recovery/`. A live writer's lock is never removed; neither is one from
-//! another host, whose liveness cannot be known from here.
+//! host, and that process is gone. A lock from another host (a container gets a new host name on
+//! every run) cannot be checked from here: it is removed only when the person adds
+//! `--other-host-is-gone`, asserting that host's writer no longer runs, and the digest must
+//! still match. A live writer's lock, or one without a readable owner, is never removed.
+//!
+//! The recovery holds the queue bmad-mem writers take before they create `writer.lock`, and
+//! looks at the lock again inside it, so no writer of this host can take a new lock between
+//! the check and the removal (two recoveries of one lock cannot remove a writer's new lock).
+//! Its receipt, `.bmad/memory/lock-recovery/<timestamp>-<sha12>.json`, is written and synced
+//! before the removal under a temporary name, and given its name once the lock is gone: a
+//! refused or failed removal leaves no receipt, and every receipt stands for a removal.
 
-use std::fs::{self, OpenOptions};
-use std::io::{self, Write};
-use std::path::Path;
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::js::json::{self, Object, Value, sha256_hex};
 use crate::output::Report;
-use crate::store::lock::hostname;
+use crate::store::document::write_temp;
+use crate::store::lock::{hold_queue, hostname};
 use crate::store::paths::{confine, read_confined};
 use crate::store::{LOCK_FILE, MEMORY_DIR};
 
@@ -31,6 +40,10 @@ pub struct LockArgs {
     /// The sha256 of the lock file as `bmad-mem lock` showed it; recovery refuses any other.
     #[arg(long, value_name = "sha256", allow_hyphen_values = true)]
     pub expect: Option<String>,
+    /// With --recover: also remove a lock owned by another host, whose writer cannot be checked
+    /// from here; you assert that host's writer is not running.
+    #[arg(long = "other-host-is-gone", requires = "recover")]
+    pub other_host_is_gone: bool,
 }
 
 /// What the lock file says.
@@ -51,7 +64,9 @@ impl LockState {
         self.owner.as_ref()?.get("pid")?.as_f64()
     }
 
-    fn host(&self) -> Option<String> {
+    /// The owner's host name, when it records one.
+    #[must_use]
+    pub fn host(&self) -> Option<String> {
         Some(self.owner.as_ref()?.get("hostname")?.as_str()?.to_owned())
     }
 
@@ -59,7 +74,13 @@ impl LockState {
     /// usable pid. Otherwise nobody can tell whether it still runs.
     #[must_use]
     pub fn has_readable_owner(&self) -> bool {
-        self.alive.is_some() || self.host().is_some_and(|host| host != hostname())
+        self.alive.is_some() || self.is_other_host()
+    }
+
+    /// Whether the owner is on another host, where its liveness cannot be checked from here.
+    #[must_use]
+    pub fn is_other_host(&self) -> bool {
+        self.host().is_some_and(|host| host != hostname())
     }
 
     fn to_json(&self) -> Value {
@@ -147,6 +168,26 @@ pub fn run(args: &LockArgs, ctx: &Context) -> Result<LockReport> {
             recovered: None,
         });
     }
+    recoverable(state, args)?;
+    let _queue = hold_queue(&ctx.root)?;
+    // Looked at again in the queue: another recovery may have removed it, and a writer taken a
+    // new one, since the first look.
+    let state = recoverable(inspect(&ctx.root, ctx.now.ms)?, args)?;
+    let path = confine(&ctx.root, LOCK_FILE)?;
+    let receipt = PendingReceipt::write(ctx, &state)?;
+    if let Err(e) = fs::remove_file(&path) {
+        receipt.discard();
+        return Err(Error::io("cannot remove", &path, e));
+    }
+    let recovered = receipt.publish()?;
+    Ok(LockReport {
+        state: Some(state),
+        recovered: Some(recovered),
+    })
+}
+
+/// The lock as inspected, refused unless `args` allow removing it.
+fn recoverable(state: Option<LockState>, args: &LockArgs) -> Result<LockState> {
     let Some(state) = state else {
         return Err(Error::refused("There is no writer lock to recover."));
     };
@@ -170,65 +211,101 @@ pub fn run(args: &LockArgs, ctx: &Context) -> Result<LockReport> {
             "Writer lock has no readable owner; check that no writer runs, then remove it by hand.",
         ));
     }
-    if state.alive.is_none() {
+    if state.alive.is_none() && !args.other_host_is_gone {
         return Err(Error::refused(format!(
-            "Writer lock belongs to host {}; recover it there, where its owner can be checked.",
+            "Writer lock belongs to host {}, where its owner cannot be checked from here; if no writer runs there, add --other-host-is-gone.",
             state.host().unwrap_or_default()
         )));
     }
-    let receipt = write_receipt(ctx, &state)?;
-    let path = confine(&ctx.root, LOCK_FILE)?;
-    // Remove only what was inspected: a new owner may have taken the lock since.
-    let current = fs::read(&path).map_err(|e| Error::io("cannot read", &path, e))?;
-    if sha256_hex(&current) != state.sha256 {
-        return Err(Error::refused(
-            "Writer lock changed while being recovered; inspect it again.",
-        ));
-    }
-    fs::remove_file(&path).map_err(|e| Error::io("cannot remove", &path, e))?;
-    Ok(LockReport {
-        state: Some(state),
-        recovered: Some(receipt),
-    })
+    Ok(state)
 }
 
-/// Writes `.bmad/memory/lock-recovery/<timestamp>-<sha12>.json` and returns its path.
-fn write_receipt(ctx: &Context, state: &LockState) -> Result<String> {
-    let dir_rel = format!("{MEMORY_DIR}/lock-recovery");
-    let dir = confine(&ctx.root, &dir_rel)?;
-    match fs::create_dir(&dir) {
-        Ok(()) => {}
-        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
-        Err(e) => return Err(Error::io("cannot create", &dir, e)),
-    }
-    let stamp = ctx.now.file_stamp();
-    let rel = format!("{dir_rel}/{stamp}-{}.json", &state.sha256[..12]);
-    let path = confine(&ctx.root, &rel)?;
-    let receipt = Value::Object(
-        Object::new()
-            .with("recoveredAt", ctx.now.iso.as_str())
-            .with("lockSha256", state.sha256.as_str())
-            .with("owner", state.owner.clone())
-            .with("ownerAlive", false)
-            .with("ageMs", state.age_ms)
-            .with(
-                "recoveredBy",
+/// A recovery receipt written and synced under a temporary name, waiting for the removal.
+#[derive(Debug)]
+struct PendingReceipt {
+    /// The receipt's name, relative to the project root.
+    rel: String,
+    path: PathBuf,
+    tmp: PathBuf,
+    /// The `lock-recovery` folder, when this recovery created it.
+    created_dir: Option<PathBuf>,
+}
+
+impl PendingReceipt {
+    /// Writes `.bmad/memory/lock-recovery/<timestamp>-<sha12>.json.<uuid>.tmp`.
+    fn write(ctx: &Context, state: &LockState) -> Result<Self> {
+        let dir_rel = format!("{MEMORY_DIR}/lock-recovery");
+        let dir = confine(&ctx.root, &dir_rel)?;
+        let created_dir = match fs::create_dir(&dir) {
+            Ok(()) => Some(dir),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => None,
+            Err(e) => return Err(Error::io("cannot create", &dir, e)),
+        };
+        let stamp = ctx.now.file_stamp();
+        let rel = format!("{dir_rel}/{stamp}-{}.json", &state.sha256[..12]);
+        let mut pending = Self {
+            path: PathBuf::new(),
+            tmp: PathBuf::new(),
+            rel,
+            created_dir,
+        };
+        let written = confine(&ctx.root, &pending.rel).and_then(|path| {
+            pending.path = path;
+            let receipt = Value::Object(
                 Object::new()
-                    .with("pid", f64::from(std::process::id()))
-                    .with("hostname", hostname()),
-            ),
-    );
-    let mut text = receipt.pretty();
-    text.push('\n');
-    let mut file = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&path)
-        .map_err(|e| Error::io("cannot create", &path, e))?;
-    file.write_all(text.as_bytes())
-        .and_then(|()| file.sync_all())
-        .map_err(|e| Error::io("cannot write", &path, e))?;
-    Ok(rel)
+                    .with("recoveredAt", ctx.now.iso.as_str())
+                    .with("lockSha256", state.sha256.as_str())
+                    .with("owner", state.owner.clone())
+                    // Unknown (null) for another host's owner, whose end was asserted.
+                    .with("ownerAlive", state.alive)
+                    .with("otherHostIsGone", state.alive.is_none())
+                    .with("ageMs", state.age_ms)
+                    .with(
+                        "recoveredBy",
+                        Object::new()
+                            .with("pid", f64::from(std::process::id()))
+                            .with("hostname", hostname()),
+                    ),
+            );
+            let mut text = receipt.pretty();
+            text.push('\n');
+            write_temp(&pending.path, text.as_bytes())
+                .map_err(|e| Error::io("cannot write", &pending.path, e))
+        });
+        match written {
+            Ok(tmp) => {
+                pending.tmp = tmp;
+                Ok(pending)
+            }
+            Err(e) => {
+                pending.discard();
+                Err(e)
+            }
+        }
+    }
+
+    /// Gives the receipt its name, once the lock is gone; returns that name.
+    fn publish(self) -> Result<String> {
+        fs::rename(&self.tmp, &self.path).map_err(|e| {
+            Error::refused(format!(
+                "Writer lock removed, but its recovery receipt could not be named {} ({e}); it was left as {}.",
+                self.rel,
+                self.tmp.display()
+            ))
+        })?;
+        Ok(self.rel)
+    }
+
+    /// Removes the temporary receipt, and the folder if this recovery created it (best effort:
+    /// the removal it stood for did not happen).
+    fn discard(self) {
+        if !self.tmp.as_os_str().is_empty() {
+            let _ = fs::remove_file(&self.tmp);
+        }
+        if let Some(dir) = self.created_dir {
+            let _ = fs::remove_dir(dir);
+        }
+    }
 }
 
 impl Report for LockReport {
@@ -246,6 +323,12 @@ impl Report for LockReport {
             return "mem lock: no writer lock held\n".to_owned();
         };
         if let Some(receipt) = &self.recovered {
+            if state.alive.is_none() {
+                return format!(
+                    "mem lock: recovered the lock of an owner on host {}, declared gone; receipt {receipt}\n",
+                    state.host().unwrap_or_default()
+                );
+            }
             return format!("mem lock: recovered the lock of a dead owner; receipt {receipt}\n");
         }
         let field = |key: &str| {

@@ -1,6 +1,9 @@
 //! The tolerant journal reader (SPEC §3.6): split on `\n`, trim (JavaScript whitespace), skip
 //! blank lines; a line that does not parse, or parses to something other than an object, is
 //! skipped — a damaged line never makes the journal unreadable.
+//!
+//! Bytes that are not UTF-8 are looked at line by line ([`invalid_lines`], [`decode_lines`]), so
+//! that one damaged line costs that line, not the whole registry.
 
 use crate::js::json::{self, Object, Value};
 use crate::js::text;
@@ -26,6 +29,67 @@ pub fn event(line: &str) -> Option<Object> {
     }
 }
 
+/// A complete line (one ending in `\n`) of a registry's bytes that is not valid UTF-8.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InvalidLine {
+    /// The line number, from 1.
+    pub number: usize,
+    /// Where the line starts in the file.
+    pub start: usize,
+    /// Where it ends, after its `\n`.
+    pub end: usize,
+    /// The file offset of its first byte that is not part of valid UTF-8.
+    pub at: usize,
+}
+
+/// The complete lines of `bytes` that are not valid UTF-8, in file order. A final line without
+/// `\n` is not looked at: it is torn (a write cut short can stop inside a character), which is
+/// reported and repaired as such.
+#[must_use]
+pub fn invalid_lines(bytes: &[u8]) -> Vec<InvalidLine> {
+    let complete = memchr::memrchr(b'\n', bytes).map_or(0, |i| i + 1);
+    let complete = &bytes[..complete];
+    if std::str::from_utf8(complete).is_ok() {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    let mut start = 0;
+    for (i, line) in complete.split_inclusive(|&b| b == b'\n').enumerate() {
+        if let Err(e) = std::str::from_utf8(line) {
+            out.push(InvalidLine {
+                number: i + 1,
+                start,
+                end: start + line.len(),
+                at: start + e.valid_up_to(),
+            });
+        }
+        start += line.len();
+    }
+    out
+}
+
+/// A registry's bytes as text, each line that is not valid UTF-8 left empty (so the tolerant
+/// reader skips it like any damaged line), and how many such lines there were.
+#[must_use]
+pub fn decode_lines(bytes: Vec<u8>) -> (String, usize) {
+    let bytes = match String::from_utf8(bytes) {
+        Ok(text) => return (text, 0),
+        Err(e) => e.into_bytes(),
+    };
+    let mut skipped = 0;
+    let mut text = String::with_capacity(bytes.len());
+    for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
+        if i > 0 {
+            text.push('\n');
+        }
+        match std::str::from_utf8(line) {
+            Ok(line) => text.push_str(line),
+            Err(_) => skipped += 1,
+        }
+    }
+    (text, skipped)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -36,5 +100,36 @@ mod tests {
             "{\"id\":\"a\"}\n\n  \r\nnot json\nnull\n[1]\n\u{feff}{\"id\":\"b\"}\r\n{\"id\":\"c\"";
         let ids: Vec<String> = events(text).map(|e| e.get("id").unwrap().text()).collect();
         assert_eq!(ids, ["a", "b"]);
+    }
+
+    #[test]
+    fn lines_that_are_not_utf8_are_found_and_left_out() {
+        let bytes =
+            b"{\"id\":\"a\"}\n{\"x\":\"\xff\"}\n\xe2\x82\n{\"id\":\"b\"}\n{\"t\":\"\xe2\x82";
+        assert_eq!(
+            invalid_lines(bytes),
+            [
+                InvalidLine {
+                    number: 2,
+                    start: 11,
+                    end: 21,
+                    at: 17
+                },
+                InvalidLine {
+                    number: 3,
+                    start: 21,
+                    end: 24,
+                    at: 21
+                },
+            ]
+        );
+        assert_eq!(invalid_lines(b"{}\n{\"t\":\"\xe2\x82"), []);
+        assert_eq!(invalid_lines(b"\xc3\xa9\n"), []);
+        let (text, skipped) = decode_lines(bytes.to_vec());
+        assert_eq!(skipped, 3);
+        assert_eq!(text, "{\"id\":\"a\"}\n\n\n{\"id\":\"b\"}\n");
+        let ids: Vec<String> = events(&text).map(|e| e.get("id").unwrap().text()).collect();
+        assert_eq!(ids, ["a", "b"]);
+        assert_eq!(decode_lines(b"{}\n".to_vec()), ("{}\n".to_owned(), 0));
     }
 }

@@ -23,6 +23,8 @@
 //! memory folder itself. Parallel bmad-mem writers therefore take turns in the kernel's queue
 //! instead of racing the 10 ms polls, so none starves out of its 2 s budget; the `writer.lock`
 //! file stays the protocol that excludes bmad-plus. The queue lock is released with the guard.
+//! A recovery of a dead owner's lock takes the same queue ([`hold_queue`]), so no bmad-mem
+//! writer creates a lock between the recovery's last look and its removal.
 
 use std::fs::{self, File, OpenOptions, TryLockError};
 use std::io::{self, Write};
@@ -201,6 +203,25 @@ fn create_then_write(path: &Path, owner: &str) -> Result<bool> {
 #[must_use]
 pub fn hostname() -> String {
     gethostname::gethostname().to_string_lossy().into_owned()
+}
+
+/// A place in the queue of this host's bmad-mem writers, held without taking `writer.lock`;
+/// released when dropped.
+#[derive(Debug)]
+pub struct Queue {
+    _file: File,
+}
+
+/// Waits for this host's bmad-mem writers and holds their queue, for a recovery of
+/// `writer.lock`: while it is held, no bmad-mem writer can create a new lock between the
+/// recovery's look at the old one and its removal. (bmad-plus does not queue; it excludes and
+/// is excluded through `writer.lock` alone.)
+///
+/// # Errors
+/// Confinement and I/O errors for the memory folder, or the occupied-lock message when a writer
+/// holds the queue past its patience.
+pub fn hold_queue(root: &Path) -> Result<Queue> {
+    queue(root).map(|file| Queue { _file: file })
 }
 
 /// Waits for this host's other bmad-mem writers on the memory folder's `flock`.

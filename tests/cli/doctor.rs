@@ -266,13 +266,15 @@ fn a_registry_near_or_over_the_cap_is_reported() {
 
 #[test]
 fn unreadable_registries_are_reported() {
+    // Bytes that are not UTF-8 are located, line by line.
     let _ = unhealthy(
         TestProject::new().write(JOURNAL, b"{\"a\":\"\xff\"}\n"),
         &[JOURNAL],
         &[problem(
             JOURNAL,
-            "unreadable",
-            "Memory source must contain valid UTF-8.",
+            "invalid-utf8",
+            "lines that are not valid UTF-8: line 1 at byte 6; `bmad-mem doctor \
+             --repair-encoding .bmad/memory/journal.ndjson` moves them aside",
         )],
     );
     let _ = unhealthy(
@@ -329,7 +331,7 @@ fn an_unusable_scores_document_is_reported() {
 }
 
 #[test]
-fn a_stale_or_unreadable_lock_is_reported_and_a_live_one_is_not() {
+fn a_stale_foreign_or_unreadable_lock_is_reported_and_a_live_one_is_not() {
     let mut child = Command::new("true").spawn().expect("spawn true");
     child.wait().expect("wait for true");
     let host = gethostname::gethostname().to_string_lossy().into_owned();
@@ -364,23 +366,34 @@ fn a_stale_or_unreadable_lock_is_reported_and_a_live_one_is_not() {
             )],
         );
     }
-    // A live writer (this process) or one on another host is no problem.
+    // One on another host cannot be checked from here: a problem, with the way out.
+    let foreign = r#"{"pid":1,"hostname":"build-agent-7","token":"t"}"#;
+    let _ = unhealthy(
+        TestProject::new().write(LOCK, foreign),
+        &[LOCK],
+        &[problem(
+            LOCK,
+            "foreign-lock",
+            &format!(
+                "owner is on host build-agent-7, where it cannot be checked from here; if no \
+                 writer runs there, `bmad-mem lock --recover --expect {} --other-host-is-gone` \
+                 removes it",
+                sha256_hex(foreign.as_bytes())
+            ),
+        )],
+    );
+    // A live writer (this process) is no problem.
     let live = format!(
         r#"{{"pid":{},"hostname":"{host}","token":"t"}}"#,
         std::process::id()
     );
-    for text in [
-        live.as_str(),
-        r#"{"pid":1,"hostname":"build-agent-7","token":"t"}"#,
-    ] {
-        let _ = TestProject::new()
-            .write(LOCK, text)
-            .args(["doctor"])
-            .code(0)
-            .stdout("mem doctor: healthy (1 file(s) checked)\n")
-            .unchanged()
-            .run();
-    }
+    let _ = TestProject::new()
+        .write(LOCK, &live)
+        .args(["doctor"])
+        .code(0)
+        .stdout("mem doctor: healthy (1 file(s) checked)\n")
+        .unchanged()
+        .run();
 }
 
 #[test]

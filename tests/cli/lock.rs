@@ -17,6 +17,10 @@ use crate::support::{JOURNAL, LOCK, TestProject};
 
 const LOCK_OCCUPIED: &str =
     "Memory writer lock is occupied. Inspect writer.lock and its owner; do not remove a live lock.";
+/// The refusal of a lock owned by host `build-agent-7` without `--other-host-is-gone`.
+const FOREIGN_REFUSED: &str = "Writer lock belongs to host build-agent-7, where its owner cannot \
+                               be checked from here; if no writer runs there, add \
+                               --other-host-is-gone.";
 /// [`crate::support::NOW`] in epoch milliseconds.
 const NOW_MS: u64 = 1_792_315_800_000;
 /// [`crate::support::NOW`] as a file-name stamp.
@@ -88,7 +92,8 @@ struct Receipt {
     recovered_at: String,
     lock_sha256: String,
     owner: serde_json::Value,
-    owner_alive: bool,
+    owner_alive: Option<bool>,
+    other_host_is_gone: bool,
     age_ms: f64,
     recovered_by: RecoveredBy,
 }
@@ -299,14 +304,11 @@ fn recovery_refusals_change_nothing() {
                 std::process::id()
             ),
         );
-    // Another host: its owner cannot be checked from here.
+    // Another host: its owner cannot be checked from here (`--other-host-is-gone` asserts it).
     let foreign = owner(4242, "build-agent-7");
     let _ = locked(&foreign)
         .args(["lock", "--recover", "--expect", &sha(&foreign)])
-        .refused(
-            "lock",
-            "Writer lock belongs to host build-agent-7; recover it there, where its owner can be checked.",
-        );
+        .refused("lock", FOREIGN_REFUSED);
     let _ = locked(r#"{"hostname":"build-agent-7"}"#)
         .args([
             "lock",
@@ -314,10 +316,7 @@ fn recovery_refusals_change_nothing() {
             "--expect",
             &sha(r#"{"hostname":"build-agent-7"}"#),
         ])
-        .refused(
-            "lock",
-            "Writer lock belongs to host build-agent-7; recover it there, where its owner can be checked.",
-        );
+        .refused("lock", FOREIGN_REFUSED);
     // No readable owner: not an owner object, no host, or this host without a usable pid.
     let this_host = |pid: &str| format!(r#"{{"pid":{pid},"hostname":"{}"}}"#, host());
     let unreadable = [
@@ -401,7 +400,8 @@ fn a_dead_owners_lock_is_recovered_with_a_receipt() {
         receipt.owner,
         serde_json::from_str::<serde_json::Value>(&text).expect("owner")
     );
-    assert!(!receipt.owner_alive);
+    assert_eq!(receipt.owner_alive, Some(false));
+    assert!(!receipt.other_host_is_gone);
     #[allow(clippy::cast_precision_loss)] // a small number of milliseconds
     let age = AGE_MS as f64;
     assert_eq!(receipt.age_ms, age);
@@ -414,7 +414,7 @@ fn a_dead_owners_lock_is_recovered_with_a_receipt() {
             "{{\n  \"recoveredAt\": \"{}\",\n  \"lockSha256\": \"{sha}\",\n  \"owner\": {{\n    \
              \"pid\": {pid},\n    \"hostname\": \"{}\",\n    \"token\": \
              \"9b2e4c1a-7f3d-4e8b-a6c5-0d1e2f3a4b5c\"\n  }},\n  \"ownerAlive\": false,\n  \
-             \"ageMs\": {AGE_MS},\n  \"recoveredBy\": {{\n    \"pid\": {},\n    \"hostname\": \
+             \"otherHostIsGone\": false,\n  \"ageMs\": {AGE_MS},\n  \"recoveredBy\": {{\n    \"pid\": {},\n    \"hostname\": \
              \"{}\"\n  }}\n}}\n",
             crate::support::NOW,
             host(),

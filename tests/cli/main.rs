@@ -29,6 +29,7 @@ mod outcomes;
 mod pack;
 mod readme;
 mod recall;
+mod recovery;
 mod reinforce;
 mod session;
 mod support;
