@@ -31,6 +31,7 @@ pub mod recall;
 pub mod receipts;
 pub mod reinforce;
 pub mod scan;
+pub mod secrets;
 pub mod signals;
 pub mod status;
 pub mod store;
