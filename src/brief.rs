@@ -260,8 +260,15 @@ pub fn lessons_newest_first<'a>(all: &[Section<'a>]) -> Vec<Section<'a>> {
     indexed.into_iter().map(|(_, s)| s).collect()
 }
 
-fn read_text(path: &Path) -> Option<String> {
-    read_loose(path).ok().flatten()
+/// The text of a file (nothing when it is missing or unreadable); a file the loose reader skips
+/// (a FIFO, a device, over 64 MiB, a link leaving `within`) adds a warning naming it as `shown`.
+fn read_text(
+    path: &Path,
+    within: &Path,
+    shown: &str,
+    warnings: &mut Vec<String>,
+) -> Option<String> {
+    read_loose(path, within).ok()?.or_warn(shown, warnings)
 }
 
 fn brain_group(ctx: &Context, warnings: &mut Vec<String>) -> Option<Group> {
@@ -269,7 +276,13 @@ fn brain_group(ctx: &Context, warnings: &mut Vec<String>) -> Option<Group> {
     warnings.extend(found_warnings);
     let brain = brain?;
     let (name, path) = brain.entry_point()?;
-    let text = trim(&read_text(&path)?).to_owned();
+    let text = trim(&read_text(
+        &path,
+        &brain.dir,
+        &path.to_string_lossy(),
+        warnings,
+    )?)
+    .to_owned();
     if text.is_empty() {
         return None;
     }
@@ -288,8 +301,19 @@ fn brain_group(ctx: &Context, warnings: &mut Vec<String>) -> Option<Group> {
     })
 }
 
-fn file_group(ctx: &Context, part: Part, rel: &str, heading: &str) -> Option<Group> {
-    let text = without_prompts(strip_front_matter(&read_text(&ctx.root.join(rel))?));
+fn file_group(
+    ctx: &Context,
+    part: Part,
+    rel: &str,
+    heading: &str,
+    warnings: &mut Vec<String>,
+) -> Option<Group> {
+    let text = without_prompts(strip_front_matter(&read_text(
+        &ctx.root.join(rel),
+        &ctx.root,
+        rel,
+        warnings,
+    )?));
     if text.is_empty() {
         return None;
     }
@@ -304,7 +328,7 @@ fn file_group(ctx: &Context, part: Part, rel: &str, heading: &str) -> Option<Gro
     })
 }
 
-fn note_groups(ctx: &Context, part: Part) -> Vec<Group> {
+fn note_groups(ctx: &Context, part: Part, warnings: &mut Vec<String>) -> Vec<Group> {
     let (file, heading) = match part {
         Part::Decisions => ("decisions.md", "Active decisions"),
         _ => ("lessons.md", "Lessons, newest first"),
@@ -313,7 +337,7 @@ fn note_groups(ctx: &Context, part: Part) -> Vec<Group> {
         .iter()
         .filter_map(|dir| {
             let rel = format!("{dir}/{file}");
-            let text = read_text(&ctx.root.join(&rel))?;
+            let text = read_text(&ctx.root.join(&rel), &ctx.root, &rel, warnings)?;
             let all = sections(&text);
             let chosen: Vec<Section<'_>> = if part == Part::Decisions {
                 all.into_iter().filter(is_active).collect()
@@ -331,13 +355,14 @@ fn note_groups(ctx: &Context, part: Part) -> Vec<Group> {
         .collect()
 }
 
-fn handoff_group(ctx: &Context) -> Option<Group> {
+fn handoff_group(ctx: &Context, warnings: &mut Vec<String>) -> Option<Group> {
     let name = latest_handoff(&ctx.root.join(SESSIONS_DIR))?;
     file_group(
         ctx,
         Part::Handoff,
         &format!("{SESSIONS_DIR}/{name}"),
         "Latest handoff",
+        warnings,
     )
 }
 
@@ -446,10 +471,11 @@ pub fn run(args: &BriefArgs, ctx: &Context) -> Result<BriefReport> {
         Part::Context,
         &memory_path(CONTEXT_FILE),
         "Context",
+        &mut warnings,
     ));
-    groups.extend(note_groups(ctx, Part::Decisions));
-    groups.extend(note_groups(ctx, Part::Lessons));
-    groups.extend(handoff_group(ctx));
+    groups.extend(note_groups(ctx, Part::Decisions, &mut warnings));
+    groups.extend(note_groups(ctx, Part::Lessons, &mut warnings));
+    groups.extend(handoff_group(ctx, &mut warnings));
     groups.extend(journal_group(ctx, &mut warnings));
     groups.extend(commits_group(&ctx.root));
     let title = format!("# Session brief — {}\n", folder_name(&ctx.root));

@@ -21,7 +21,7 @@ use crate::js::json::{Object, Value};
 use crate::memory::{CONTEXT_FILE, MEMORY_DIR, SESSIONS_DIR, count, heading_date, memory_path};
 use crate::output::Report;
 use crate::recall::NOTE_FILES;
-use crate::store::paths::read_loose;
+use crate::store::paths::{Loose, read_loose};
 use crate::store::sections::sections;
 
 /// Show the health of the project memory and its brain (read-only).
@@ -90,13 +90,24 @@ pub fn health(score: usize, checks: usize) -> usize {
     }
 }
 
-/// Reads one note file (missing is fine; unreadable counts as missing).
-fn note_status(path: &Path, shown: String) -> NoteStatus {
-    let meta = fs::metadata(path).ok().filter(fs::Metadata::is_file);
-    let text = meta
-        .as_ref()
-        .and_then(|_| read_loose(path).ok().flatten())
+/// Reads one note file (missing is fine; unreadable counts as missing). A file the loose reader
+/// skips (a FIFO, a device, over 64 MiB, a link leaving `within`) counts as missing too, with a
+/// warning.
+fn note_status(
+    path: &Path,
+    within: &Path,
+    shown: String,
+    warnings: &mut Vec<String>,
+) -> NoteStatus {
+    let read = read_loose(path, within);
+    let is_skipped = matches!(read, Ok(Loose::Skipped(_)));
+    let text = read
+        .ok()
+        .and_then(|found| found.or_warn(&shown, warnings))
         .unwrap_or_default();
+    let meta = fs::metadata(path)
+        .ok()
+        .filter(|m| m.is_file() && !is_skipped);
     let sections = sections(&text);
     NoteStatus {
         path: shown,
@@ -146,13 +157,18 @@ pub fn latest_handoff(dir: &Path) -> Option<String> {
     })
 }
 
-fn brain_status(ctx: &Context, brain: Brain, linked_at: Option<String>) -> BrainStatus {
+fn brain_status(
+    ctx: &Context,
+    brain: Brain,
+    linked_at: Option<String>,
+    warnings: &mut Vec<String>,
+) -> BrainStatus {
     let dir = &brain.dir;
     let shown = |name: &str| dir.join(name).to_string_lossy().into_owned();
     let is_global = brain.kind == BrainType::BmadGlobal;
     let notes = NOTE_FILES
         .iter()
-        .map(|n| note_status(&dir.join(n), shown(n)))
+        .map(|n| note_status(&dir.join(n), dir, shown(n), warnings))
         .filter(|n| is_global || n.is_present)
         .collect();
     let projects = fs::read_dir(dir.join(PROJECTS)).ok().map(|entries| {
@@ -182,13 +198,23 @@ fn brain_status(ctx: &Context, brain: Brain, linked_at: Option<String>) -> Brain
 /// None: everything unreadable is reported as missing.
 pub fn run(_args: &StatusArgs, ctx: &Context) -> Result<StatusReport> {
     let root = &ctx.root;
+    let mut warnings = Vec::new();
     let notes: Vec<NoteStatus> = NOTE_FILES
         .iter()
-        .map(|n| note_status(&root.join(memory_path(n)), memory_path(n)))
+        .map(|n| {
+            note_status(
+                &root.join(memory_path(n)),
+                root,
+                memory_path(n),
+                &mut warnings,
+            )
+        })
         .collect();
     let context = note_status(
         &root.join(memory_path(CONTEXT_FILE)),
+        root,
         memory_path(CONTEXT_FILE),
+        &mut warnings,
     );
     let sessions = root.join(SESSIONS_DIR);
     let handoffs = handoff_names(&sessions).len();
@@ -201,7 +227,7 @@ pub fn run(_args: &StatusArgs, ctx: &Context) -> Result<StatusReport> {
         detected: None,
         score: 0,
         checks: 0,
-        warnings: Vec::new(),
+        warnings,
         notes,
         context,
     };
@@ -210,7 +236,8 @@ pub fn run(_args: &StatusArgs, ctx: &Context) -> Result<StatusReport> {
             report.link = "valid";
             let linked_at = Some(link.linked_at.clone()).filter(|s| !s.is_empty());
             if let Some(brain) = link.brain() {
-                report.brain = Some(brain_status(ctx, brain, linked_at));
+                let status = brain_status(ctx, brain, linked_at, &mut report.warnings);
+                report.brain = Some(status);
             }
         }
         LinkState::Invalid(reason) => {
@@ -222,7 +249,7 @@ pub fn run(_args: &StatusArgs, ctx: &Context) -> Result<StatusReport> {
     if report.brain.is_none() {
         let detection = brain::detect(ctx);
         report.detected = detection.brain;
-        report.warnings = detection.warnings;
+        report.warnings.extend(detection.warnings);
     }
     let mut checks: Vec<bool> = report.notes.iter().map(|n| n.is_present).collect();
     checks.push(report.context.is_present);

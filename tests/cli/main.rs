@@ -26,6 +26,7 @@ mod hostile;
 mod lock;
 mod observe;
 mod outcomes;
+mod readers;
 mod readme;
 mod recall;
 mod reinforce;
