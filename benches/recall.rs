@@ -59,6 +59,7 @@ fn benches(c: &mut Criterion) {
         source: "decisions.md",
         path: PathBuf::from("/bench/.agents/memory/decisions.md"),
         source_file: ".agents/memory/decisions.md".to_owned(),
+        within: PathBuf::from("/bench"),
     };
 
     let mut group = configure(c, "notes_2MiB", notes.len());

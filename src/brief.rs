@@ -264,8 +264,15 @@ pub fn lessons_newest_first<'a, 's>(all: &[(&'s str, Section<'a>)]) -> Vec<(&'s 
     indexed.into_iter().map(|(_, e)| e).collect()
 }
 
-fn read_text(path: &Path) -> Option<String> {
-    read_loose(path).ok().flatten()
+/// The text of a file (nothing when it is missing or unreadable); a file the loose reader skips
+/// (a FIFO, a device, over 64 MiB, a link leaving `within`) adds a warning naming it as `shown`.
+fn read_text(
+    path: &Path,
+    within: &Path,
+    shown: &str,
+    warnings: &mut Vec<String>,
+) -> Option<String> {
+    read_loose(path, within).ok()?.or_warn(shown, warnings)
 }
 
 fn brain_group(ctx: &Context, warnings: &mut Vec<String>) -> Option<Group> {
@@ -273,7 +280,13 @@ fn brain_group(ctx: &Context, warnings: &mut Vec<String>) -> Option<Group> {
     warnings.extend(found_warnings);
     let brain = brain?;
     let (name, path) = brain.entry_point()?;
-    let text = trim(&read_text(&path)?).to_owned();
+    let text = trim(&read_text(
+        &path,
+        &brain.dir,
+        &path.to_string_lossy(),
+        warnings,
+    )?)
+    .to_owned();
     if text.is_empty() {
         return None;
     }
@@ -293,8 +306,19 @@ fn brain_group(ctx: &Context, warnings: &mut Vec<String>) -> Option<Group> {
     })
 }
 
-fn file_group(ctx: &Context, part: Part, rel: &str, heading: &str) -> Option<Group> {
-    let text = without_prompts(strip_front_matter(&read_text(&ctx.root.join(rel))?));
+fn file_group(
+    ctx: &Context,
+    part: Part,
+    rel: &str,
+    heading: &str,
+    warnings: &mut Vec<String>,
+) -> Option<Group> {
+    let text = without_prompts(strip_front_matter(&read_text(
+        &ctx.root.join(rel),
+        &ctx.root,
+        rel,
+        warnings,
+    )?));
     if text.is_empty() {
         return None;
     }
@@ -311,12 +335,12 @@ fn file_group(ctx: &Context, part: Part, rel: &str, heading: &str) -> Option<Gro
 }
 
 /// The active decisions, one group per file in [`NOTE_DIRS`] order.
-fn decision_groups(ctx: &Context) -> Vec<Group> {
+fn decision_groups(ctx: &Context, warnings: &mut Vec<String>) -> Vec<Group> {
     NOTE_DIRS
         .iter()
         .filter_map(|dir| {
             let rel = format!("{dir}/decisions.md");
-            let text = read_text(&ctx.root.join(&rel))?;
+            let text = read_text(&ctx.root.join(&rel), &ctx.root, &rel, warnings)?;
             let entries: Vec<Entry> = sections(&text).iter().filter_map(decision_entry).collect();
             (!entries.is_empty()).then(|| Group {
                 part: Part::Decisions,
@@ -329,12 +353,12 @@ fn decision_groups(ctx: &Context) -> Vec<Group> {
 }
 
 /// The lessons of every file in [`NOTE_DIRS`], newest first across them, as one group.
-fn lessons_group(ctx: &Context) -> Option<Group> {
+fn lessons_group(ctx: &Context, warnings: &mut Vec<String>) -> Option<Group> {
     let files: Vec<(String, String)> = NOTE_DIRS
         .iter()
         .filter_map(|dir| {
             let rel = format!("{dir}/lessons.md");
-            let text = read_text(&ctx.root.join(&rel))?;
+            let text = read_text(&ctx.root.join(&rel), &ctx.root, &rel, warnings)?;
             Some((rel, text))
         })
         .collect();
@@ -361,13 +385,14 @@ fn lessons_group(ctx: &Context) -> Option<Group> {
     })
 }
 
-fn handoff_group(ctx: &Context) -> Option<Group> {
+fn handoff_group(ctx: &Context, warnings: &mut Vec<String>) -> Option<Group> {
     let name = latest_handoff(&ctx.root.join(SESSIONS_DIR))?;
     file_group(
         ctx,
         Part::Handoff,
         &format!("{SESSIONS_DIR}/{name}"),
         "Latest handoff",
+        warnings,
     )
 }
 
@@ -485,10 +510,11 @@ pub fn run(args: &BriefArgs, ctx: &Context) -> Result<BriefReport> {
         Part::Context,
         &memory_path(CONTEXT_FILE),
         "Context",
+        &mut warnings,
     ));
-    groups.extend(decision_groups(ctx));
-    groups.extend(lessons_group(ctx));
-    groups.extend(handoff_group(ctx));
+    groups.extend(decision_groups(ctx, &mut warnings));
+    groups.extend(lessons_group(ctx, &mut warnings));
+    groups.extend(handoff_group(ctx, &mut warnings));
     groups.extend(journal_group(ctx, &mut warnings));
     groups.extend(commits_group(&ctx.root));
     let title = format!("# Session brief — {}\n", folder_name(&ctx.root));

@@ -4,11 +4,13 @@
 //! `bmad-mem doctor` reports, without changing anything: a torn last line (with its byte
 //! offset), complete lines that are not valid UTF-8 (number and offset of the first bad byte;
 //! one such line makes every writer refuse the file), lines that do not parse (with their line
-//! numbers), a file over the 2 MiB cap or one the confined reader refuses, a receipt store that
-//! fails its integrity check, a writer lock whose owner is dead or on another host (which nothing
-//! here can check), and in the note files `###` headings used twice (which `observe` cannot
-//! target) and `###` lines inside fenced code (bmad-plus cuts sections there too). It exits 0
-//! when healthy, 1 otherwise.
+//! numbers), a registry over the 2 MiB cap or one the confined reader refuses, a receipt store
+//! that fails its integrity check, a writer lock whose owner is dead or on another host (which
+//! nothing here can check), and in the note files — read as recall, status and brief read them,
+//! so that a note they skip (a FIFO, a device, over 64 MiB, a link leaving the project) is
+//! reported and a link they follow is checked — `###` headings used twice (which `observe`
+//! cannot target) and `###` lines inside fenced code (bmad-plus cuts sections there too). It
+//! exits 0 when healthy, 1 otherwise.
 //!
 //! `bmad-mem doctor --repair-tail <file>` moves a torn final line into `<file>.torn-<timestamp>`
 //! (`-1`, `-2`, … appended when that name is taken; a kept-aside file is never overwritten) and
@@ -45,7 +47,9 @@ use crate::receipts::{self, OUTCOMES};
 use crate::reinforce::{PROMOTIONS, SCORES};
 use crate::store::document::replace;
 use crate::store::journal::{self, InvalidLine};
-use crate::store::paths::{REGISTRY_CAP, confine, read_confined_bytes, read_registry};
+use crate::store::paths::{
+    Loose, REGISTRY_CAP, confine, read_confined_bytes, read_loose, read_registry,
+};
 use crate::store::sections::heading_lines;
 use crate::store::{LOCK_FILE, WriterLock};
 use crate::write::JOURNAL;
@@ -300,10 +304,24 @@ fn check_lock(ctx: &Context, report: &mut DoctorReport) {
     }
 }
 
+/// Notes are read as recall, status and brief read them (the loose reader), so that every
+/// command agrees on which note files count: one they skip is a problem here.
 fn check_notes(root: &Path, rel: &str, report: &mut DoctorReport) {
-    let Some(text) = read(root, rel, report) else {
-        return;
+    let text = match read_loose(&root.join(rel), root) {
+        Ok(Loose::Read(text)) => text,
+        Ok(Loose::Missing) => return,
+        Ok(Loose::Skipped(skip)) => {
+            report.checked.push(rel.to_owned());
+            report.problem(rel, "skipped", skip.to_string());
+            return;
+        }
+        Err(e) => {
+            report.checked.push(rel.to_owned());
+            report.problem(rel, "unreadable", e.to_string());
+            return;
+        }
     };
+    report.checked.push(rel.to_owned());
     let headings = heading_lines(&text);
     let mut counts: HashMap<&str, usize> = HashMap::new();
     for (_, heading) in &headings {

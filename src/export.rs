@@ -23,7 +23,7 @@ use crate::js::json::{Object, Value};
 use crate::memory::{count, create_only, day};
 use crate::output::Report;
 use crate::store::document;
-use crate::store::paths::{REGISTRY_CAP, decode_lossy, resolve};
+use crate::store::paths::{Loose, REGISTRY_CAP, decode_lossy, read_loose_bytes, resolve};
 
 /// Largest export, in bytes of file content.
 const TOTAL_CAP: u64 = 8 * REGISTRY_CAP;
@@ -154,10 +154,16 @@ fn build(brain: &Brain, at: &str) -> (String, Vec<String>, Vec<(String, &'static
             skipped.push((file.rel, "export limit of 16 MiB reached"));
             continue;
         }
-        let Ok(bytes) = fs::read(&file.path) else {
+        // Opened without blocking and bounded: the file may have been swapped for a FIFO or
+        // a device since the folder was listed.
+        let Ok(Loose::Read(bytes)) = read_loose_bytes(&file.path, &brain.dir) else {
             skipped.push((file.rel, "unreadable"));
             continue;
         };
+        if bytes.len() as u64 > REGISTRY_CAP {
+            skipped.push((file.rel, "over 2 MiB"));
+            continue;
+        }
         if bytes.contains(&0) || std::str::from_utf8(&bytes).is_err() {
             skipped.push((file.rel, "not text"));
             continue;

@@ -24,7 +24,7 @@ use crate::js::text::{tokens, trim, truncate};
 use crate::js::{date, math};
 use crate::output::Report;
 use crate::store::journal;
-use crate::store::paths::{read_loose_into, relative, resolve};
+use crate::store::paths::{Loose, Skip, read_loose_into, relative, resolve};
 use crate::store::sections::{Section, sections, sections_before, split_point};
 use crate::write::JOURNAL;
 
@@ -305,24 +305,30 @@ pub struct Scored {
     pub candidate: Candidate,
 }
 
-/// A note file to search, with its name and its path relative to the project.
+/// A note file to search, with its name, its path relative to the project, and the folder
+/// a link to it must stay in (the project, or the portfolio folder).
 #[derive(Debug, Clone)]
 pub struct NoteFile {
     pub source: &'static str,
     pub path: PathBuf,
     pub source_file: String,
+    pub within: PathBuf,
 }
 
 /// The note files in search order, each absolute path once.
 #[must_use]
 pub fn note_files(ctx: &Context, portfolio: Option<&str>) -> Vec<NoteFile> {
-    let mut dirs: Vec<PathBuf> = NOTE_DIRS.iter().map(|d| ctx.root.join(d)).collect();
+    let mut dirs: Vec<(PathBuf, PathBuf)> = NOTE_DIRS
+        .iter()
+        .map(|d| (ctx.root.join(d), ctx.root.clone()))
+        .collect();
     if let Some(p) = portfolio {
-        dirs.push(resolve(&ctx.cwd, Path::new(p)).join("memory"));
+        let folder = resolve(&ctx.cwd, Path::new(p));
+        dirs.push((folder.join("memory"), folder));
     }
     let mut seen = HashSet::new();
     let mut files = Vec::new();
-    for dir in dirs {
+    for (dir, within) in dirs {
         for source in NOTE_FILES {
             let path = resolve(&ctx.root, &dir.join(source));
             if seen.insert(path.clone()) {
@@ -330,6 +336,7 @@ pub fn note_files(ctx: &Context, portfolio: Option<&str>) -> Vec<NoteFile> {
                     source,
                     source_file: relative(&ctx.root, &path),
                     path,
+                    within: within.clone(),
                 });
             }
         }
@@ -482,11 +489,19 @@ enum Part {
 /// A note file as read once for all its jobs: its text (taken back by the last job to be
 /// done with it, for the next file to be read into), or the read error (taken by the first job
 /// to see it, which reports it).
-type SharedNote = std::result::Result<Option<RwLock<String>>, Mutex<Option<Error>>>;
+type SharedNote = std::result::Result<Loose<RwLock<String>>, Mutex<Option<Error>>>;
 
-/// Lexical recall: reads as bmad-plus does (links followed, no cap, invalid UTF-8 replaced; a
-/// missing file skipped), scores every candidate, and returns the best `--limit` of them in
-/// the order a stable sort of all of them gives.
+/// What [`lexical`] found: the best candidates, and a warning for each file it skipped.
+#[derive(Debug)]
+pub struct Found {
+    pub scored: Vec<Scored>,
+    pub warnings: Vec<String>,
+}
+
+/// Lexical recall: reads as bmad-plus does (invalid UTF-8 replaced; a missing file skipped),
+/// within the loose reader's bounds (a FIFO, a device, a file over 64 MiB or a link leaving
+/// the project is skipped with a warning), scores every candidate, and returns the best
+/// `--limit` of them in the order a stable sort of all of them gives.
 ///
 /// On a large store the work is shared by two threads: the journal, then each note file in two
 /// halves cut at a section heading (read once, the first half's thread reading it), so that
@@ -497,7 +512,7 @@ type SharedNote = std::result::Result<Option<RwLock<String>>, Mutex<Option<Error
 ///
 /// # Errors
 /// A directory where a file should be, or another read error (the first in file order).
-pub fn lexical(ctx: &Context, request: &Request, portfolio: Option<&str>) -> Result<Vec<Scored>> {
+pub fn lexical(ctx: &Context, request: &Request, portfolio: Option<&str>) -> Result<Found> {
     let query = query_tokens(&request.query);
     let counter = QueryCounter::new(&query);
     let journal = ctx.root.join(JOURNAL);
@@ -519,13 +534,14 @@ pub fn lexical(ctx: &Context, request: &Request, portfolio: Option<&str>) -> Res
         }))
         .collect();
     let spare = Spare::default();
+    let journal_skip: OnceLock<Skip> = OnceLock::new();
     let texts: Vec<OnceLock<SharedNote>> = notes.iter().map(|_| OnceLock::new()).collect();
     let jobs_left: Vec<AtomicUsize> = notes
         .iter()
         .map(|_| AtomicUsize::new(if is_parallel { 2 } else { 1 }))
         .collect();
     let shared_text = |i: usize| {
-        texts[i].get_or_init(|| match spare.read(&notes[i].path) {
+        texts[i].get_or_init(|| match spare.read(&notes[i].path, &notes[i].within) {
             Ok(text) => Ok(text.map(RwLock::new)),
             Err(e) => Err(Mutex::new(Some(e))),
         })
@@ -533,15 +549,19 @@ pub fn lexical(ctx: &Context, request: &Request, portfolio: Option<&str>) -> Res
     let run = |job: Job| -> Result<Vec<Scored>> {
         let mut scored = Best::new(request.limit);
         match job {
-            Job::Journal => {
-                if let Some(text) = spare.read(&journal)? {
+            Job::Journal => match spare.read(&journal, &ctx.root)? {
+                Loose::Read(text) => {
                     score_events(&text, &query, ctx.now.ms, &mut scored);
                     spare.give_back(text);
                 }
-            }
+                Loose::Missing => {}
+                Loose::Skipped(skip) => {
+                    let _ = journal_skip.set(skip);
+                }
+            },
             Job::Note(i, part) => match shared_text(i) {
-                Ok(None) => {}
-                Ok(Some(shared)) => {
+                Ok(Loose::Missing | Loose::Skipped(_)) => {}
+                Ok(Loose::Read(shared)) => {
                     {
                         let text = shared.read().unwrap_or_else(PoisonError::into_inner);
                         let split = || split_point(&text, text.len() / 2);
@@ -572,7 +592,18 @@ pub fn lexical(ctx: &Context, request: &Request, portfolio: Option<&str>) -> Res
     }
     sort(&mut scored);
     scored.truncate(request.limit);
-    Ok(scored)
+    let journal_warning = journal_skip.get().map(|skip| skip.warning(JOURNAL));
+    let note_warnings = notes
+        .iter()
+        .zip(&texts)
+        .filter_map(|(note, text)| match text.get() {
+            Some(Ok(Loose::Skipped(skip))) => Some(skip.warning(&note.source_file)),
+            _ => None,
+        });
+    Ok(Found {
+        scored,
+        warnings: journal_warning.into_iter().chain(note_warnings).collect(),
+    })
 }
 
 /// `run` of every job, in job order: on two threads, each taking the next job left, when
@@ -612,9 +643,9 @@ struct Spare(Mutex<Vec<Vec<u8>>>);
 
 impl Spare {
     /// [`read_loose_into`] a spare buffer, or a new one.
-    fn read(&self, path: &Path) -> Result<Option<String>> {
+    fn read(&self, path: &Path, within: &Path) -> Result<Loose<String>> {
         let buffer = self.0.lock().unwrap_or_else(PoisonError::into_inner).pop();
-        read_loose_into(path, buffer.unwrap_or_default())
+        read_loose_into(path, within, buffer.unwrap_or_default())
     }
 
     /// Keeps `text`'s memory for the next read.
@@ -651,12 +682,20 @@ pub fn run(args: &RecallArgs, ctx: &Context) -> Result<RecallReport> {
             )));
         }
     }
-    let results = match request.ranking {
-        Ranking::Lexical => lexical(ctx, &request, portfolio)?
-            .into_iter()
-            .map(|s| entry(s.score, s.candidate))
-            .collect(),
-        Ranking::Evidence => crate::evidence::recall(ctx, &request, args.context_scope.as_deref())?,
+    let (results, warnings) = match request.ranking {
+        Ranking::Lexical => {
+            let found = lexical(ctx, &request, portfolio)?;
+            let results = found
+                .scored
+                .into_iter()
+                .map(|s| entry(s.score, s.candidate))
+                .collect();
+            (results, found.warnings)
+        }
+        Ranking::Evidence => (
+            crate::evidence::recall(ctx, &request, args.context_scope.as_deref())?,
+            Vec::new(),
+        ),
     };
     Ok(RecallReport {
         query: request.query,
@@ -667,6 +706,7 @@ pub fn run(args: &RecallArgs, ctx: &Context) -> Result<RecallReport> {
         },
         ranking: request.ranking,
         results,
+        warnings,
     })
 }
 
@@ -708,27 +748,39 @@ pub struct RecallReport {
     pub scope: &'static str,
     pub ranking: Ranking,
     pub results: Vec<Object>,
+    /// One line for each file skipped; under `--json`, a last key present only when non-empty,
+    /// so that an ordinary result keeps bmad-plus's bytes.
+    pub warnings: Vec<String>,
 }
 
 impl Report for RecallReport {
     fn to_json(&self) -> Value {
         #[allow(clippy::cast_precision_loss)] // a result count is far below 2^53
         let count = self.results.len() as f64;
-        Value::Object(
-            Object::new()
-                .with("query", self.query.as_str())
-                .with("scope", self.scope)
-                .with("ranking", self.ranking.name())
-                .with("count", count)
-                .with(
-                    "results",
-                    self.results
-                        .iter()
-                        .cloned()
-                        .map(Value::Object)
-                        .collect::<Vec<_>>(),
-                ),
-        )
+        let mut result = Object::new()
+            .with("query", self.query.as_str())
+            .with("scope", self.scope)
+            .with("ranking", self.ranking.name())
+            .with("count", count)
+            .with(
+                "results",
+                self.results
+                    .iter()
+                    .cloned()
+                    .map(Value::Object)
+                    .collect::<Vec<_>>(),
+            );
+        if !self.warnings.is_empty() {
+            result = result.with(
+                "warnings",
+                self.warnings.iter().map(Value::from).collect::<Vec<_>>(),
+            );
+        }
+        Value::Object(result)
+    }
+
+    fn warnings(&self) -> Vec<String> {
+        self.warnings.clone()
     }
 
     fn render_human(&self) -> String {

@@ -24,7 +24,7 @@ use crate::js::number::{number_text, to_fixed};
 use crate::js::{date, math, text};
 use crate::output::Report;
 use crate::signals::{Acceptance, Ci, SignalArgs, Signals};
-use crate::store::paths::{confine, decode_lossy, read_loose_bytes};
+use crate::store::paths::{Loose, confine, decode_lossy, read_loose_bytes};
 use crate::store::{WriterLock, document, ndjson};
 
 /// The scores document, relative to the project root.
@@ -244,7 +244,17 @@ pub fn run(args: &ReinforceArgs, ctx: &Context) -> Result<ReinforceReport> {
 
     let lock = WriterLock::acquire(&ctx.root)?;
     let scores_path = confine(&ctx.root, SCORES)?;
-    let stored = read_loose_bytes(&scores_path)?;
+    // Skipping the file here would replace it with the new scores: a file the loose reader
+    // will not read is refused instead, and left as it is.
+    let stored = match read_loose_bytes(&scores_path, &ctx.root)? {
+        Loose::Read(bytes) => Some(bytes),
+        Loose::Missing => None,
+        Loose::Skipped(skip) => {
+            return Err(Error::refused(format!(
+                "{SCORES} cannot be read ({skip}); nothing was changed."
+            )));
+        }
+    };
     let parsed = stored
         .clone()
         .map(|bytes| json::parse(&decode_lossy(bytes)));

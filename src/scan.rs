@@ -35,7 +35,7 @@ use crate::js::json::{self, Object, Value};
 use crate::js::text::trim;
 use crate::memory::{count, day, yaml_string};
 use crate::output::Report;
-use crate::store::paths::resolve;
+use crate::store::paths::{read_loose, resolve};
 
 /// Deepest level searched below the scanned folder.
 const MAX_DEPTH: usize = 4;
@@ -143,12 +143,15 @@ fn markers_of(names: &[String], is_top: bool) -> Vec<String> {
 }
 
 /// The stack the first stack marker names; a `package.json` is refined by its dependencies.
-fn stack_of(dir: &Path, markers: &[String]) -> String {
+fn stack_of(markers: &[String], package: Option<&Object>) -> String {
     let Some(first) = markers.first() else {
         return "unknown".to_owned();
     };
     if first == "package.json" {
-        return node_framework(dir).unwrap_or("Node.js").to_owned();
+        return package
+            .and_then(node_framework)
+            .unwrap_or("Node.js")
+            .to_owned();
     }
     if has_extension(first, "sln") || has_extension(first, "csproj") {
         return ".NET".to_owned();
@@ -160,16 +163,21 @@ fn stack_of(dir: &Path, markers: &[String]) -> String {
         .to_owned()
 }
 
-fn package_json(dir: &Path) -> Option<Object> {
-    let text = fs::read_to_string(dir.join("package.json")).ok()?;
+/// A folder's `package.json` as an object, read with the loose reader (never blocking on a
+/// FIFO, at most 64 MiB, a link followed only to a file inside the scanned folder `top`); a
+/// file it skips adds a warning.
+fn package_json(dir: &Path, top: &Path, warnings: &mut Vec<String>) -> Option<Object> {
+    let path = dir.join("package.json");
+    let text = read_loose(&path, top)
+        .ok()?
+        .or_warn(&path.to_string_lossy(), warnings)?;
     match json::parse(&text) {
         Ok(Value::Object(o)) => Some(o),
         _ => None,
     }
 }
 
-fn node_framework(dir: &Path) -> Option<&'static str> {
-    let package = package_json(dir)?;
+fn node_framework(package: &Object) -> Option<&'static str> {
     let has = |dep: &str| {
         ["dependencies", "devDependencies"].iter().any(|key| {
             package
@@ -181,8 +189,8 @@ fn node_framework(dir: &Path) -> Option<&'static str> {
     FRAMEWORKS.iter().find(|(dep, _)| has(dep)).map(|(_, f)| *f)
 }
 
-fn project_name(dir: &Path) -> String {
-    package_json(dir)
+fn project_name(dir: &Path, package: Option<&Object>) -> String {
+    package
         .and_then(|p| p.get("name").and_then(Value::as_str).map(str::to_owned))
         .filter(|n| !n.is_empty())
         .unwrap_or_else(|| crate::init::folder_name(dir))
@@ -286,9 +294,9 @@ fn names(dir: &Path) -> Vec<String> {
     names
 }
 
-/// Every project at or below `top` (see the module documentation).
-#[must_use]
-pub fn find_projects(top: &Path, now_ms: f64) -> Vec<Project> {
+/// Every project at or below `top` (see the module documentation); a marker file that cannot
+/// be read safely adds a warning.
+pub fn find_projects(top: &Path, now_ms: f64, warnings: &mut Vec<String>) -> Vec<Project> {
     let mut found = Vec::new();
     let mut pending = vec![(top.to_path_buf(), String::new(), 0usize)];
     while let Some((dir, rel, depth)) = pending.pop() {
@@ -296,10 +304,15 @@ pub fn find_projects(top: &Path, now_ms: f64) -> Vec<Project> {
         let markers = markers_of(&entries, depth == 0);
         if !markers.is_empty() {
             let last = last_change_ms(&dir);
+            let package = entries
+                .iter()
+                .any(|n| n == "package.json")
+                .then(|| package_json(&dir, top, warnings))
+                .flatten();
             found.push(Project {
                 rel: if rel.is_empty() { ".".to_owned() } else { rel },
-                name: project_name(&dir),
-                stack: stack_of(&dir, &markers),
+                name: project_name(&dir, package.as_ref()),
+                stack: stack_of(&markers, package.as_ref()),
                 is_bmad: entries.iter().any(|n| n == ".agents" || n == "_bmad"),
                 last_change: last.map(date::to_iso_string),
                 status: status_at(last, now_ms),
@@ -371,6 +384,8 @@ pub struct ScanReport {
     pub dir: PathBuf,
     pub projects: Vec<Project>,
     pub indexed: Option<Indexed>,
+    /// One line for each marker file skipped; under `--json`, a last key present only then.
+    pub warnings: Vec<String>,
 }
 
 /// Runs `scan`.
@@ -398,7 +413,8 @@ pub fn run(args: &ScanArgs, ctx: &Context) -> Result<ScanReport> {
         } else {
             None
         };
-    let projects = find_projects(&dir, ctx.now.ms);
+    let mut warnings = Vec::new();
+    let projects = find_projects(&dir, ctx.now.ms, &mut warnings);
     let indexed = match home {
         Some(home) => Some(index(home, &projects, day(&ctx.now))?),
         None => None,
@@ -407,6 +423,7 @@ pub fn run(args: &ScanArgs, ctx: &Context) -> Result<ScanReport> {
         dir,
         projects,
         indexed,
+        warnings,
     })
 }
 
@@ -462,13 +479,19 @@ impl Report for ScanReport {
                 .with("created", strings(&i.created))
                 .with("kept", strings(&i.kept))
         });
-        Value::Object(
-            Object::new()
-                .with("dir", self.dir.to_string_lossy().into_owned())
-                .with("count", count(self.projects.len()))
-                .with("projects", projects)
-                .with("indexed", indexed),
-        )
+        let mut result = Object::new()
+            .with("dir", self.dir.to_string_lossy().into_owned())
+            .with("count", count(self.projects.len()))
+            .with("projects", projects)
+            .with("indexed", indexed);
+        if !self.warnings.is_empty() {
+            result = result.with("warnings", strings(&self.warnings));
+        }
+        Value::Object(result)
+    }
+
+    fn warnings(&self) -> Vec<String> {
+        self.warnings.clone()
     }
 
     fn render_human(&self) -> String {
@@ -605,7 +628,7 @@ mod tests {
             .unwrap();
         }
         fs::create_dir_all(top.join("g/.git")).unwrap();
-        let found = find_projects(top, 0.0);
+        let found = find_projects(top, 0.0, &mut Vec::new());
         let rels: Vec<(&str, &str)> = found
             .iter()
             .map(|p| (p.rel.as_str(), p.stack.as_str()))

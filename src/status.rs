@@ -28,7 +28,7 @@ use crate::js::text::trim;
 use crate::memory::{CONTEXT_FILE, MEMORY_DIR, SESSIONS_DIR, count, heading_date, memory_path};
 use crate::output::Report;
 use crate::recall::NOTE_FILES;
-use crate::store::paths::read_loose;
+use crate::store::paths::{Loose, read_loose};
 use crate::store::sections::sections;
 
 /// The second folder of notes that `recall` and `brief` read, relative to the project root.
@@ -105,13 +105,24 @@ pub fn health(score: usize, checks: usize) -> usize {
     }
 }
 
-/// Reads one note file (missing is fine; unreadable counts as missing).
-fn note_status(path: &Path, shown: String) -> NoteStatus {
-    let meta = fs::metadata(path).ok().filter(fs::Metadata::is_file);
-    let text = meta
-        .as_ref()
-        .and_then(|_| read_loose(path).ok().flatten())
+/// Reads one note file (missing is fine; unreadable counts as missing). A file the loose reader
+/// skips (a FIFO, a device, over 64 MiB, a link leaving `within`) counts as missing too, with a
+/// warning.
+fn note_status(
+    path: &Path,
+    within: &Path,
+    shown: String,
+    warnings: &mut Vec<String>,
+) -> NoteStatus {
+    let read = read_loose(path, within);
+    let is_skipped = matches!(read, Ok(Loose::Skipped(_)));
+    let text = read
+        .ok()
+        .and_then(|found| found.or_warn(&shown, warnings))
         .unwrap_or_default();
+    let meta = fs::metadata(path)
+        .ok()
+        .filter(|m| m.is_file() && !is_skipped);
     let sections = sections(&text);
     let is_decisions = path.file_name().is_some_and(|n| n == "decisions.md");
     NoteStatus {
@@ -167,7 +178,7 @@ pub fn latest_handoff(dir: &Path) -> Option<String> {
     names
         .iter()
         .filter(|n| heading_date(n) == day)
-        .max_by_key(|name| (written_at(&dir.join(name)), suffix(name), (*name).clone()))
+        .max_by_key(|name| (written_at(dir, name), suffix(name), (*name).clone()))
         .cloned()
 }
 
@@ -180,9 +191,12 @@ fn suffix(name: &str) -> u64 {
         .unwrap_or(1)
 }
 
-/// The `written_at` instant of a handoff's front matter, in epoch milliseconds.
-fn written_at(path: &Path) -> Option<i64> {
-    let text = read_loose(path).ok().flatten()?;
+/// The `written_at` instant of a handoff's front matter, in epoch milliseconds. A handoff the
+/// loose reader skips has none here; `brief` names it when it reads the one chosen.
+fn written_at(dir: &Path, name: &str) -> Option<i64> {
+    let Ok(Loose::Read(text)) = read_loose(&dir.join(name), dir) else {
+        return None;
+    };
     let rest = text
         .strip_prefix("---\n")
         .or_else(|| text.strip_prefix("---\r\n"))?;
@@ -195,13 +209,18 @@ fn written_at(path: &Path) -> Option<i64> {
     date::parse_timestamp(value).map(|ms| ms as i64)
 }
 
-fn brain_status(ctx: &Context, brain: Brain, linked_at: Option<String>) -> BrainStatus {
+fn brain_status(
+    ctx: &Context,
+    brain: Brain,
+    linked_at: Option<String>,
+    warnings: &mut Vec<String>,
+) -> BrainStatus {
     let dir = &brain.dir;
     let shown = |name: &str| dir.join(name).to_string_lossy().into_owned();
     let is_global = brain.kind == BrainType::BmadGlobal;
     let notes = NOTE_FILES
         .iter()
-        .map(|n| note_status(&dir.join(n), shown(n)))
+        .map(|n| note_status(&dir.join(n), dir, shown(n), warnings))
         .filter(|n| is_global || n.is_present)
         .collect();
     let projects = fs::read_dir(dir.join(PROJECTS)).ok().map(|entries| {
@@ -231,21 +250,31 @@ fn brain_status(ctx: &Context, brain: Brain, linked_at: Option<String>) -> Brain
 /// None: everything unreadable is reported as missing.
 pub fn run(_args: &StatusArgs, ctx: &Context) -> Result<StatusReport> {
     let root = &ctx.root;
+    let mut warnings = Vec::new();
     let mut notes: Vec<NoteStatus> = NOTE_FILES
         .iter()
-        .map(|n| note_status(&root.join(memory_path(n)), memory_path(n)))
+        .map(|n| {
+            note_status(
+                &root.join(memory_path(n)),
+                root,
+                memory_path(n),
+                &mut warnings,
+            )
+        })
         .collect();
     let checked_notes = notes.len();
     notes.extend(
         NOTE_FILES
             .iter()
             .map(|n| format!("{BMAD_MEMORY_DIR}/{n}"))
-            .map(|rel| note_status(&root.join(&rel), rel))
+            .map(|rel| note_status(&root.join(&rel), root, rel, &mut warnings))
             .filter(|n| n.is_present),
     );
     let context = note_status(
         &root.join(memory_path(CONTEXT_FILE)),
+        root,
         memory_path(CONTEXT_FILE),
+        &mut warnings,
     );
     let sessions = root.join(SESSIONS_DIR);
     let handoffs = handoff_names(&sessions).len();
@@ -259,7 +288,7 @@ pub fn run(_args: &StatusArgs, ctx: &Context) -> Result<StatusReport> {
         score: 0,
         checks: 0,
         failed: Vec::new(),
-        warnings: Vec::new(),
+        warnings,
         notes,
         context,
     };
@@ -268,7 +297,8 @@ pub fn run(_args: &StatusArgs, ctx: &Context) -> Result<StatusReport> {
             report.link = "valid";
             let linked_at = Some(link.linked_at.clone()).filter(|s| !s.is_empty());
             if let Some(brain) = link.brain() {
-                report.brain = Some(brain_status(ctx, brain, linked_at));
+                let status = brain_status(ctx, brain, linked_at, &mut report.warnings);
+                report.brain = Some(status);
             }
         }
         LinkState::Invalid(reason) => {
@@ -280,8 +310,23 @@ pub fn run(_args: &StatusArgs, ctx: &Context) -> Result<StatusReport> {
     if report.brain.is_none() {
         let detection = brain::detect(ctx);
         report.detected = detection.brain;
-        report.warnings = detection.warnings;
+        report.warnings.extend(detection.warnings);
     }
+    let checks = health_checks(&report, checked_notes);
+    report.checks = checks.len();
+    report.score = checks.iter().filter(|(ok, _)| *ok).count();
+    report.failed = checks
+        .into_iter()
+        .filter(|(ok, _)| !*ok)
+        .map(|(_, name)| name)
+        .collect();
+    Ok(report)
+}
+
+/// Every health check of a report, passed or not, with the name `status` gives a failed one:
+/// the first `checked_notes` note files, `context.md`, a handoff, the link, and the brain's
+/// own files.
+fn health_checks(report: &StatusReport, checked_notes: usize) -> Vec<(bool, String)> {
     let mut checks: Vec<(bool, String)> = report.notes[..checked_notes]
         .iter()
         .map(|n| (n.is_present, format!("{} exists", n.path)))
@@ -314,14 +359,7 @@ pub fn run(_args: &StatusArgs, ctx: &Context) -> Result<StatusReport> {
             ));
         }
     }
-    report.checks = checks.len();
-    report.score = checks.iter().filter(|(ok, _)| *ok).count();
-    report.failed = checks
-        .into_iter()
-        .filter(|(ok, _)| !*ok)
-        .map(|(_, name)| name)
-        .collect();
-    Ok(report)
+    checks
 }
 
 fn note_json(n: &NoteStatus) -> Value {

@@ -3,13 +3,17 @@
 //! [`confine`] is the gate every registry path passes: a normalized project-relative path that
 //! stays inside the root and crosses no symbolic link from `/` down. [`read_registry`] is the
 //! confined reader (regular file, at most 2 MiB, valid UTF-8). [`read_loose`] reads as
-//! bmad-plus's lexical recall does: links followed, no cap, invalid UTF-8 replaced.
+//! bmad-plus's lexical recall does (invalid UTF-8 replaced), within bounds: it never blocks on a
+//! FIFO, reads only regular files of at most 64 MiB, and follows a link only to a file inside
+//! the folder it is given; anything else is a [`Skip`] the caller turns into a warning.
 //!
 //! The root is compared lexically (absolute, `.`/`..` resolved without touching the disk), never
 //! through its real path, as bmad-plus does.
 
+use std::fmt;
 use std::fs;
 use std::io::{self, Read};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Component, Path, PathBuf};
 
 use crate::error::{Error, Result};
@@ -150,22 +154,104 @@ pub fn read_confined_bytes(path: &Path, missing_ok: bool) -> Result<Option<Vec<u
     Ok(Some(bytes))
 }
 
-/// Reads `path` as bmad-plus's lexical recall does: links followed, no size cap, invalid UTF-8
-/// replaced by U+FFFD, a byte-order mark kept. `Ok(None)` when it (or a link's target) is
-/// missing.
+/// Largest file a loose read takes, in bytes: a larger one is skipped, never read.
+pub const LOOSE_CAP: u64 = 64 * 1024 * 1024;
+
+/// Why a loose read left a file out. Its text says why, after `<file> skipped: `.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Skip {
+    /// A FIFO, a device, a socket: opening or reading it could block or never end.
+    NotRegular,
+    /// Over [`LOOSE_CAP`]; the size seen.
+    TooLarge(u64),
+    /// Grew past [`LOOSE_CAP`] while being read.
+    Grew,
+    /// A link (the file itself or a folder above it) that resolves outside the folder the read
+    /// is confined to.
+    Outside { target: PathBuf, within: PathBuf },
+    /// A link to something that is not a regular file (a folder, a FIFO, a device).
+    LinkNotRegular(PathBuf),
+    /// A link that cannot be resolved (a loop, a permission), with the reason.
+    Unresolvable(String),
+}
+
+impl fmt::Display for Skip {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Skip::NotRegular => f.write_str("not a regular file"),
+            Skip::TooLarge(size) => write!(f, "{size} bytes, over the 64 MiB read limit"),
+            Skip::Grew => f.write_str("grew past the 64 MiB read limit while being read"),
+            Skip::Outside { target, within } => write!(
+                f,
+                "resolves to {}, outside {}",
+                target.display(),
+                within.display()
+            ),
+            Skip::LinkNotRegular(target) => {
+                write!(f, "a link to {}, not a regular file", target.display())
+            }
+            Skip::Unresolvable(reason) => write!(f, "a link that cannot be resolved ({reason})"),
+        }
+    }
+}
+
+impl Skip {
+    /// The warning line for the file shown as `shown`.
+    #[must_use]
+    pub fn warning(&self, shown: &str) -> String {
+        format!("warning: {shown} skipped: {self}")
+    }
+}
+
+/// What a loose read found: the content, no file, or a file left out (and why).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Loose<T> {
+    Read(T),
+    Missing,
+    Skipped(Skip),
+}
+
+impl<T> Loose<T> {
+    /// The content, if any; a skip's warning, naming the file as `shown`, goes to `warnings`.
+    pub fn or_warn(self, shown: &str, warnings: &mut Vec<String>) -> Option<T> {
+        match self {
+            Loose::Read(content) => Some(content),
+            Loose::Missing => None,
+            Loose::Skipped(skip) => {
+                warnings.push(skip.warning(shown));
+                None
+            }
+        }
+    }
+
+    /// The content transformed, the other cases kept.
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Loose<U> {
+        match self {
+            Loose::Read(content) => Loose::Read(f(content)),
+            Loose::Missing => Loose::Missing,
+            Loose::Skipped(skip) => Loose::Skipped(skip),
+        }
+    }
+}
+
+/// Reads `path` as bmad-plus's lexical recall does (invalid UTF-8 replaced by U+FFFD, a
+/// byte-order mark kept), with the bounds bmad-plus lacks: the file is opened without blocking
+/// and read only if it is a regular file of at most [`LOOSE_CAP`] bytes; a link (the file or a
+/// folder above it) is followed only when it resolves inside `within` (compared by real
+/// paths). `Missing` when the file, or a link's target, does not exist.
 ///
 /// # Errors
-/// Node's `EISDIR` text for a directory; any other I/O error with its path.
-pub fn read_loose(path: &Path) -> Result<Option<String>> {
-    Ok(read_loose_bytes(path)?.map(decode_lossy))
+/// Node's `EISDIR` text for a directory in the file's place; any other I/O error with its path.
+pub fn read_loose(path: &Path, within: &Path) -> Result<Loose<String>> {
+    read_loose_into(path, within, Vec::new())
 }
 
 /// The bytes [`read_loose`] decodes, for a caller that must keep them as they are.
 ///
 /// # Errors
 /// As [`read_loose`].
-pub fn read_loose_bytes(path: &Path) -> Result<Option<Vec<u8>>> {
-    loose(path, fs::read(path))
+pub fn read_loose_bytes(path: &Path, within: &Path) -> Result<Loose<Vec<u8>>> {
+    read_bounded(path, within, Vec::new())
 }
 
 /// [`read_loose`] into `buffer`'s memory (its content is dropped): a caller reading many large
@@ -173,20 +259,118 @@ pub fn read_loose_bytes(path: &Path) -> Result<Option<Vec<u8>>> {
 ///
 /// # Errors
 /// As [`read_loose`].
-pub fn read_loose_into(path: &Path, mut buffer: Vec<u8>) -> Result<Option<String>> {
-    buffer.clear();
-    let read = fs::File::open(path).and_then(|mut file| file.read_to_end(&mut buffer));
-    Ok(loose(path, read.map(|_| buffer))?.map(decode_lossy))
+pub fn read_loose_into(path: &Path, within: &Path, buffer: Vec<u8>) -> Result<Loose<String>> {
+    Ok(read_bounded(path, within, buffer)?.map(decode_lossy))
 }
 
-/// What a loose read gives: the bytes, nothing for a missing file, or the error.
-fn loose(path: &Path, read: io::Result<Vec<u8>>) -> Result<Option<Vec<u8>>> {
-    match read {
-        Ok(bytes) => Ok(Some(bytes)),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-        Err(e) if e.kind() == io::ErrorKind::IsADirectory => Err(Error::IsDirectory),
-        Err(e) => Err(Error::io("cannot read", path, e)),
+/// Opens without following a final link and without blocking (a FIFO with no writer would
+/// otherwise wait forever).
+fn open_nonblocking(path: &Path) -> io::Result<fs::File> {
+    fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW)
+        .open(path)
+}
+
+fn read_bounded(path: &Path, within: &Path, mut buffer: Vec<u8>) -> Result<Loose<Vec<u8>>> {
+    let (file, link_target) = match open_nonblocking(path) {
+        Ok(file) => (file, None),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Loose::Missing),
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => match open_link(path, within)? {
+            Ok((file, target)) => (file, Some(target)),
+            Err(found) => return Ok(found),
+        },
+        // A socket (or a FIFO some systems refuse to open this way).
+        Err(e) if e.raw_os_error() == Some(libc::ENXIO) => {
+            return Ok(Loose::Skipped(Skip::NotRegular));
+        }
+        Err(e) if e.kind() == io::ErrorKind::IsADirectory => return Err(Error::IsDirectory),
+        Err(e) => return Err(Error::io("cannot read", path, e)),
+    };
+    let meta = file
+        .metadata()
+        .map_err(|e| Error::io("cannot inspect", path, e))?;
+    if !meta.is_file() {
+        return match link_target {
+            Some(target) => Ok(Loose::Skipped(Skip::LinkNotRegular(target))),
+            None if meta.is_dir() => Err(Error::IsDirectory),
+            None => Ok(Loose::Skipped(Skip::NotRegular)),
+        };
     }
+    if link_target.is_none() {
+        // The file is no link, but a folder above it may be.
+        if let Some(found) = outside(path, within)? {
+            return Ok(found);
+        }
+    }
+    if meta.len() > LOOSE_CAP {
+        return Ok(Loose::Skipped(Skip::TooLarge(meta.len())));
+    }
+    buffer.clear();
+    buffer.reserve(usize::try_from(meta.len()).unwrap_or(0));
+    // One byte past the cap, so that a file growing while it is read is caught.
+    file.take(LOOSE_CAP + 1)
+        .read_to_end(&mut buffer)
+        .map_err(|e| Error::io("cannot read", path, e))?;
+    if buffer.len() as u64 > LOOSE_CAP {
+        return Ok(Loose::Skipped(Skip::Grew));
+    }
+    Ok(Loose::Read(buffer))
+}
+
+type Opened = std::result::Result<(fs::File, PathBuf), Loose<Vec<u8>>>;
+
+/// Opens the target of the link `path` if it resolves inside `within` (the file and its real
+/// path); else what the read finds instead (a dangling link is a missing file).
+fn open_link(path: &Path, within: &Path) -> Result<Opened> {
+    let target = match fs::canonicalize(path) {
+        Ok(target) => target,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Err(Loose::Missing)),
+        Err(e) => return Ok(Err(Loose::Skipped(Skip::Unresolvable(e.to_string())))),
+    };
+    let real_within = real_path(within)?;
+    if !target.starts_with(&real_within) {
+        return Ok(Err(Loose::Skipped(Skip::Outside {
+            target,
+            within: within.to_path_buf(),
+        })));
+    }
+    match open_nonblocking(&target) {
+        Ok(file) => Ok(Ok((file, target))),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Err(Loose::Missing)),
+        Err(e) if e.raw_os_error() == Some(libc::ENXIO) => {
+            Ok(Err(Loose::Skipped(Skip::LinkNotRegular(target))))
+        }
+        // Swapped for another link since it was resolved.
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
+            Ok(Err(Loose::Skipped(Skip::Unresolvable(e.to_string()))))
+        }
+        Err(e) => Err(Error::io("cannot read", &target, e)),
+    }
+}
+
+/// What the read finds instead when `path`'s real path (links in the folders above it
+/// resolved) leaves `within`; `None` when it stays inside.
+fn outside(path: &Path, within: &Path) -> Result<Option<Loose<Vec<u8>>>> {
+    let target = match fs::canonicalize(path) {
+        Ok(target) => target,
+        // Removed since it was opened.
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Some(Loose::Missing)),
+        Err(e) => return Err(Error::io("cannot resolve", path, e)),
+    };
+    let real_within = real_path(within)?;
+    Ok((!target.starts_with(&real_within)).then(|| {
+        Loose::Skipped(Skip::Outside {
+            target,
+            within: within.to_path_buf(),
+        })
+    }))
+}
+
+/// The real path of the folder reads are confined to (links above the project are the user's
+/// business, so the comparison is between real paths).
+fn real_path(within: &Path) -> Result<PathBuf> {
+    fs::canonicalize(within).map_err(|e| Error::io("cannot resolve", within, e))
 }
 
 /// UTF-8 text with every invalid sequence replaced by U+FFFD, as Node decodes it.
@@ -306,19 +490,96 @@ mod tests {
         ));
     }
 
+    fn mkfifo(path: &Path) {
+        let status = std::process::Command::new("mkfifo")
+            .arg(path)
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+
     #[test]
-    fn loose_reader_follows_links_and_replaces_bad_bytes() {
+    fn loose_reader_follows_links_inside_and_replaces_bad_bytes() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
         fs::write(root.join("t"), b"\xef\xbb\xbfa\xffb").unwrap();
         symlink(root.join("t"), root.join("link")).unwrap();
-        assert_eq!(
-            read_loose(&root.join("link")).unwrap().unwrap(),
-            "\u{feff}a\u{fffd}b"
-        );
+        symlink("t", root.join("relative")).unwrap();
+        for name in ["t", "link", "relative"] {
+            assert_eq!(
+                read_loose(&root.join(name), root).unwrap(),
+                Loose::Read("\u{feff}a\u{fffd}b".to_owned()),
+                "{name}"
+            );
+        }
         symlink(root.join("gone"), root.join("dangling")).unwrap();
-        assert!(read_loose(&root.join("dangling")).unwrap().is_none());
-        assert!(matches!(read_loose(root), Err(Error::IsDirectory)));
+        assert_eq!(
+            read_loose(&root.join("dangling"), root).unwrap(),
+            Loose::Missing
+        );
+        assert_eq!(
+            read_loose(&root.join("gone"), root).unwrap(),
+            Loose::Missing
+        );
+        assert!(matches!(read_loose(root, root), Err(Error::IsDirectory)));
+    }
+
+    #[test]
+    fn loose_reader_skips_what_it_must_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = &dir.path().join("project");
+        fs::create_dir(root).unwrap();
+        let real_root = fs::canonicalize(root).unwrap();
+        fs::write(dir.path().join("outside.md"), "x").unwrap();
+        fs::create_dir(dir.path().join("folder")).unwrap();
+        fs::write(dir.path().join("folder/inner.md"), "x").unwrap();
+        mkfifo(&root.join("fifo"));
+        fs::create_dir(root.join("sub")).unwrap();
+        symlink(dir.path().join("outside.md"), root.join("out")).unwrap();
+        symlink("/dev/zero", root.join("zero")).unwrap();
+        symlink(root.join("fifo"), root.join("to-fifo")).unwrap();
+        symlink(root.join("sub"), root.join("to-dir")).unwrap();
+        symlink(dir.path().join("folder"), root.join("linked-folder")).unwrap();
+        let sparse = fs::File::create(root.join("sparse")).unwrap();
+        sparse.set_len(LOOSE_CAP + 1).unwrap();
+        let skipped = |name: &str| match read_loose(&root.join(name), root).unwrap() {
+            Loose::Skipped(skip) => skip,
+            other => panic!("{name}: {other:?}"),
+        };
+        assert_eq!(skipped("fifo"), Skip::NotRegular);
+        assert_eq!(skipped("sparse"), Skip::TooLarge(LOOSE_CAP + 1));
+        assert_eq!(
+            skipped("to-fifo"),
+            Skip::LinkNotRegular(real_root.join("fifo"))
+        );
+        assert_eq!(
+            skipped("to-dir"),
+            Skip::LinkNotRegular(real_root.join("sub"))
+        );
+        assert_eq!(
+            skipped("zero"),
+            Skip::Outside {
+                target: PathBuf::from("/dev/zero"),
+                within: root.clone(),
+            }
+        );
+        assert!(matches!(skipped("out"), Skip::Outside { .. }));
+        assert!(matches!(
+            skipped("linked-folder/inner.md"),
+            Skip::Outside { .. }
+        ));
+        // The same files are read when the folder they are confined to holds them.
+        assert_eq!(
+            read_loose(&root.join("out"), dir.path()).unwrap(),
+            Loose::Read("x".to_owned())
+        );
+        assert_eq!(
+            skipped("zero").warning("notes/zero"),
+            format!(
+                "warning: notes/zero skipped: resolves to /dev/zero, outside {}",
+                root.display()
+            )
+        );
     }
 
     #[test]
@@ -329,17 +590,18 @@ mod tests {
         fs::write(root.join("short"), b"xy").unwrap();
         symlink(root.join("t"), root.join("link")).unwrap();
         symlink(root.join("gone"), root.join("dangling")).unwrap();
+        mkfifo(&root.join("fifo"));
         let used = || b"left over from the last file, longer than the next".to_vec();
-        for name in ["t", "short", "link", "dangling", "gone"] {
+        for name in ["t", "short", "link", "dangling", "gone", "fifo"] {
             let path = root.join(name);
             assert_eq!(
-                read_loose_into(&path, used()).unwrap(),
-                read_loose(&path).unwrap(),
+                read_loose_into(&path, root, used()).unwrap(),
+                read_loose(&path, root).unwrap(),
                 "{name}"
             );
         }
         assert!(matches!(
-            read_loose_into(root, used()),
+            read_loose_into(root, root, used()),
             Err(Error::IsDirectory)
         ));
     }

@@ -27,6 +27,7 @@ mod lock;
 mod observe;
 mod outcomes;
 mod pack;
+mod readers;
 mod readme;
 mod recall;
 mod recovery;
