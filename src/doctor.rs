@@ -15,10 +15,10 @@
 //! nothing. Nothing is ever repaired automatically.
 
 use std::collections::HashMap;
+use std::ffi::OsStr;
 use std::fmt::Write as _;
-use std::fs::OpenOptions;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use pulldown_cmark::{CodeBlockKind, Event, Parser, Tag};
 
@@ -30,7 +30,8 @@ use crate::output::Report;
 use crate::recall::{NOTE_DIRS, NOTE_FILES};
 use crate::receipts::{self, OUTCOMES};
 use crate::reinforce::{PROMOTIONS, SCORES};
-use crate::store::paths::{REGISTRY_CAP, confine, read_confined_bytes, read_registry};
+use crate::store::confined::{self, Dir, Target};
+use crate::store::paths::{REGISTRY_CAP, read_registry, read_registry_bytes};
 use crate::store::sections::heading_lines;
 use crate::store::{LOCK_FILE, WriterLock};
 use crate::write::JOURNAL;
@@ -111,8 +112,7 @@ fn read(root: &Path, rel: &str, report: &mut DoctorReport) -> Option<String> {
 /// Reads a registry's bytes for the check (a torn tail may cut a character in two); a refusal
 /// becomes a problem.
 fn read_bytes(root: &Path, rel: &str, report: &mut DoctorReport) -> Option<Vec<u8>> {
-    let read = confine(root, rel).and_then(|path| read_confined_bytes(&path, true));
-    record(rel, read, report)
+    record(rel, read_registry_bytes(root, rel, true), report)
 }
 
 /// Notes a file that was there as checked, and a refusal to read it as a problem.
@@ -293,23 +293,18 @@ fn repair_tail(ctx: &Context, rel: &str) -> Result<DoctorReport> {
     // then again under it, where it counts.
     torn_tail(ctx, rel)?;
     let lock = WriterLock::acquire(&ctx.root)?;
-    let (path, bytes, complete) = torn_tail(ctx, rel)?;
+    let (registry, bytes, complete) = torn_tail(ctx, rel)?;
+    // The copy and the cut happen relative to the folder handle the registry was read through.
+    let dir = registry.require_dir("cannot open")?;
     let torn = &bytes[complete..];
     let stamp = ctx.now.file_stamp();
-    let (aside_rel, mut file) = create_aside(ctx, &format!("{rel}.torn-{stamp}"))?;
-    let aside = confine(&ctx.root, &aside_rel)?;
+    let suffix = format!(".torn-{stamp}");
+    let (aside_rel, mut file) = create_aside(dir, registry.name(), rel, &suffix)?;
     file.write_all(torn)
         .and_then(|()| file.sync_all())
-        .map_err(|e| Error::io("cannot write", &aside, e))?;
+        .map_err(|e| Error::io("cannot write", &ctx.root.join(&aside_rel), e))?;
     // Only once the torn bytes are safe beside it is the registry cut back.
-    let registry = OpenOptions::new()
-        .write(true)
-        .open(&path)
-        .map_err(|e| Error::io("cannot open", &path, e))?;
-    registry
-        .set_len(complete as u64)
-        .and_then(|()| registry.sync_all())
-        .map_err(|e| Error::io("cannot truncate", &path, e))?;
+    dir.truncate(registry.name(), complete as u64)?;
     drop(lock);
     Ok(DoctorReport {
         repaired: Some((rel.to_owned(), aside_rel, torn.len())),
@@ -317,33 +312,41 @@ fn repair_tail(ctx: &Context, rel: &str) -> Result<DoctorReport> {
     })
 }
 
-/// The registry's path, bytes and complete length, refused unless it has a torn final line.
-fn torn_tail(ctx: &Context, rel: &str) -> Result<(PathBuf, Vec<u8>, usize)> {
-    let path = confine(&ctx.root, rel)?;
-    let bytes = read_confined_bytes(&path, true)?.unwrap_or_default();
+/// The registry, its bytes and complete length, refused unless it has a torn final line.
+fn torn_tail(ctx: &Context, rel: &str) -> Result<(Target, Vec<u8>, usize)> {
+    let registry = confined::locate(&ctx.root, rel, false)?;
+    let bytes = registry
+        .read(true)?
+        .map(|(bytes, _)| bytes)
+        .unwrap_or_default();
     let complete = complete_len(&bytes);
     if complete == bytes.len() {
         return Err(Error::refused(format!(
             "{rel} has no incomplete final line; nothing to repair."
         )));
     }
-    Ok((path, bytes, complete))
+    Ok((registry, bytes, complete))
 }
 
-/// Creates `<base>` exclusively, or `<base>-1`, `<base>-2`, … when it exists (two repairs at
-/// the same instant): a kept-aside file is never overwritten.
-fn create_aside(ctx: &Context, base: &str) -> Result<(String, std::fs::File)> {
+/// Creates `<name><suffix>` exclusively in `dir`, or `<name><suffix>-1`, `-2`, … when it exists
+/// (two repairs at the same instant): a kept-aside file is never overwritten. Returns its
+/// project-relative path (`rel` with the same suffix) and the file.
+fn create_aside(
+    dir: &Dir,
+    name: &OsStr,
+    rel: &str,
+    suffix: &str,
+) -> Result<(String, std::fs::File)> {
     for n in 0_u32.. {
-        let rel = if n == 0 {
-            base.to_owned()
+        let suffix = if n == 0 {
+            suffix.to_owned()
         } else {
-            format!("{base}-{n}")
+            format!("{suffix}-{n}")
         };
-        let path = confine(&ctx.root, &rel)?;
-        match OpenOptions::new().write(true).create_new(true).open(&path) {
-            Ok(file) => return Ok((rel, file)),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
-            Err(e) => return Err(Error::io("cannot create", &path, e)),
+        let mut candidate = name.to_os_string();
+        candidate.push(&suffix);
+        if let Some(file) = dir.create_new(&candidate)? {
+            return Ok((format!("{rel}{suffix}"), file));
         }
     }
     unreachable!("an unbounded counter always finds a free name")

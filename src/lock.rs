@@ -9,7 +9,6 @@
 //! `.bmad/memory/lock-recovery/`. A live writer's lock is never removed; neither is one from
 //! another host, whose liveness cannot be known from here.
 
-use std::fs::{self, OpenOptions};
 use std::io::{self, Write};
 use std::path::Path;
 use std::time::UNIX_EPOCH;
@@ -18,8 +17,8 @@ use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::js::json::{self, Object, Value, sha256_hex};
 use crate::output::Report;
+use crate::store::confined;
 use crate::store::lock::hostname;
-use crate::store::paths::{confine, read_confined};
 use crate::store::{LOCK_FILE, MEMORY_DIR};
 
 /// Inspect the writer lock; with --recover, remove a dead owner's lock.
@@ -79,12 +78,12 @@ impl LockState {
 /// # Errors
 /// Confinement and reader errors.
 pub fn inspect(root: &Path, now_ms: f64) -> Result<Option<LockState>> {
-    let path = confine(root, LOCK_FILE)?;
-    let Some(text) = read_confined(&path, true)? else {
+    let Some((bytes, meta)) = confined::locate(root, LOCK_FILE, false)?.read(true)? else {
         return Ok(None);
     };
-    let modified_ms = fs::metadata(&path)
-        .and_then(|m| m.modified())
+    let text = String::from_utf8(bytes).map_err(|_| Error::SourceNotUtf8)?;
+    let modified_ms = meta
+        .modified()
         .ok()
         .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
         .map_or(now_ms, |d| {
@@ -172,33 +171,34 @@ pub fn run(args: &LockArgs, ctx: &Context) -> Result<LockReport> {
         )));
     }
     let receipt = write_receipt(ctx, &state)?;
-    let path = confine(&ctx.root, LOCK_FILE)?;
-    // Remove only what was inspected: a new owner may have taken the lock since.
-    let current = fs::read(&path).map_err(|e| Error::io("cannot read", &path, e))?;
-    if sha256_hex(&current) != state.sha256 {
+    let lock = confined::locate(&ctx.root, LOCK_FILE, false)?;
+    // Remove only what was inspected: a new owner may have taken the lock since. Read and
+    // removed through the same folder handle, so the name checked is the name removed.
+    let current = lock.read(true)?.map(|(bytes, _)| bytes);
+    if current.is_none_or(|current| sha256_hex(&current) != state.sha256) {
         return Err(Error::refused(
             "Writer lock changed while being recovered; inspect it again.",
         ));
     }
-    fs::remove_file(&path).map_err(|e| Error::io("cannot remove", &path, e))?;
+    lock.require_dir("cannot remove")?
+        .remove(lock.name())
+        .map_err(|e| Error::io("cannot remove", lock.path(), e))?;
     Ok(LockReport {
         state: Some(state),
         recovered: Some(receipt),
     })
 }
 
-/// Writes `.bmad/memory/lock-recovery/<timestamp>-<sha12>.json` and returns its path.
+/// Writes `.bmad/memory/lock-recovery/<timestamp>-<sha12>.json` and returns its path; the
+/// folder is created and the receipt created exclusively relative to handles opened from the
+/// root without following links.
 fn write_receipt(ctx: &Context, state: &LockState) -> Result<String> {
-    let dir_rel = format!("{MEMORY_DIR}/lock-recovery");
-    let dir = confine(&ctx.root, &dir_rel)?;
-    match fs::create_dir(&dir) {
-        Ok(()) => {}
-        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
-        Err(e) => return Err(Error::io("cannot create", &dir, e)),
-    }
     let stamp = ctx.now.file_stamp();
-    let rel = format!("{dir_rel}/{stamp}-{}.json", &state.sha256[..12]);
-    let path = confine(&ctx.root, &rel)?;
+    let rel = format!(
+        "{MEMORY_DIR}/lock-recovery/{stamp}-{}.json",
+        &state.sha256[..12]
+    );
+    let target = confined::locate(&ctx.root, &rel, true)?;
     let receipt = Value::Object(
         Object::new()
             .with("recoveredAt", ctx.now.iso.as_str())
@@ -215,14 +215,14 @@ fn write_receipt(ctx: &Context, state: &LockState) -> Result<String> {
     );
     let mut text = receipt.pretty();
     text.push('\n');
-    let mut file = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&path)
-        .map_err(|e| Error::io("cannot create", &path, e))?;
+    let path = target.path();
+    let mut file = target
+        .require_dir("cannot create")?
+        .create_new(target.name())?
+        .ok_or_else(|| Error::io("cannot create", path, io::ErrorKind::AlreadyExists.into()))?;
     file.write_all(text.as_bytes())
         .and_then(|()| file.sync_all())
-        .map_err(|e| Error::io("cannot write", &path, e))?;
+        .map_err(|e| Error::io("cannot write", path, e))?;
     Ok(rel)
 }
 

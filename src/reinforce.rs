@@ -13,8 +13,7 @@
 //! priors as bmad-plus does, but its bytes are first kept beside it and a warning names the copy.
 
 use std::fmt::Write as _;
-use std::fs::OpenOptions;
-use std::io::{self, Write};
+use std::io::Write;
 use std::path::Path;
 
 use crate::context::{Context, Now};
@@ -24,6 +23,7 @@ use crate::js::number::{number_text, to_fixed};
 use crate::js::{date, math, text};
 use crate::output::Report;
 use crate::signals::{Acceptance, Ci, SignalArgs, Signals};
+use crate::store::confined;
 use crate::store::paths::{confine, decode_lossy, read_loose_bytes};
 use crate::store::{WriterLock, document, ndjson};
 
@@ -266,7 +266,7 @@ pub fn run(args: &ReinforceArgs, ctx: &Context) -> Result<ReinforceReport> {
 
     let mut warnings = Vec::new();
     if let Some(bytes) = corrupt {
-        let kept = keep_corrupt(&scores_path, bytes, &ctx.now)?;
+        let kept = keep_corrupt(&ctx.root, bytes, &ctx.now)?;
         warnings.push(format!(
             "warning: {SCORES} was not a JSON object; its bytes were kept in {kept} and scores restart from priors"
         ));
@@ -289,30 +289,26 @@ pub fn run(args: &ReinforceArgs, ctx: &Context) -> Result<ReinforceReport> {
 }
 
 /// Copies the unparseable scores file to `pattern-scores.json.corrupt-<timestamp>` (never over
-/// an existing file) and returns the copy's project-relative path.
-fn keep_corrupt(scores: &Path, bytes: &[u8], now: &Now) -> Result<String> {
+/// an existing file, never through a link: created exclusively relative to the memory folder's
+/// handle) and returns the copy's project-relative path.
+fn keep_corrupt(root: &Path, bytes: &[u8], now: &Now) -> Result<String> {
     let stamp = now.file_stamp();
-    let name = scores
-        .file_name()
-        .unwrap_or_default()
-        .to_string_lossy()
-        .into_owned();
+    let scores = confined::locate(root, SCORES, false)?;
+    let dir = scores.require_dir("cannot create")?;
     for n in 0u32.. {
-        let candidate = if n == 0 {
-            format!("{name}.corrupt-{stamp}")
+        let suffix = if n == 0 {
+            format!(".corrupt-{stamp}")
         } else {
-            format!("{name}.corrupt-{stamp}-{n}")
+            format!(".corrupt-{stamp}-{n}")
         };
-        let path = scores.with_file_name(&candidate);
-        match OpenOptions::new().write(true).create_new(true).open(&path) {
-            Ok(mut file) => {
-                file.write_all(bytes)
-                    .and_then(|()| file.sync_all())
-                    .map_err(|e| Error::io("cannot write", &path, e))?;
-                return Ok(format!(".bmad/memory/{candidate}"));
-            }
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
-            Err(e) => return Err(Error::io("cannot create", &path, e)),
+        let mut candidate = scores.name().to_os_string();
+        candidate.push(&suffix);
+        if let Some(mut file) = dir.create_new(&candidate)? {
+            let path = dir.path().join(&candidate);
+            file.write_all(bytes)
+                .and_then(|()| file.sync_all())
+                .map_err(|e| Error::io("cannot write", &path, e))?;
+            return Ok(format!("{SCORES}{suffix}"));
         }
     }
     unreachable!("an unbounded counter always finds a free name")

@@ -1,0 +1,201 @@
+//! Confinement that cannot be raced, and the project path itself.
+//!
+//! * A thread swaps the journal (then, separately, the memory folder) with a link to a file or
+//!   folder outside the project, atomically (`renameat2(RENAME_EXCHANGE)`), over and over while
+//!   a few hundred `write`s run: not one byte may land outside, every write either lands inside
+//!   or is refused with the links message.
+//! * A link above the project root is the user's business: the write lands in the real folder.
+//! * `-d` takes any OS path; any other command-line word that is not UTF-8 is refused.
+
+use std::fs;
+use std::os::unix::fs::symlink;
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::thread;
+
+use rustix::fs::{CWD, RenameFlags, renameat_with};
+
+use crate::support::{JOURNAL, TestProject};
+
+const LINKS: &str = "Memory paths cannot follow symbolic links or junctions.";
+/// Writes run while the swapper works: enough for hundreds of swaps to hit every step of a
+/// write, few enough to finish in seconds.
+const WRITES: usize = 300;
+
+/// An event line, as a fixture for the journal.
+const EVENT: &str =
+    r#"{"ts":"2026-10-18T09:00:00.000Z","agent":"forge","task":"first","id":"first-event"}"#;
+
+/// Exchanges `a` and `b` atomically.
+fn exchange(a: &Path, b: &Path) -> std::io::Result<()> {
+    renameat_with(CWD, a, CWD, b, RenameFlags::EXCHANGE).map_err(Into::into)
+}
+
+/// Runs [`WRITES`] writes in `project` while a thread keeps exchanging `real` and `link`; puts
+/// `real` back in place afterwards. Returns how many writes succeeded.
+fn race(project: &TestProject, real: &Path, link: &Path) -> usize {
+    // The exchange must work here, or the test would prove nothing.
+    exchange(real, link).expect("RENAME_EXCHANGE on the test folder");
+    exchange(real, link).expect("RENAME_EXCHANGE back");
+    let stop = Arc::new(AtomicBool::new(false));
+    let swaps = Arc::new(AtomicUsize::new(0));
+    let swapper = {
+        let (stop, swaps) = (Arc::clone(&stop), Arc::clone(&swaps));
+        let (real, link) = (real.to_path_buf(), link.to_path_buf());
+        thread::spawn(move || {
+            while !stop.load(Ordering::Relaxed) {
+                exchange(&real, &link).expect("exchange");
+                swaps.fetch_add(1, Ordering::Relaxed);
+                thread::yield_now();
+            }
+            if swaps.load(Ordering::Relaxed) % 2 == 1 {
+                exchange(&real, &link).expect("exchange back");
+            }
+        })
+    };
+    let mut succeeded = 0;
+    for n in 0..WRITES {
+        let output = project
+            .command()
+            .args(["write", "--agent", "racer", "--task", &format!("write {n}")])
+            .output()
+            .expect("spawn bmad-mem");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        match output.status.code() {
+            Some(0) => succeeded += 1,
+            Some(1) => assert_eq!(stderr, format!("mem write: {LINKS}\n"), "write {n}"),
+            other => panic!("write {n}: exit {other:?}\n{stderr}"),
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    swapper.join().expect("the swapper");
+    assert!(
+        fs::symlink_metadata(link).unwrap().file_type().is_symlink(),
+        "the link is back in its place"
+    );
+    // Both outcomes must have occurred, or the swaps never met a write.
+    assert!(swaps.load(Ordering::Relaxed) > 0);
+    assert!(succeeded > 0, "no write succeeded");
+    assert!(succeeded < WRITES, "no write met a link");
+    succeeded
+}
+
+/// Every file under `dir` with its bytes, and every folder and link, by path (links not
+/// followed).
+fn snapshot_of(dir: &Path) -> Vec<(std::path::PathBuf, Option<Vec<u8>>)> {
+    let mut entries = Vec::new();
+    for entry in fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let meta = fs::symlink_metadata(&path).unwrap();
+        if meta.is_file() {
+            let bytes = fs::read(&path).unwrap();
+            entries.push((path, Some(bytes)));
+        } else if meta.is_dir() {
+            entries.push((path.clone(), None));
+            entries.extend(snapshot_of(&path));
+        } else {
+            let target = fs::read_link(&path).unwrap().into_os_string();
+            entries.push((path, Some(target.into_encoded_bytes())));
+        }
+    }
+    entries.sort();
+    entries
+}
+
+/// The journal's lines written by the racing writes.
+fn racer_lines(journal: &Path) -> usize {
+    fs::read_to_string(journal)
+        .unwrap()
+        .lines()
+        .filter(|line| line.contains(r#""agent":"racer""#))
+        .count()
+}
+
+#[test]
+fn a_journal_swapped_with_a_link_mid_write_is_never_written_through() {
+    let project = TestProject::new().write(JOURNAL, format!("{EVENT}\n"));
+    let outside = project.base().join("outside.ndjson");
+    fs::write(&outside, format!("{EVENT}\n")).unwrap();
+    let link = project.path(".bmad/memory/swap.ndjson");
+    symlink(&outside, &link).unwrap();
+    let before = fs::read(&outside).unwrap();
+
+    let succeeded = race(&project, &project.path(JOURNAL), &link);
+
+    assert_eq!(fs::read(&outside).unwrap(), before, "bytes landed outside");
+    assert_eq!(racer_lines(&project.path(JOURNAL)), succeeded);
+    assert!(!project.path(".bmad/memory/writer.lock").exists());
+}
+
+#[test]
+fn a_memory_folder_swapped_with_a_link_mid_write_is_never_written_through() {
+    let project = TestProject::new().write(JOURNAL, format!("{EVENT}\n"));
+    let outside = project.base().join("outside");
+    fs::create_dir(&outside).unwrap();
+    fs::write(outside.join("journal.ndjson"), format!("{EVENT}\n")).unwrap();
+    let link = project.path(".bmad/swap");
+    symlink(&outside, &link).unwrap();
+    let before = snapshot_of(&outside);
+
+    let succeeded = race(&project, &project.path(".bmad/memory"), &link);
+
+    // No journal line, lock, temporary file or receipt outside.
+    assert_eq!(snapshot_of(&outside), before, "bytes landed outside");
+    assert_eq!(racer_lines(&project.path(JOURNAL)), succeeded);
+    assert_eq!(project.names(".bmad/memory"), ["journal.ndjson"]);
+}
+
+#[test]
+fn a_link_above_the_project_root_is_the_users_business() {
+    let project = TestProject::new()
+        .write(JOURNAL, format!("{EVENT}\n"))
+        .current_dir("");
+    let base = project.base().to_path_buf();
+    // `l` → the tempdir, so `l/project` reaches the project through a link above it; and the
+    // project folder itself reached through a link.
+    symlink(&base, base.join("l")).unwrap();
+    symlink(base.join("project"), base.join("project-link")).unwrap();
+    let project = project
+        .args(["-d", "l/project", "write", "--agent", "a", "--task", "one"])
+        .code(0)
+        .run()
+        .then()
+        .args([
+            "-d",
+            "project-link",
+            "write",
+            "--agent",
+            "b",
+            "--task",
+            "two",
+        ])
+        .code(0)
+        .run()
+        .then()
+        .args(["-d", "project-link", "reinforce", "--pattern", "p"])
+        .code(0)
+        .run()
+        .then();
+    let journal = project.read_text(JOURNAL);
+    let agents: Vec<&str> = journal
+        .lines()
+        .skip(1)
+        .map(|line| {
+            if line.contains(r#""agent":"a""#) {
+                "a"
+            } else {
+                "b"
+            }
+        })
+        .collect();
+    assert_eq!(agents, ["a", "b"]);
+    assert!(project.path(".bmad/memory/pattern-scores.json").is_file());
+    // Below the root, a link is still refused.
+    let project = project.remove(".bmad").mkdir("elsewhere/memory");
+    let _ = project
+        .symlink("elsewhere", ".bmad")
+        .current_dir("project")
+        .args(["write", "--agent", "a"])
+        .refused("write", LINKS);
+}
