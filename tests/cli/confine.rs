@@ -7,7 +7,9 @@
 //! * A link above the project root is the user's business: the write lands in the real folder.
 //! * `-d` takes any OS path; any other command-line word that is not UTF-8 is refused.
 
+use std::ffi::OsString;
 use std::fs;
+use std::os::unix::ffi::OsStringExt;
 use std::os::unix::fs::symlink;
 use std::path::Path;
 use std::sync::Arc;
@@ -198,4 +200,72 @@ fn a_link_above_the_project_root_is_the_users_business() {
         .current_dir("project")
         .args(["write", "--agent", "a"])
         .refused("write", LINKS);
+}
+
+/// `prefix` followed by a byte that is never UTF-8.
+fn not_utf8(prefix: &str) -> OsString {
+    OsString::from_vec([prefix.as_bytes(), b"\xff"].concat())
+}
+
+#[test]
+fn a_project_folder_whose_name_is_not_utf8_is_a_project() {
+    let project = TestProject::new().current_dir("");
+    let folder = project.base().join(not_utf8("p"));
+    fs::create_dir(&folder).unwrap();
+    let ran = project
+        .args([
+            OsString::from("-d"),
+            not_utf8("p"),
+            "write".into(),
+            "--agent".into(),
+            "a".into(),
+        ])
+        .code(0)
+        .run();
+    let journal = fs::read_to_string(folder.join(JOURNAL)).unwrap();
+    assert!(journal.contains(r#""agent":"a""#), "{journal}");
+    // The folder that does not exist is named as the system spells it (lossily on a terminal).
+    let missing = ran.project.base().join("q\u{fffd}");
+    let _ = ran
+        .then()
+        .args([
+            OsString::from("-d"),
+            not_utf8("q"),
+            "write".into(),
+            "--agent".into(),
+            "a".into(),
+        ])
+        .refused(
+            "write",
+            &format!(
+                "Project directory does not exist or is not a directory: {}",
+                missing.display()
+            ),
+        );
+}
+
+#[test]
+fn command_line_text_that_is_not_utf8_is_refused_not_altered() {
+    let word = OsString::from;
+    let project = TestProject::new()
+        .write(JOURNAL, format!("{EVENT}\n"))
+        .args([word("write"), word("--agent"), not_utf8("a")])
+        .refused("write", "invalid UTF-8 in the value of --agent")
+        .args([word("reinforce"), not_utf8("--pattern=p")])
+        .refused("reinforce", "invalid UTF-8 in the value of --pattern")
+        .args([
+            word("write"),
+            word("--agent"),
+            word("a"),
+            word("--task"),
+            not_utf8("t"),
+        ])
+        .refused("write", "invalid UTF-8 in the value of --task");
+    let _ = project
+        .args([word("recall"), word("first"), not_utf8("x")])
+        .code(1)
+        .stdout("")
+        .stderr("mem recall: invalid UTF-8 in argument 3\n")
+        .unchanged()
+        .run();
 }
