@@ -37,6 +37,25 @@ fn exchange(a: &Path, b: &Path) -> std::io::Result<()> {
 /// Runs [`WRITES`] writes in `project` while a thread keeps exchanging `real` and `link`; puts
 /// `real` back in place afterwards. Returns how many writes succeeded.
 fn race(project: &TestProject, real: &Path, link: &Path) -> usize {
+    race_with(project, real, link, "write", |n| {
+        vec![
+            "write".into(),
+            "--agent".into(),
+            "racer".into(),
+            "--task".into(),
+            format!("write {n}"),
+        ]
+    })
+}
+
+/// [`race`] for any writing `action`, its arguments for run `n` given by `args`.
+fn race_with(
+    project: &TestProject,
+    real: &Path,
+    link: &Path,
+    action: &str,
+    args: impl Fn(usize) -> Vec<String>,
+) -> usize {
     // The exchange must work here, or the test would prove nothing.
     exchange(real, link).expect("RENAME_EXCHANGE on the test folder");
     exchange(real, link).expect("RENAME_EXCHANGE back");
@@ -60,14 +79,14 @@ fn race(project: &TestProject, real: &Path, link: &Path) -> usize {
     for n in 0..WRITES {
         let output = project
             .command()
-            .args(["write", "--agent", "racer", "--task", &format!("write {n}")])
+            .args(args(n))
             .output()
             .expect("spawn bmad-mem");
         let stderr = String::from_utf8_lossy(&output.stderr);
         match output.status.code() {
             Some(0) => succeeded += 1,
-            Some(1) => assert_eq!(stderr, format!("mem write: {LINKS}\n"), "write {n}"),
-            other => panic!("write {n}: exit {other:?}\n{stderr}"),
+            Some(1) => assert_eq!(stderr, format!("mem {action}: {LINKS}\n"), "run {n}"),
+            other => panic!("run {n}: exit {other:?}\n{stderr}"),
         }
     }
     stop.store(true, Ordering::Relaxed);
@@ -146,6 +165,30 @@ fn a_memory_folder_swapped_with_a_link_mid_write_is_never_written_through() {
     assert_eq!(snapshot_of(&outside), before, "bytes landed outside");
     assert_eq!(racer_lines(&project.path(JOURNAL)), succeeded);
     assert_eq!(project.names(".bmad/memory"), ["journal.ndjson"]);
+}
+
+#[test]
+fn a_sessions_folder_swapped_with_a_link_mid_handoff_is_never_written_through() {
+    let project = TestProject::new().mkdir(".agents/memory/sessions");
+    let home = project.base().join("home");
+    fs::create_dir(&home).unwrap();
+    let project = project.env("HOME", &home).env("BMAD_PLUS_BRAIN", "");
+    let outside = project.base().join("outside");
+    fs::create_dir(&outside).unwrap();
+    let link = project.path(".agents/memory/swap");
+    symlink(&outside, &link).unwrap();
+    let before = snapshot_of(&outside);
+
+    let succeeded = race_with(
+        &project,
+        &project.path(".agents/memory/sessions"),
+        &link,
+        "handoff",
+        |n| vec!["handoff".into(), "--topic".into(), format!("topic {n}")],
+    );
+
+    assert_eq!(snapshot_of(&outside), before, "bytes landed outside");
+    assert_eq!(project.names(".agents/memory/sessions").len(), succeeded);
 }
 
 #[test]
