@@ -91,6 +91,13 @@ fn race_with(
     }
     stop.store(true, Ordering::Relaxed);
     swapper.join().expect("the swapper");
+    // The figures RELIABILITY.md quotes (`-- --nocapture`).
+    println!(
+        "{action} × {WRITES} racing {} swaps of {}: {succeeded} landed inside, {} refused",
+        swaps.load(Ordering::Relaxed),
+        real.file_name().unwrap().display(),
+        WRITES - succeeded
+    );
     assert!(
         fs::symlink_metadata(link).unwrap().file_type().is_symlink(),
         "the link is back in its place"
