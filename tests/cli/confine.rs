@@ -1,9 +1,10 @@
 //! Confinement that cannot be raced, and the project path itself.
 //!
-//! * A thread swaps the journal (then, separately, the memory folder) with a link to a file or
-//!   folder outside the project, atomically (`renameat2(RENAME_EXCHANGE)`), over and over while
-//!   a few hundred `write`s run: not one byte may land outside, every write either lands inside
-//!   or is refused with the links message.
+//! * A thread swaps the journal (then, separately, the memory folder, and the handoffs folder)
+//!   with a link to a file or folder outside the project, atomically
+//!   (`renameat2(RENAME_EXCHANGE)`), over and over while a few hundred `write`s (`handoff`s)
+//!   run: not one byte may land outside, every run either lands inside or is refused with the
+//!   links message. Bounded by the number of runs; `-- --nocapture` prints the counts.
 //! * A link above the project root is the user's business: the write lands in the real folder.
 //! * `-d` takes any OS path; any other command-line word that is not UTF-8 is refused.
 
@@ -21,8 +22,8 @@ use rustix::fs::{CWD, RenameFlags, renameat_with};
 use crate::support::{JOURNAL, TestProject};
 
 const LINKS: &str = "Memory paths cannot follow symbolic links or junctions.";
-/// Writes run while the swapper works: enough for hundreds of swaps to hit every step of a
-/// write, few enough to finish in seconds.
+/// Runs made while the swapper works: enough for the swaps to hit every step of a write, few
+/// enough to finish in seconds.
 const WRITES: usize = 300;
 
 /// An event line, as a fixture for the journal.
