@@ -14,7 +14,6 @@
 
 use std::fmt::Write as _;
 use std::io::Write;
-use std::path::Path;
 
 use crate::context::{Context, Now};
 use crate::error::{Error, Result};
@@ -23,8 +22,8 @@ use crate::js::number::{number_text, to_fixed};
 use crate::js::{date, math, text};
 use crate::output::Report;
 use crate::signals::{Acceptance, Ci, SignalArgs, Signals};
-use crate::store::confined;
-use crate::store::paths::{confine, decode_lossy, read_loose_bytes};
+use crate::store::confined::{self, Target};
+use crate::store::paths::decode_lossy;
 use crate::store::{WriterLock, document, ndjson};
 
 /// The scores document, relative to the project root.
@@ -243,8 +242,12 @@ pub fn run(args: &ReinforceArgs, ctx: &Context) -> Result<ReinforceReport> {
     let r = reward(&signals);
 
     let lock = WriterLock::acquire(&ctx.root)?;
-    let scores_path = confine(&ctx.root, SCORES)?;
-    let stored = read_loose_bytes(&scores_path)?;
+    // Read through the memory folder's handle, never through a link swapped in meanwhile.
+    let scores_file = confined::locate(&ctx.root, SCORES, false)?;
+    let stored = match scores_file.dir() {
+        Some(dir) => dir.read_uncapped(scores_file.name())?,
+        None => None,
+    };
     let parsed = stored
         .clone()
         .map(|bytes| json::parse(&decode_lossy(bytes)));
@@ -266,7 +269,7 @@ pub fn run(args: &ReinforceArgs, ctx: &Context) -> Result<ReinforceReport> {
 
     let mut warnings = Vec::new();
     if let Some(bytes) = corrupt {
-        let kept = keep_corrupt(&ctx.root, bytes, &ctx.now)?;
+        let kept = keep_corrupt(&scores_file, bytes, &ctx.now)?;
         warnings.push(format!(
             "warning: {SCORES} was not a JSON object; its bytes were kept in {kept} and scores restart from priors"
         ));
@@ -289,11 +292,10 @@ pub fn run(args: &ReinforceArgs, ctx: &Context) -> Result<ReinforceReport> {
 }
 
 /// Copies the unparseable scores file to `pattern-scores.json.corrupt-<timestamp>` (never over
-/// an existing file, never through a link: created exclusively relative to the memory folder's
-/// handle) and returns the copy's project-relative path.
-fn keep_corrupt(root: &Path, bytes: &[u8], now: &Now) -> Result<String> {
+/// an existing file, never through a link: created exclusively relative to the handle of the
+/// folder the scores were read from) and returns the copy's project-relative path.
+fn keep_corrupt(scores: &Target, bytes: &[u8], now: &Now) -> Result<String> {
     let stamp = now.file_stamp();
-    let scores = confined::locate(root, SCORES, false)?;
     let dir = scores.require_dir("cannot create")?;
     for n in 0u32.. {
         let suffix = if n == 0 {

@@ -293,6 +293,30 @@ impl Dir {
         Ok(Some((bytes, meta)))
     }
 
+    /// Reads `name` whole, as bmad-plus reads the scores file (no size cap), but never through
+    /// a link: `Ok(None)` when absent.
+    ///
+    /// # Errors
+    /// Node's `EISDIR` text for a folder; as [`Dir::open_file`] otherwise (a FIFO or device is
+    /// refused rather than waited on).
+    pub fn read_uncapped(&self, name: &OsStr) -> Result<Option<Vec<u8>>> {
+        let opened = match self.open_file(name, OFlags::RDONLY) {
+            Err(Error::SourceNotRegular)
+                if self.lstat(name).ok().flatten() == Some(FileType::Directory) =>
+            {
+                return Err(Error::IsDirectory);
+            }
+            opened => opened?,
+        };
+        let Some((mut file, meta)) = opened else {
+            return Ok(None);
+        };
+        let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+        file.read_to_end(&mut bytes)
+            .map_err(|e| Error::io("cannot read", &self.path.join(name), e))?;
+        Ok(Some(bytes))
+    }
+
     /// Appends `bytes` to `name` (created when missing) in one write, then syncs it.
     ///
     /// # Errors

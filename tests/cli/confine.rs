@@ -19,7 +19,7 @@ use std::thread;
 
 use rustix::fs::{CWD, RenameFlags, renameat_with};
 
-use crate::support::{JOURNAL, TestProject};
+use crate::support::{JOURNAL, SCORES, TestProject};
 
 const LINKS: &str = "Memory paths cannot follow symbolic links or junctions.";
 /// Runs made while the swapper works: enough for the swaps to hit every step of a write, few
@@ -173,6 +173,47 @@ fn a_memory_folder_swapped_with_a_link_mid_write_is_never_written_through() {
     assert_eq!(snapshot_of(&outside), before, "bytes landed outside");
     assert_eq!(racer_lines(&project.path(JOURNAL)), succeeded);
     assert_eq!(project.names(".bmad/memory"), ["journal.ndjson"]);
+}
+
+#[test]
+fn a_memory_folder_swapped_with_a_link_mid_reinforce_is_never_written_through() {
+    // One update away from the threshold: every reinforcement rewrites the scores document
+    // (temporary file + rename) and appends a promotion proposal.
+    let scores = r#"{"p":{"elo":1300,"alpha":5,"beta":1,"mean":0.8333333333333334,"updates":2,"lastTs":"2026-10-18T09:30:00.000Z"}}"#;
+    let project = TestProject::new().write(SCORES, format!("{scores}\n"));
+    let outside = project.base().join("outside");
+    fs::create_dir(&outside).unwrap();
+    fs::write(outside.join("pattern-scores.json"), "{}\n").unwrap();
+    fs::write(outside.join("promotions.ndjson"), "").unwrap();
+    let link = project.path(".bmad/swap");
+    symlink(&outside, &link).unwrap();
+    let before = snapshot_of(&outside);
+
+    let succeeded = race_with(
+        &project,
+        &project.path(".bmad/memory"),
+        &link,
+        "reinforce",
+        |_| {
+            [
+                "reinforce",
+                "--pattern",
+                "p",
+                "--accept",
+                "true",
+                "--ci",
+                "pass",
+            ]
+            .map(String::from)
+            .to_vec()
+        },
+    );
+
+    assert_eq!(snapshot_of(&outside), before, "bytes landed outside");
+    // Each success read the scores inside, so each was past the threshold and proposed once;
+    // scores read through the link would have restarted from the outside `{}`.
+    let promotions = project.read_text(".bmad/memory/promotions.ndjson");
+    assert_eq!(promotions.lines().count(), succeeded);
 }
 
 #[test]
