@@ -41,7 +41,7 @@ use crate::memory::{
 use crate::output::Report;
 use crate::status::latest_handoff;
 use crate::store::journal;
-use crate::store::paths::{confine, read_confined_bytes, read_loose};
+use crate::store::paths::{read_loose, read_registry_bytes};
 use crate::store::sections::{Section, sections};
 use crate::write::JOURNAL;
 
@@ -397,7 +397,7 @@ fn handoff_group(ctx: &Context, warnings: &mut Vec<String>) -> Option<Group> {
 }
 
 fn journal_group(ctx: &Context, warnings: &mut Vec<String>) -> Option<Group> {
-    let bytes = match confine(&ctx.root, JOURNAL).and_then(|p| read_confined_bytes(&p, true)) {
+    let bytes = match read_registry_bytes(&ctx.root, JOURNAL, true) {
         Ok(bytes) => bytes?,
         Err(e) => {
             warnings.push(format!("warning: {JOURNAL} skipped: {e}"));

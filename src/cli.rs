@@ -3,6 +3,9 @@
 //! after the action, `--opt=value`, a value that starts with `-` taken as a value, the last of a
 //! repeated option winning, `--` ending options, negative numbers as query words.
 
+use std::ffi::OsString;
+use std::path::PathBuf;
+
 use clap::{Parser, Subcommand};
 
 use crate::brief::BriefArgs;
@@ -35,7 +38,8 @@ use crate::write::WriteArgs;
                   With --json, results are pretty JSON on stdout and failures are {\"error\":\"…\"} on stdout."
 )]
 pub struct Cli {
-    /// Project root (default: the current directory); must be an existing folder.
+    /// Project root (default: the current directory); must be an existing folder. Any path
+    /// the system accepts, UTF-8 or not.
     #[arg(
         short = 'd',
         long,
@@ -43,7 +47,7 @@ pub struct Cli {
         value_name = "path",
         allow_hyphen_values = true
     )]
-    pub directory: Option<String>,
+    pub directory: Option<PathBuf>,
     /// Print the result, or the error, as JSON on stdout.
     #[arg(long, global = true)]
     pub json: bool,
@@ -141,22 +145,61 @@ const SHIELD: char = '\u{1}';
 /// shielded by a leading U+0001 that [`unshield`] removes after parsing. A word that already
 /// starts with U+0001 is shielded too, so the mapping is exact.
 #[must_use]
-pub fn shield_negative_numbers(args: Vec<String>) -> Vec<String> {
+pub fn shield_negative_numbers(args: Vec<OsString>) -> Vec<OsString> {
     let mut out = Vec::with_capacity(args.len());
     let mut options_ended = false;
     let mut previous_takes_value = false;
     for arg in args {
-        let shield = arg.starts_with(SHIELD)
-            || (!options_ended && !previous_takes_value && looks_like_negative_number(&arg));
-        previous_takes_value = !options_ended && VALUE_OPTIONS.contains(&arg.as_str());
-        options_ended |= arg == "--";
+        let text = arg.to_str().unwrap_or_default();
+        let shield = text.starts_with(SHIELD)
+            || (!options_ended && !previous_takes_value && looks_like_negative_number(text));
+        previous_takes_value = !options_ended && VALUE_OPTIONS.contains(&text);
+        options_ended |= text == "--";
         out.push(if shield {
-            format!("{SHIELD}{arg}")
+            let mut shielded = OsString::from(SHIELD.to_string());
+            shielded.push(arg);
+            shielded
         } else {
             arg
         });
     }
     out
+}
+
+/// The refusal for the first command-line word (after the program name) that is not valid
+/// UTF-8, if any. Only the project root (`-d`/`--directory`) is an OS path taken as it is; any
+/// other text would be stored, hashed or compared altered, so it is refused rather than
+/// repaired.
+#[must_use]
+pub fn invalid_utf8(args: &[OsString]) -> Option<String> {
+    let mut options_ended = false;
+    let mut previous: Option<&str> = None;
+    for (position, arg) in args.iter().enumerate().skip(1) {
+        let Some(text) = arg.to_str() else {
+            let bytes = arg.as_encoded_bytes();
+            let is_directory = matches!(previous, Some("-d" | "--directory"))
+                || (!options_ended
+                    && previous.is_none()
+                    && (bytes.starts_with(b"--directory=") || bytes.starts_with(b"-d")));
+            if is_directory {
+                previous = None;
+                continue;
+            }
+            let option = previous.map(str::to_owned).or_else(|| {
+                let (name, _) = bytes.split_at(bytes.iter().position(|&b| b == b'=')?);
+                let name = std::str::from_utf8(name).ok()?;
+                (!options_ended && name.starts_with("--")).then(|| name.to_owned())
+            });
+            return Some(match option {
+                Some(option) => format!("invalid UTF-8 in the value of {option}"),
+                None => format!("invalid UTF-8 in argument {position}"),
+            });
+        };
+        let is_value = previous.is_some();
+        previous = (!options_ended && !is_value && VALUE_OPTIONS.contains(&text)).then_some(text);
+        options_ended |= !is_value && text == "--";
+    }
+    None
 }
 
 /// Removes the shield [`shield_negative_numbers`] put on a word.
@@ -218,7 +261,7 @@ mod tests {
     fn parse(words: &[&str]) -> Result<Cli, clap::Error> {
         let args = std::iter::once("bmad-mem")
             .chain(words.iter().copied())
-            .map(str::to_owned)
+            .map(OsString::from)
             .collect();
         let mut cli = Cli::try_parse_from(shield_negative_numbers(args))?;
         cli.unshield();
@@ -273,7 +316,7 @@ mod tests {
         ])
         .unwrap();
         assert!(cli.json);
-        assert_eq!(cli.directory.as_deref(), Some("x"));
+        assert_eq!(cli.directory.as_deref(), Some(std::path::Path::new("x")));
         match cli.command {
             Command::Recall(args) => {
                 assert_eq!(args.limit.as_deref(), Some("3"));
@@ -292,6 +335,47 @@ mod tests {
             other => panic!("{other:?}"),
         }
         assert!(parse(&["write", "--agent", "a", "extra"]).is_err());
+    }
+
+    #[test]
+    fn only_the_project_root_may_be_invalid_utf8() {
+        use std::os::unix::ffi::OsStringExt;
+        let bad = |prefix: &[u8]| OsString::from_vec([prefix, b"\xff"].concat());
+        let check = |words: Vec<OsString>| {
+            let args: Vec<OsString> = std::iter::once(OsString::from("bmad-mem"))
+                .chain(words)
+                .collect();
+            invalid_utf8(&args)
+        };
+        let word = |w: &str| OsString::from(w);
+        assert_eq!(check(vec![word("-d"), bad(b"p"), word("write")]), None);
+        assert_eq!(check(vec![word("write"), bad(b"--directory=")]), None);
+        assert_eq!(check(vec![word("write"), bad(b"-d")]), None);
+        assert_eq!(
+            check(vec![word("write"), word("--agent"), bad(b"")]).as_deref(),
+            Some("invalid UTF-8 in the value of --agent")
+        );
+        assert_eq!(
+            check(vec![word("write"), bad(b"--task=")]).as_deref(),
+            Some("invalid UTF-8 in the value of --task")
+        );
+        assert_eq!(
+            check(vec![word("recall"), word("a"), bad(b"")]).as_deref(),
+            Some("invalid UTF-8 in argument 3")
+        );
+        // `-d` as the value of another option, or after `--`, is no project root.
+        assert_eq!(
+            check(vec![word("recall"), word("--task"), word("-d"), bad(b"")]).as_deref(),
+            Some("invalid UTF-8 in argument 4")
+        );
+        assert_eq!(
+            check(vec![word("recall"), word("--"), word("-d"), bad(b"")]).as_deref(),
+            Some("invalid UTF-8 in argument 4")
+        );
+        assert_eq!(
+            check(vec![word("recall"), word("--"), bad(b"-d")]).as_deref(),
+            Some("invalid UTF-8 in argument 3")
+        );
     }
 
     #[test]

@@ -81,7 +81,7 @@ impl Context {
     ///
     /// # Errors
     /// An unreadable current directory, an invalid `BMAD_MEM_NOW`, or a missing project folder.
-    pub fn from_env(directory: Option<&str>) -> Result<Self> {
+    pub fn from_env(directory: Option<&Path>) -> Result<Self> {
         let cwd = std::env::current_dir()
             .map_err(|e| Error::io("cannot read the current directory", Path::new("."), e))?;
         let now = match std::env::var_os("BMAD_MEM_NOW") {
@@ -98,12 +98,13 @@ impl Context {
         Ok(ctx)
     }
 
-    /// A context for `directory` resolved against `cwd`, with no home and no explicit brain.
+    /// A context for `directory` (an OS path: any bytes the system accepts) resolved against
+    /// `cwd`, with no home and no explicit brain.
     ///
     /// # Errors
     /// When the project folder does not exist or is not a folder.
-    pub fn new(cwd: &Path, directory: Option<&str>, now: Now) -> Result<Self> {
-        let root = resolve(cwd, Path::new(directory.unwrap_or(".")));
+    pub fn new(cwd: &Path, directory: Option<&Path>, now: Now) -> Result<Self> {
+        let root = resolve(cwd, directory.unwrap_or(Path::new(".")));
         if !root.is_dir() {
             return Err(Error::refused(format!(
                 "Project directory does not exist or is not a directory: {}",

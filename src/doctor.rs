@@ -30,12 +30,14 @@
 //! ever repaired automatically.
 
 use std::collections::HashMap;
+use std::ffi::OsStr;
 use std::fmt::Write as _;
-use std::fs::{File, OpenOptions};
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::fs::File;
+use std::io::{self, Write};
+use std::path::Path;
 
 use pulldown_cmark::{CodeBlockKind, Event, Parser, Tag};
+use rustix::fs::OFlags;
 
 use crate::context::Context;
 use crate::error::{Error, Result};
@@ -45,11 +47,9 @@ use crate::output::Report;
 use crate::recall::{NOTE_DIRS, NOTE_FILES};
 use crate::receipts::{self, OUTCOMES};
 use crate::reinforce::{PROMOTIONS, SCORES};
-use crate::store::document::replace;
+use crate::store::confined::{self, Dir, Target};
 use crate::store::journal::{self, InvalidLine};
-use crate::store::paths::{
-    Loose, REGISTRY_CAP, confine, read_confined_bytes, read_loose, read_registry,
-};
+use crate::store::paths::{Loose, REGISTRY_CAP, read_loose, read_registry, read_registry_bytes};
 use crate::store::sections::heading_lines;
 use crate::store::{LOCK_FILE, WriterLock};
 use crate::write::JOURNAL;
@@ -144,8 +144,7 @@ fn read(root: &Path, rel: &str, report: &mut DoctorReport) -> Option<String> {
 /// Reads a registry's bytes for the check (a torn tail may cut a character in two); a refusal
 /// becomes a problem.
 fn read_bytes(root: &Path, rel: &str, report: &mut DoctorReport) -> Option<Vec<u8>> {
-    let read = confine(root, rel).and_then(|path| read_confined_bytes(&path, true));
-    record(rel, read, report)
+    record(rel, read_registry_bytes(root, rel, true), report)
 }
 
 /// Notes a file that was there as checked, and a refusal to read it as a problem.
@@ -395,32 +394,40 @@ fn repair_tail(ctx: &Context, rel: &str) -> Result<DoctorReport> {
     // then again under it, where it counts.
     torn_tail(ctx, rel)?;
     let lock = WriterLock::acquire(&ctx.root)?;
-    let (path, bytes, complete) = torn_tail(ctx, rel)?;
+    let (registry, bytes, complete) = torn_tail(ctx, rel)?;
+    // The copy and the cut happen relative to the folder handle the registry was read through.
+    let dir = registry.require_dir("cannot open")?;
     let torn = &bytes[complete..];
-    let registry = OpenOptions::new()
-        .write(true)
-        .open(&path)
-        .map_err(|e| Error::io("cannot open", &path, e))?;
+    // Opened now, through the same folder handle: the length checked is the length of the file
+    // that is cut.
+    let (registry_file, _) = dir
+        .open_file(registry.name(), OFlags::WRONLY)?
+        .ok_or_else(|| {
+            Error::io(
+                "cannot open",
+                registry.path(),
+                io::ErrorKind::NotFound.into(),
+            )
+        })?;
     let stamp = ctx.now.file_stamp();
-    let (aside_rel, mut file) = create_aside(ctx, &format!("{rel}.torn-{stamp}"))?;
-    let aside = confine(&ctx.root, &aside_rel)?;
+    let (aside_rel, mut file) = create_aside(dir, registry.name(), rel, &format!(".torn-{stamp}"))?;
     let kept = file
         .write_all(torn)
         .and_then(|()| file.sync_all())
-        .map_err(|e| Error::io("cannot write", &aside, e))
+        .map_err(|e| Error::io("cannot write", &ctx.root.join(&aside_rel), e))
         // Only once the torn bytes are safe beside it is the registry cut back, and only if it
         // is still the length that was read: a writer that ignored the lock may have added to
         // it, and cutting at the old length would lose what it wrote.
-        .and_then(|()| check_unchanged(&registry, &path, rel, bytes.len() as u64));
+        .and_then(|()| check_unchanged(&registry_file, registry.path(), rel, bytes.len() as u64));
     if let Err(e) = kept {
         drop(file);
-        let _ = std::fs::remove_file(&aside);
+        let _ = dir.remove(&aside_name(registry.name(), &aside_rel, rel));
         return Err(e);
     }
-    registry
+    registry_file
         .set_len(complete as u64)
-        .and_then(|()| registry.sync_all())
-        .map_err(|e| Error::io("cannot truncate", &path, e))?;
+        .and_then(|()| registry_file.sync_all())
+        .map_err(|e| Error::io("cannot truncate", registry.path(), e))?;
     drop(lock);
     Ok(DoctorReport {
         repaired: Some((rel.to_owned(), aside_rel, torn.len())),
@@ -438,8 +445,17 @@ fn repair_encoding(ctx: &Context, rel: &str) -> Result<DoctorReport> {
     // As for the tail: looked at before the lock, so that refusing creates nothing.
     invalid_found(ctx, rel)?;
     let lock = WriterLock::acquire(&ctx.root)?;
-    let (path, bytes, invalid) = invalid_found(ctx, rel)?;
-    let registry = File::open(&path).map_err(|e| Error::io("cannot open", &path, e))?;
+    let (registry, bytes, invalid) = invalid_found(ctx, rel)?;
+    let dir = registry.require_dir("cannot open")?;
+    let (registry_file, _) = dir
+        .open_file(registry.name(), OFlags::RDONLY)?
+        .ok_or_else(|| {
+            Error::io(
+                "cannot open",
+                registry.path(),
+                io::ErrorKind::NotFound.into(),
+            )
+        })?;
     let mut moved = Vec::new();
     let mut kept = Vec::with_capacity(bytes.len());
     let mut from = 0;
@@ -450,19 +466,19 @@ fn repair_encoding(ctx: &Context, rel: &str) -> Result<DoctorReport> {
     }
     kept.extend_from_slice(&bytes[from..]);
     let stamp = ctx.now.file_stamp();
-    let (aside_rel, mut file) = create_aside(ctx, &format!("{rel}.invalid-{stamp}"))?;
-    let aside = confine(&ctx.root, &aside_rel)?;
+    let (aside_rel, mut file) =
+        create_aside(dir, registry.name(), rel, &format!(".invalid-{stamp}"))?;
     let done = file
         .write_all(&moved)
         .and_then(|()| file.sync_all())
-        .map_err(|e| Error::io("cannot write", &aside, e))
+        .map_err(|e| Error::io("cannot write", &ctx.root.join(&aside_rel), e))
         // Only once the lines are safe beside it is the registry rewritten, from the bytes read,
         // and only if that is still all it holds.
-        .and_then(|()| check_unchanged(&registry, &path, rel, bytes.len() as u64))
-        .and_then(|()| replace(&path, &kept).map_err(|e| Error::io("cannot write", &path, e)));
+        .and_then(|()| check_unchanged(&registry_file, registry.path(), rel, bytes.len() as u64))
+        .and_then(|()| dir.replace(registry.name(), &kept));
     if let Err(e) = done {
         drop(file);
-        let _ = std::fs::remove_file(&aside);
+        let _ = dir.remove(&aside_name(registry.name(), &aside_rel, rel));
         return Err(e);
     }
     drop(lock);
@@ -474,9 +490,12 @@ fn repair_encoding(ctx: &Context, rel: &str) -> Result<DoctorReport> {
 }
 
 /// The registry's path, bytes and lines that are not UTF-8, refused unless there are some.
-fn invalid_found(ctx: &Context, rel: &str) -> Result<(PathBuf, Vec<u8>, Vec<InvalidLine>)> {
-    let path = confine(&ctx.root, rel)?;
-    let bytes = read_confined_bytes(&path, true)?.unwrap_or_default();
+fn invalid_found(ctx: &Context, rel: &str) -> Result<(Target, Vec<u8>, Vec<InvalidLine>)> {
+    let registry = confined::locate(&ctx.root, rel, false)?;
+    let bytes = registry
+        .read(true)?
+        .map(|(bytes, _)| bytes)
+        .unwrap_or_default();
     let invalid = journal::invalid_lines(&bytes);
     if invalid.is_empty() {
         let torn = &bytes[complete_len(&bytes)..];
@@ -488,7 +507,7 @@ fn invalid_found(ctx: &Context, rel: &str) -> Result<(PathBuf, Vec<u8>, Vec<Inva
             )
         }));
     }
-    Ok((path, bytes, invalid))
+    Ok((registry, bytes, invalid))
 }
 
 /// Refuses unless the open `file` (the registry `rel` at `path`) is still `expected` bytes long:
@@ -506,33 +525,49 @@ fn check_unchanged(file: &File, path: &Path, rel: &str, expected: u64) -> Result
     )))
 }
 
-/// The registry's path, bytes and complete length, refused unless it has a torn final line.
-fn torn_tail(ctx: &Context, rel: &str) -> Result<(PathBuf, Vec<u8>, usize)> {
-    let path = confine(&ctx.root, rel)?;
-    let bytes = read_confined_bytes(&path, true)?.unwrap_or_default();
+/// The registry, its bytes and complete length, refused unless it has a torn final line.
+fn torn_tail(ctx: &Context, rel: &str) -> Result<(Target, Vec<u8>, usize)> {
+    let registry = confined::locate(&ctx.root, rel, false)?;
+    let bytes = registry
+        .read(true)?
+        .map(|(bytes, _)| bytes)
+        .unwrap_or_default();
     let complete = complete_len(&bytes);
     if complete == bytes.len() {
         return Err(Error::refused(format!(
             "{rel} has no incomplete final line; nothing to repair."
         )));
     }
-    Ok((path, bytes, complete))
+    Ok((registry, bytes, complete))
 }
 
-/// Creates `<base>` exclusively, or `<base>-1`, `<base>-2`, … when it exists (two repairs at
-/// the same instant): a kept-aside file is never overwritten.
-fn create_aside(ctx: &Context, base: &str) -> Result<(String, File)> {
+/// The name in the registry's folder of the kept-aside file `aside_rel` made by
+/// [`create_aside`] for the registry `rel`.
+fn aside_name(name: &OsStr, aside_rel: &str, rel: &str) -> std::ffi::OsString {
+    let mut aside = name.to_os_string();
+    aside.push(aside_rel.strip_prefix(rel).unwrap_or_default());
+    aside
+}
+
+/// Creates `<name><suffix>` exclusively in `dir`, or `<name><suffix>-1`, `-2`, … when it exists
+/// (two repairs at the same instant): a kept-aside file is never overwritten. Returns its
+/// project-relative path (`rel` with the same suffix) and the file.
+fn create_aside(
+    dir: &Dir,
+    name: &OsStr,
+    rel: &str,
+    suffix: &str,
+) -> Result<(String, std::fs::File)> {
     for n in 0_u32.. {
-        let rel = if n == 0 {
-            base.to_owned()
+        let suffix = if n == 0 {
+            suffix.to_owned()
         } else {
-            format!("{base}-{n}")
+            format!("{suffix}-{n}")
         };
-        let path = confine(&ctx.root, &rel)?;
-        match OpenOptions::new().write(true).create_new(true).open(&path) {
-            Ok(file) => return Ok((rel, file)),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
-            Err(e) => return Err(Error::io("cannot create", &path, e)),
+        let mut candidate = name.to_os_string();
+        candidate.push(&suffix);
+        if let Some(file) = dir.create_new(&candidate)? {
+            return Ok((format!("{rel}{suffix}"), file));
         }
     }
     unreachable!("an unbounded counter always finds a free name")
@@ -618,6 +653,7 @@ impl Report for DoctorReport {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs::OpenOptions;
 
     #[track_caller]
     fn case(text: &str, want: &[(usize, &str)]) {

@@ -20,6 +20,9 @@ pub enum Error {
     SourceNotRegular,
     #[error("Memory source exceeded 2 MiB while reading.")]
     SourceGrew,
+    /// A file over the size a bounded read accepts (its size, or the bytes read past the cap).
+    #[error("Memory source of {0} bytes is over the read limit.")]
+    SourceTooLarge(u64),
     #[error("Memory source must contain valid UTF-8.")]
     SourceNotUtf8,
     /// The text Node gives for a missing file, so both tools report the same reason.

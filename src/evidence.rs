@@ -15,7 +15,7 @@ use crate::error::Result;
 use crate::js::json::{Object, Value, sha256_hex};
 use crate::recall::{self, Candidate, NoteFile, Request, Scored};
 use crate::receipts::{Inspector, parse_context_scope, read_store};
-use crate::store::paths::{confine, read_confined};
+use crate::store::paths::read_registry;
 use crate::write::JOURNAL;
 
 const BOOST: f64 = 0.25;
@@ -31,8 +31,7 @@ pub fn recall(
 ) -> Result<Vec<Object>> {
     let query = recall::query_tokens(&request.query);
     let mut scored: Vec<Scored> = Vec::new();
-    let journal = confine(&ctx.root, JOURNAL)?;
-    if let Some(text) = read_confined(&journal, true)? {
+    if let Some(text) = read_registry(&ctx.root, JOURNAL, true)? {
         recall::score_events(&text, &query, ctx.now.ms, &mut scored);
     }
     for file in recall::note_files(ctx, None) {
@@ -125,6 +124,5 @@ fn read_note(ctx: &Context, file: &NoteFile) -> Result<Option<String>> {
     if is_dangling_link {
         return Ok(None);
     }
-    let path = confine(&ctx.root, rel)?;
-    read_confined(&path, true)
+    read_registry(&ctx.root, rel, true)
 }

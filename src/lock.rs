@@ -17,7 +17,7 @@
 //! before the removal under a temporary name, and given its name once the lock is gone: a
 //! refused or failed removal leaves no receipt, and every receipt stands for a removal.
 
-use std::fs;
+use std::ffi::{OsStr, OsString};
 use std::io;
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
@@ -26,9 +26,8 @@ use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::js::json::{self, Object, Value, sha256_hex};
 use crate::output::Report;
-use crate::store::document::write_temp;
+use crate::store::confined::{self, Dir};
 use crate::store::lock::{hold_queue, hostname};
-use crate::store::paths::{confine, read_confined};
 use crate::store::{LOCK_FILE, MEMORY_DIR};
 
 /// Inspect the writer lock; with --recover, remove a dead owner's lock.
@@ -100,12 +99,12 @@ impl LockState {
 /// # Errors
 /// Confinement and reader errors.
 pub fn inspect(root: &Path, now_ms: f64) -> Result<Option<LockState>> {
-    let path = confine(root, LOCK_FILE)?;
-    let Some(text) = read_confined(&path, true)? else {
+    let Some((bytes, meta)) = confined::locate(root, LOCK_FILE, false)?.read(true)? else {
         return Ok(None);
     };
-    let modified_ms = fs::metadata(&path)
-        .and_then(|m| m.modified())
+    let text = String::from_utf8(bytes).map_err(|_| Error::SourceNotUtf8)?;
+    let modified_ms = meta
+        .modified()
         .ok()
         .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
         .map_or(now_ms, |d| {
@@ -173,17 +172,31 @@ pub fn run(args: &LockArgs, ctx: &Context) -> Result<LockReport> {
     // Looked at again in the queue: another recovery may have removed it, and a writer taken a
     // new one, since the first look.
     let state = recoverable(inspect(&ctx.root, ctx.now.ms)?, args)?;
-    let path = confine(&ctx.root, LOCK_FILE)?;
+    let lock = confined::locate(&ctx.root, LOCK_FILE, false)?;
     let receipt = PendingReceipt::write(ctx, &state)?;
-    if let Err(e) = fs::remove_file(&path) {
+    if let Err(e) = remove_inspected(&lock, &state) {
         receipt.discard();
-        return Err(Error::io("cannot remove", &path, e));
+        return Err(e);
     }
     let recovered = receipt.publish()?;
     Ok(LockReport {
         state: Some(state),
         recovered: Some(recovered),
     })
+}
+
+/// Removes the lock only while it is what was inspected: read and removed through the same
+/// folder handle, so the name checked is the name removed.
+fn remove_inspected(lock: &confined::Target, state: &LockState) -> Result<()> {
+    let current = lock.read(true)?.map(|(bytes, _)| bytes);
+    if current.is_none_or(|current| sha256_hex(&current) != state.sha256) {
+        return Err(Error::refused(
+            "Writer lock changed while being recovered; inspect it again.",
+        ));
+    }
+    lock.require_dir("cannot remove")?
+        .remove(lock.name())
+        .map_err(|e| Error::io("cannot remove", lock.path(), e))
 }
 
 /// The lock as inspected, refused unless `args` allow removing it.
@@ -225,54 +238,57 @@ fn recoverable(state: Option<LockState>, args: &LockArgs) -> Result<LockState> {
 struct PendingReceipt {
     /// The receipt's name, relative to the project root.
     rel: String,
-    path: PathBuf,
-    tmp: PathBuf,
-    /// The `lock-recovery` folder, when this recovery created it.
-    created_dir: Option<PathBuf>,
+    /// The `lock-recovery` folder, opened from the root without following links.
+    dir: Dir,
+    name: OsString,
+    tmp: OsString,
+    /// The project root, when this recovery created the `lock-recovery` folder (to remove it
+    /// again if the removal does not happen).
+    created_in: Option<PathBuf>,
 }
+
+/// The folder of recovery receipts, relative to the project root.
+const RECOVERY_DIR: &str = "lock-recovery";
 
 impl PendingReceipt {
     /// Writes `.bmad/memory/lock-recovery/<timestamp>-<sha12>.json.<uuid>.tmp`.
     fn write(ctx: &Context, state: &LockState) -> Result<Self> {
-        let dir_rel = format!("{MEMORY_DIR}/lock-recovery");
-        let dir = confine(&ctx.root, &dir_rel)?;
-        let created_dir = match fs::create_dir(&dir) {
-            Ok(()) => Some(dir),
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => None,
-            Err(e) => return Err(Error::io("cannot create", &dir, e)),
-        };
-        let stamp = ctx.now.file_stamp();
-        let rel = format!("{dir_rel}/{stamp}-{}.json", &state.sha256[..12]);
+        let dir_rel = format!("{MEMORY_DIR}/{RECOVERY_DIR}");
+        let (dir, created_dir) =
+            confined::open_dir(&ctx.root, &dir_rel, true)?.ok_or_else(|| {
+                Error::io(
+                    "cannot create",
+                    &ctx.root.join(&dir_rel),
+                    io::ErrorKind::NotFound.into(),
+                )
+            })?;
+        let name = format!("{}-{}.json", ctx.now.file_stamp(), &state.sha256[..12]);
+        let receipt = Value::Object(
+            Object::new()
+                .with("recoveredAt", ctx.now.iso.as_str())
+                .with("lockSha256", state.sha256.as_str())
+                .with("owner", state.owner.clone())
+                // Unknown (null) for another host's owner, whose end was asserted.
+                .with("ownerAlive", state.alive)
+                .with("otherHostIsGone", state.alive.is_none())
+                .with("ageMs", state.age_ms)
+                .with(
+                    "recoveredBy",
+                    Object::new()
+                        .with("pid", f64::from(std::process::id()))
+                        .with("hostname", hostname()),
+                ),
+        );
+        let mut text = receipt.pretty();
+        text.push('\n');
         let mut pending = Self {
-            path: PathBuf::new(),
-            tmp: PathBuf::new(),
-            rel,
-            created_dir,
+            rel: format!("{dir_rel}/{name}"),
+            dir,
+            name: OsString::from(name),
+            tmp: OsString::new(),
+            created_in: created_dir.then(|| ctx.root.clone()),
         };
-        let written = confine(&ctx.root, &pending.rel).and_then(|path| {
-            pending.path = path;
-            let receipt = Value::Object(
-                Object::new()
-                    .with("recoveredAt", ctx.now.iso.as_str())
-                    .with("lockSha256", state.sha256.as_str())
-                    .with("owner", state.owner.clone())
-                    // Unknown (null) for another host's owner, whose end was asserted.
-                    .with("ownerAlive", state.alive)
-                    .with("otherHostIsGone", state.alive.is_none())
-                    .with("ageMs", state.age_ms)
-                    .with(
-                        "recoveredBy",
-                        Object::new()
-                            .with("pid", f64::from(std::process::id()))
-                            .with("hostname", hostname()),
-                    ),
-            );
-            let mut text = receipt.pretty();
-            text.push('\n');
-            write_temp(&pending.path, text.as_bytes())
-                .map_err(|e| Error::io("cannot write", &pending.path, e))
-        });
-        match written {
+        match pending.dir.write_temp(&pending.name, text.as_bytes()) {
             Ok(tmp) => {
                 pending.tmp = tmp;
                 Ok(pending)
@@ -286,11 +302,11 @@ impl PendingReceipt {
 
     /// Gives the receipt its name, once the lock is gone; returns that name.
     fn publish(self) -> Result<String> {
-        fs::rename(&self.tmp, &self.path).map_err(|e| {
+        self.dir.rename(&self.tmp, &self.name).map_err(|e| {
             Error::refused(format!(
                 "Writer lock removed, but its recovery receipt could not be named {} ({e}); it was left as {}.",
                 self.rel,
-                self.tmp.display()
+                self.dir.path().join(&self.tmp).display()
             ))
         })?;
         Ok(self.rel)
@@ -299,11 +315,13 @@ impl PendingReceipt {
     /// Removes the temporary receipt, and the folder if this recovery created it (best effort:
     /// the removal it stood for did not happen).
     fn discard(self) {
-        if !self.tmp.as_os_str().is_empty() {
-            let _ = fs::remove_file(&self.tmp);
+        if !self.tmp.is_empty() {
+            let _ = self.dir.remove(&self.tmp);
         }
-        if let Some(dir) = self.created_dir {
-            let _ = fs::remove_dir(dir);
+        if let Some(root) = self.created_in
+            && let Ok(Some((memory, _))) = confined::open_dir(&root, MEMORY_DIR, false)
+        {
+            let _ = memory.remove_dir(OsStr::new(RECOVERY_DIR));
         }
     }
 }

@@ -3,23 +3,27 @@
 //! `main` returns an `ExitCode` rather than calling `process::exit`, so destructors run: the
 //! writer lock is released on every path.
 
+use std::ffi::OsString;
 use std::process::ExitCode;
 
 use clap::Parser;
 use clap::error::{ContextKind, ErrorKind};
 
-use bmad_mem::cli::{ACTIONS, Cli, shield_negative_numbers};
+use bmad_mem::cli::{ACTIONS, Cli, invalid_utf8, shield_negative_numbers};
 use bmad_mem::context::Context;
 use bmad_mem::output::{human_error, json_error, print_stderr, print_stdout, render, unprinted};
 
 fn main() -> ExitCode {
-    // SPEC §2.8: command-line text is UTF-8, invalid bytes replaced, never a panic.
-    let args: Vec<String> = std::env::args_os()
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect();
+    let args: Vec<OsString> = std::env::args_os().collect();
+    // Text that is not UTF-8 is refused, never stored altered; the project root is an OS path
+    // and may be anything the system accepts.
+    if let Some(message) = invalid_utf8(&args) {
+        let (json, action) = invocation(&lossy(&args));
+        return fail(json, action, &message);
+    }
     let mut cli = match Cli::try_parse_from(shield_negative_numbers(args.clone())) {
         Ok(cli) => cli,
-        Err(e) => return parse_failure(&args, &e),
+        Err(e) => return parse_failure(&lossy(&args), &e),
     };
     cli.unshield();
     let action = cli.command.name();
@@ -42,6 +46,28 @@ fn main() -> ExitCode {
         }
         Err(e) => fail(cli.json, Some(action), &e.to_string()),
     }
+}
+
+/// The words as text, for finding `--json` and the action in a failed command line.
+fn lossy(args: &[OsString]) -> Vec<String> {
+    args.iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect()
+}
+
+/// Whether `--json` is among the options, and the action named, if any.
+fn invocation(args: &[String]) -> (bool, Option<&'static str>) {
+    let options: Vec<&str> = args
+        .iter()
+        .skip(1)
+        .map(String::as_str)
+        .take_while(|a| *a != "--")
+        .collect();
+    let json = options.contains(&"--json");
+    let action = options
+        .iter()
+        .find_map(|a| ACTIONS.iter().copied().find(|action| action == a));
+    (json, action)
 }
 
 /// Prints a failure — `{"error":…}` on stdout under `--json`, `mem <action>: …` on stderr
@@ -68,14 +94,7 @@ fn parse_failure(args: &[String], error: &clap::Error) -> ExitCode {
         let _ = print_stdout(&error.render().to_string());
         return ExitCode::SUCCESS;
     }
-    let options: Vec<&str> = args
-        .iter()
-        .skip(1)
-        .map(String::as_str)
-        .take_while(|a| *a != "--")
-        .collect();
-    let json = options.contains(&"--json");
-    let action = options.iter().copied().find(|a| ACTIONS.contains(a));
+    let (json, action) = invocation(args);
     let expected = ACTIONS.join(" | ");
     let message = match error.kind() {
         ErrorKind::InvalidSubcommand => {

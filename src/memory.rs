@@ -19,8 +19,8 @@ use crate::error::{Error, Result};
 use crate::js::date;
 use crate::js::json::Value;
 use crate::js::text::trim;
+use crate::store::confined;
 use crate::store::document;
-use crate::store::paths::confine;
 
 /// The project memory folder, relative to the project root.
 pub const MEMORY_DIR: &str = ".agents/memory";
@@ -74,28 +74,57 @@ fn write_exclusive(path: &Path, bytes: &[u8]) -> io::Result<bool> {
 }
 
 /// Creates the project-relative folder `rel` and its missing parents inside the project:
-/// `Ok(true)` when it had to be created. Confined (SPEC §3.1): never through a link.
+/// `Ok(true)` when it had to be created. Confined (SPEC §3.1): each folder is opened or made
+/// relative to its parent's handle, never through a link.
 ///
 /// # Errors
 /// Confinement errors, or an I/O error naming the folder.
 pub fn ensure_project_dir(root: &Path, rel: &str) -> Result<bool> {
-    let path = confine(root, rel)?;
-    match fs::symlink_metadata(&path) {
-        Ok(meta) if meta.is_dir() => Ok(false),
-        Ok(_) => Err(Error::ParentNotDirectory),
-        Err(_) => fs::create_dir_all(&path)
-            .map(|()| true)
-            .map_err(|e| Error::io("cannot create", &path, e)),
+    match confined::open_dir(root, rel, true)? {
+        Some((_, created)) => Ok(created),
+        // Removed again by someone else between its creation and its opening.
+        None => Err(Error::io(
+            "cannot create",
+            &root.join(rel),
+            io::ErrorKind::NotFound.into(),
+        )),
     }
 }
 
-/// Creates the project file `rel` with `text` unless it exists (see [`create_only`]).
+/// Creates the project file `rel` with `text` unless it exists (see [`create_only`]), relative
+/// to a handle on its folder opened from the root without following links.
 ///
 /// # Errors
 /// Confinement errors, or an I/O error naming the file.
 pub fn create_project_file(root: &Path, rel: &str, text: &str) -> Result<bool> {
-    let path = confine(root, rel)?;
-    create_only(&path, text.as_bytes()).map_err(|e| Error::io("cannot create", &path, e))
+    let target = confined::locate(root, rel, false)?;
+    let dir = target.require_dir("cannot create")?;
+    let (name, path) = (target.name(), target.path());
+    if dir
+        .lstat(name)
+        .map_err(|e| Error::io("cannot create", path, e))?
+        .is_some()
+    {
+        return Ok(false);
+    }
+    let tmp = dir.write_temp(name, text.as_bytes())?;
+    let linked = match dir.hard_link(&tmp, name) {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(false),
+        // A file system without hard links: an exclusive create still never clobbers.
+        Err(e) if is_unsupported(&e) => match dir.create_new(name) {
+            Ok(Some(mut file)) => file
+                .write_all(text.as_bytes())
+                .and_then(|()| file.sync_all())
+                .map(|()| true)
+                .map_err(|e| Error::io("cannot create", path, e)),
+            Ok(None) => Ok(false),
+            Err(e) => Err(e),
+        },
+        Err(e) => Err(Error::io("cannot create", path, e)),
+    };
+    let _ = dir.remove(&tmp);
+    linked
 }
 
 /// The `YYYY-MM-DD` part of an instant, as the files date things.

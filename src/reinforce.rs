@@ -13,9 +13,7 @@
 //! priors as bmad-plus does, but its bytes are first kept beside it and a warning names the copy.
 
 use std::fmt::Write as _;
-use std::fs::OpenOptions;
-use std::io::{self, Write};
-use std::path::Path;
+use std::io::Write;
 
 use crate::context::{Context, Now};
 use crate::error::{Error, Result};
@@ -24,7 +22,8 @@ use crate::js::number::{number_text, to_fixed};
 use crate::js::{date, math, text};
 use crate::output::Report;
 use crate::signals::{Acceptance, Ci, SignalArgs, Signals};
-use crate::store::paths::{Loose, confine, decode_lossy, read_loose_bytes};
+use crate::store::confined::{self, Target};
+use crate::store::paths::{LOOSE_CAP, Skip, decode_lossy};
 use crate::store::{WriterLock, document, ndjson};
 
 /// The scores document, relative to the project root.
@@ -243,17 +242,22 @@ pub fn run(args: &ReinforceArgs, ctx: &Context) -> Result<ReinforceReport> {
     let r = reward(&signals);
 
     let lock = WriterLock::acquire(&ctx.root)?;
-    let scores_path = confine(&ctx.root, SCORES)?;
-    // Skipping the file here would replace it with the new scores: a file the loose reader
-    // will not read is refused instead, and left as it is.
-    let stored = match read_loose_bytes(&scores_path, &ctx.root)? {
-        Loose::Read(bytes) => Some(bytes),
-        Loose::Missing => None,
-        Loose::Skipped(skip) => {
-            return Err(Error::refused(format!(
-                "{SCORES} cannot be read ({skip}); nothing was changed."
-            )));
-        }
+    // Read through the memory folder's handle, never through a link swapped in meanwhile.
+    // Skipping a file here would replace it with the new scores: a file the loose reader would
+    // skip (not a regular file, over 64 MiB) is refused instead, and left as it is.
+    let scores_file = confined::locate(&ctx.root, SCORES, false)?;
+    let unreadable = |skip: Skip| {
+        Error::refused(format!(
+            "{SCORES} cannot be read ({skip}); nothing was changed."
+        ))
+    };
+    let stored = match scores_file.dir() {
+        Some(dir) => match dir.read_bounded(scores_file.name(), LOOSE_CAP) {
+            Err(Error::SourceNotRegular) => return Err(unreadable(Skip::NotRegular)),
+            Err(Error::SourceTooLarge(size)) => return Err(unreadable(Skip::TooLarge(size))),
+            other => other?,
+        },
+        None => None,
     };
     let parsed = stored
         .clone()
@@ -276,7 +280,7 @@ pub fn run(args: &ReinforceArgs, ctx: &Context) -> Result<ReinforceReport> {
 
     let mut warnings = Vec::new();
     if let Some(bytes) = corrupt {
-        let kept = keep_corrupt(&scores_path, bytes, &ctx.now)?;
+        let kept = keep_corrupt(&scores_file, bytes, &ctx.now)?;
         warnings.push(format!(
             "warning: {SCORES} was not a JSON object; its bytes were kept in {kept} and scores restart from priors"
         ));
@@ -299,30 +303,25 @@ pub fn run(args: &ReinforceArgs, ctx: &Context) -> Result<ReinforceReport> {
 }
 
 /// Copies the unparseable scores file to `pattern-scores.json.corrupt-<timestamp>` (never over
-/// an existing file) and returns the copy's project-relative path.
-fn keep_corrupt(scores: &Path, bytes: &[u8], now: &Now) -> Result<String> {
+/// an existing file, never through a link: created exclusively relative to the handle of the
+/// folder the scores were read from) and returns the copy's project-relative path.
+fn keep_corrupt(scores: &Target, bytes: &[u8], now: &Now) -> Result<String> {
     let stamp = now.file_stamp();
-    let name = scores
-        .file_name()
-        .unwrap_or_default()
-        .to_string_lossy()
-        .into_owned();
+    let dir = scores.require_dir("cannot create")?;
     for n in 0u32.. {
-        let candidate = if n == 0 {
-            format!("{name}.corrupt-{stamp}")
+        let suffix = if n == 0 {
+            format!(".corrupt-{stamp}")
         } else {
-            format!("{name}.corrupt-{stamp}-{n}")
+            format!(".corrupt-{stamp}-{n}")
         };
-        let path = scores.with_file_name(&candidate);
-        match OpenOptions::new().write(true).create_new(true).open(&path) {
-            Ok(mut file) => {
-                file.write_all(bytes)
-                    .and_then(|()| file.sync_all())
-                    .map_err(|e| Error::io("cannot write", &path, e))?;
-                return Ok(format!(".bmad/memory/{candidate}"));
-            }
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
-            Err(e) => return Err(Error::io("cannot create", &path, e)),
+        let mut candidate = scores.name().to_os_string();
+        candidate.push(&suffix);
+        if let Some(mut file) = dir.create_new(&candidate)? {
+            let path = dir.path().join(&candidate);
+            file.write_all(bytes)
+                .and_then(|()| file.sync_all())
+                .map_err(|e| Error::io("cannot write", &path, e))?;
+            return Ok(format!("{SCORES}{suffix}"));
         }
     }
     unreachable!("an unbounded counter always finds a free name")

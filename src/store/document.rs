@@ -1,4 +1,5 @@
-//! Rewriting a whole JSON document atomically (SPEC §3.5).
+//! Rewriting a whole JSON document atomically (SPEC §3.5), and the path-based temporary-file
+//! helpers the session commands use for files outside the registry (exports, brains).
 //!
 //! Pretty JSON plus `\n`, at most 2 MiB, written to `<file>.<uuid>.tmp` (created exclusively,
 //! so a link planted there is never followed), synced, then renamed over the target: a reader
@@ -13,7 +14,8 @@ use std::path::{Path, PathBuf};
 use crate::error::{Error, Result};
 use crate::js::json::Value;
 use crate::store::WriterLock;
-use crate::store::paths::{REGISTRY_CAP, confine};
+use crate::store::confined;
+use crate::store::paths::REGISTRY_CAP;
 
 /// Writes `bytes` to a fresh `<file>.<uuid>.tmp` beside `path`, created exclusively (so a link
 /// planted there is never followed) and synced; returns its path. The caller renames or links it
@@ -47,18 +49,22 @@ pub fn replace(path: &Path, bytes: &[u8]) -> io::Result<()> {
     })
 }
 
-/// Writes `value` as the document `rel` (SPEC §3.5).
+/// Writes `value` as the document `rel` (SPEC §3.5): the temporary file is created and renamed
+/// relative to one handle on the document's folder, opened from the root without following
+/// links, so a link swapped in meanwhile is replaced, never written through.
 ///
 /// # Errors
 /// Confinement errors, `Memory store exceeds 2 MiB.`, I/O errors naming the file.
 pub fn write(root: &Path, rel: &str, value: &Value, _lock: &WriterLock) -> Result<()> {
-    let path = confine(root, rel)?;
+    let target = confined::locate(root, rel, false)?;
     let mut text = value.pretty();
     text.push('\n');
     if text.len() as u64 > REGISTRY_CAP {
         return Err(Error::DocumentTooLarge);
     }
-    replace(&path, text.as_bytes()).map_err(|e| Error::io("cannot write", &path, e))
+    target
+        .require_dir("cannot write")?
+        .replace(target.name(), text.as_bytes())
 }
 
 #[cfg(test)]

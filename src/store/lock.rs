@@ -26,7 +26,8 @@
 //! A recovery of a dead owner's lock takes the same queue ([`hold_queue`]), so no bmad-mem
 //! writer creates a lock between the recovery's last look and its removal.
 
-use std::fs::{self, File, OpenOptions, TryLockError};
+use std::ffi::OsStr;
+use std::fs::TryLockError;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, mpsc};
@@ -35,12 +36,15 @@ use std::time::Duration;
 
 use crate::error::{Error, Result};
 use crate::js::json::{Object, Value};
+use crate::store::confined::{self, Dir};
 use crate::store::paths::confine;
 
 /// The memory folder, relative to the project root.
 pub const MEMORY_DIR: &str = ".bmad/memory";
 /// The writer lock, relative to the project root.
 pub const LOCK_FILE: &str = ".bmad/memory/writer.lock";
+/// The writer lock's name inside the memory folder.
+const LOCK_NAME: &str = "writer.lock";
 const TRIES: u32 = 200;
 const RETRY_DELAY: Duration = Duration::from_millis(10);
 /// Longest wait in the queue of bmad-mem writers before giving up.
@@ -52,8 +56,10 @@ struct Held {
     path: PathBuf,
     owner: String,
     depth: usize,
-    /// The memory folder, `flock`ed while we hold the lock; unlocked when dropped.
-    _queue: File,
+    /// The memory folder's handle, opened from the root without following links: the lock is
+    /// created, read back and removed relative to it, and it is `flock`ed (the queue) while we
+    /// hold the lock; closing it when dropped lets the next writer in.
+    memory: Dir,
 }
 
 /// Locks this process holds.
@@ -83,10 +89,10 @@ impl WriterLock {
                 return Ok(Self { path });
             }
         }
-        create_memory_dir(root)?;
-        let queue = queue(root)?;
-        // The folders may have been created just now: confine again before creating the file.
-        let path = confine(root, LOCK_FILE)?;
+        // `.bmad` and `.bmad/memory` are created relative to their parents' handles, so a link
+        // planted in their place is refused rather than followed.
+        let target = confined::locate(root, LOCK_FILE, true)?;
+        let memory = queue(target.into_dir("cannot open")?)?;
         let owner = Value::Object(
             Object::new()
                 .with("pid", f64::from(std::process::id()))
@@ -98,15 +104,15 @@ impl WriterLock {
         )
         .compact();
         for attempt in 1..=TRIES {
-            if create_with_owner(&path, &owner)? {
-                remove_dead_temporaries(&path);
+            if create_with_owner(&memory, &owner)? {
+                remove_dead_temporaries(&memory);
                 HELD.lock()
                     .unwrap_or_else(std::sync::PoisonError::into_inner)
                     .push(Held {
                         path: path.clone(),
                         owner,
                         depth: 1,
-                        _queue: queue,
+                        memory,
                     });
                 return Ok(Self { path });
             }
@@ -118,39 +124,39 @@ impl WriterLock {
     }
 }
 
-/// One try at creating the lock `path` holding `owner`: `Ok(false)` when it exists already.
+/// One try at creating the lock in `memory` holding `owner`: `Ok(false)` when it exists already.
 ///
-/// The owner is written to a fresh temporary file, which is hard-linked to `path` and at once
+/// The owner is written to a fresh temporary file, which is hard-linked to the lock and at once
 /// unlinked, so the lock appears with its owner inside or not at all; the lock is synced after
 /// that, keeping the window in which a kill leaves the (never read) temporary file behind to a
 /// few system calls.
-fn create_with_owner(path: &Path, owner: &str) -> Result<bool> {
-    let mut tmp_name = path.file_name().unwrap_or_default().to_os_string();
-    tmp_name.push(format!(".{}.tmp", uuid::Uuid::new_v4()));
-    let tmp = path.with_file_name(tmp_name);
-    let written = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&tmp)
-        .and_then(|mut file| file.write_all(owner.as_bytes()).map(|()| file));
-    let Ok(file) = written else {
-        let _ = fs::remove_file(&tmp);
-        return create_then_write(path, owner);
+fn create_with_owner(memory: &Dir, owner: &str) -> Result<bool> {
+    let lock = OsStr::new(LOCK_NAME);
+    let path = memory.path().join(lock);
+    let mut tmp = lock.to_os_string();
+    tmp.push(format!(".{}.tmp", uuid::Uuid::new_v4()));
+    let written = memory.create_new(&tmp).ok().flatten().and_then(|mut file| {
+        file.write_all(owner.as_bytes()).ok()?;
+        Some(file)
+    });
+    let Some(file) = written else {
+        let _ = memory.remove(&tmp);
+        return create_then_write(memory, owner);
     };
-    let linked = fs::hard_link(&tmp, path);
-    let _ = fs::remove_file(&tmp);
+    let linked = memory.hard_link(&tmp, lock);
+    let _ = memory.remove(&tmp);
     match linked {
         Ok(()) => {
             if let Err(e) = file.sync_all() {
                 drop(file);
-                let _ = fs::remove_file(path);
-                return Err(Error::io("cannot write", path, e));
+                let _ = memory.remove(lock);
+                return Err(Error::io("cannot write", &path, e));
             }
             Ok(true)
         }
         Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(false),
         // No hard links on this filesystem: create the lock exclusively, then write the owner.
-        Err(_) => create_then_write(path, owner),
+        Err(_) => create_then_write(memory, owner),
     }
 }
 
@@ -161,42 +167,44 @@ fn create_with_owner(path: &Path, owner: &str) -> Result<bool> {
 /// Called holding both the queue and the lock. A bmad-mem writer creates a lock's temporary file
 /// only while holding the queue, and any writer — bmad-plus too — writes a document only while
 /// holding the lock; each removes or renames its file before letting go. So now, every such
-/// file belongs to a process that died. Only names ending in `.<uuid>.tmp` are touched, and a
-/// failure here changes nothing about the lock.
-fn remove_dead_temporaries(lock: &Path) {
-    let Some(Ok(entries)) = lock.parent().map(fs::read_dir) else {
+/// file belongs to a process that died. Only regular files whose names end in `.<uuid>.tmp` are
+/// touched, and a failure here changes nothing about the lock.
+fn remove_dead_temporaries(memory: &Dir) {
+    let Ok(names) = memory.names() else {
         return;
     };
-    for entry in entries.flatten() {
-        let file_name = entry.file_name();
-        let is_temporary = file_name
+    for name in names {
+        let is_temporary = name
             .to_str()
             .and_then(|n| n.strip_suffix(".tmp"))
             .and_then(|n| n.rsplit_once('.'))
             .is_some_and(|(stem, uuid)| !stem.is_empty() && uuid::Uuid::try_parse(uuid).is_ok());
-        if is_temporary && entry.file_type().is_ok_and(|t| t.is_file()) {
-            let _ = fs::remove_file(entry.path());
+        let is_file = || {
+            memory
+                .lstat(&name)
+                .is_ok_and(|kind| kind == Some(rustix::fs::FileType::RegularFile))
+        };
+        if is_temporary && is_file() {
+            let _ = memory.remove(&name);
         }
     }
 }
 
 /// SPEC §3.3's own way: `O_CREAT|O_EXCL`, then the owner, synced.
-fn create_then_write(path: &Path, owner: &str) -> Result<bool> {
-    match OpenOptions::new().write(true).create_new(true).open(path) {
-        Ok(mut file) => {
-            let written = file
-                .write_all(owner.as_bytes())
-                .and_then(|()| file.sync_all());
-            if let Err(e) = written {
-                drop(file);
-                let _ = fs::remove_file(path);
-                return Err(Error::io("cannot write", path, e));
-            }
-            Ok(true)
-        }
-        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(false),
-        Err(e) => Err(Error::io("cannot create", path, e)),
+fn create_then_write(memory: &Dir, owner: &str) -> Result<bool> {
+    let lock = OsStr::new(LOCK_NAME);
+    let Some(mut file) = memory.create_new(lock)? else {
+        return Ok(false);
+    };
+    let written = file
+        .write_all(owner.as_bytes())
+        .and_then(|()| file.sync_all());
+    if let Err(e) = written {
+        drop(file);
+        let _ = memory.remove(lock);
+        return Err(Error::io("cannot write", &memory.path().join(lock), e));
     }
+    Ok(true)
 }
 
 /// This host's name, as Node's `os.hostname()` gives it.
@@ -209,7 +217,7 @@ pub fn hostname() -> String {
 /// released when dropped.
 #[derive(Debug)]
 pub struct Queue {
-    _file: File,
+    _memory: Dir,
 }
 
 /// Waits for this host's bmad-mem writers and holds their queue, for a recovery of
@@ -221,51 +229,35 @@ pub struct Queue {
 /// Confinement and I/O errors for the memory folder, or the occupied-lock message when a writer
 /// holds the queue past its patience.
 pub fn hold_queue(root: &Path) -> Result<Queue> {
-    queue(root).map(|file| Queue { _file: file })
+    let target = confined::locate(root, LOCK_FILE, true)?;
+    queue(target.into_dir("cannot open")?).map(|memory| Queue { _memory: memory })
 }
 
-/// Waits for this host's other bmad-mem writers on the memory folder's `flock`.
+/// Waits for this host's other bmad-mem writers on the memory folder's `flock`, and returns the
+/// folder's handle, locked.
 ///
 /// The wait is bounded: a writer that froze while holding the queue (stopped, or stuck on a
 /// dead network disk) must not hang every other writer forever, so after [`QUEUE_PATIENCE`]
 /// the waiter gives up with the occupied-lock message, as it would on `writer.lock` itself.
-fn queue(root: &Path) -> Result<File> {
-    let dir = confine(root, MEMORY_DIR)?;
-    let file = File::open(&dir).map_err(|e| Error::io("cannot open", &dir, e))?;
-    match file.try_lock() {
-        Ok(()) => return Ok(file),
+fn queue(memory: Dir) -> Result<Dir> {
+    match memory.file().try_lock() {
+        Ok(()) => return Ok(memory),
         Err(TryLockError::WouldBlock) => {}
-        Err(TryLockError::Error(e)) => return Err(Error::io("cannot lock", &dir, e)),
+        Err(TryLockError::Error(e)) => return Err(Error::io("cannot lock", memory.path(), e)),
     }
     // Block in the kernel's queue on a helper thread, so the wait can time out. If it does,
-    // the thread's late success finds the receiver gone and drops the file, releasing the lock.
+    // the thread's late success finds the receiver gone and drops the handle, releasing the lock.
     let (sender, receiver) = mpsc::channel();
     thread::spawn(move || {
-        let _ = sender.send(file.lock().map(|()| file));
+        let _ = sender.send(match memory.file().lock() {
+            Ok(()) => Ok(memory),
+            Err(e) => Err(Error::io("cannot lock", memory.path(), e)),
+        });
     });
     match receiver.recv_timeout(QUEUE_PATIENCE) {
-        Ok(Ok(file)) => Ok(file),
-        Ok(Err(e)) => Err(Error::io("cannot lock", &dir, e)),
+        Ok(locked) => locked,
         Err(_) => Err(Error::LockOccupied),
     }
-}
-
-/// Creates `.bmad` and `.bmad/memory` one level at a time, each checked by the confinement
-/// first, so a link planted in their place is refused rather than followed.
-fn create_memory_dir(root: &Path) -> Result<()> {
-    for rel in [".bmad", MEMORY_DIR] {
-        let dir = confine(root, rel)?;
-        match fs::create_dir(&dir) {
-            Ok(()) => {}
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
-                if !dir.is_dir() {
-                    return Err(Error::ParentNotDirectory);
-                }
-            }
-            Err(e) => return Err(Error::io("cannot create", &dir, e)),
-        }
-    }
-    Ok(())
 }
 
 impl Drop for WriterLock {
@@ -282,16 +274,22 @@ impl Drop for WriterLock {
         }
         let entry = held.remove(index);
         // Delete only our own lock: if someone replaced it, it is theirs now.
-        if fs::read(&entry.path).is_ok_and(|content| content == entry.owner.as_bytes()) {
-            let _ = fs::remove_file(&entry.path);
+        let lock = OsStr::new(LOCK_NAME);
+        if entry
+            .memory
+            .read(lock)
+            .is_ok_and(|read| read.is_some_and(|(content, _)| content == entry.owner.as_bytes()))
+        {
+            let _ = entry.memory.remove(lock);
         }
-        // Dropping `entry` closes the queue file, which lets the next writer in.
+        // Dropping `entry` closes the queue handle, which lets the next writer in.
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     #[test]
     fn acquire_creates_the_folder_writes_the_owner_and_releases() {

@@ -2,6 +2,7 @@
 //! the writer lock, NDJSON appends, atomic JSON documents, the tolerant journal reader and the
 //! `###` section cutter. It knows nothing of actions.
 
+pub mod confined;
 pub mod document;
 pub mod journal;
 pub mod lock;

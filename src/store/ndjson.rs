@@ -5,18 +5,18 @@
 //! (text not ending in `\n`), so a crash's half-written record is never buried under new ones.
 //! The record goes out as one `write_all` of the whole line, then `fsync`.
 
-use std::fs::OpenOptions;
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::error::{Error, Result};
 use crate::store::WriterLock;
-use crate::store::paths::{REGISTRY_CAP, confine, read_confined};
+use crate::store::confined::{self, Target};
+use crate::store::paths::REGISTRY_CAP;
 
-/// A registry file checked and ready to take one more line.
+/// A registry file checked and ready to take one more line: its folder's handle is kept, so the
+/// line lands in the folder that was checked even if a link is swapped in meanwhile.
 #[derive(Debug)]
 pub struct PreparedAppend {
-    path: PathBuf,
+    target: Target,
 }
 
 /// Runs SPEC §3.4's checks for appending `line` (without its `\n`) to `rel`, without writing.
@@ -31,34 +31,35 @@ pub fn prepare(
     line_len: usize,
     _lock: &WriterLock,
 ) -> Result<PreparedAppend> {
-    let path = confine(root, rel)?;
-    let old = read_confined(&path, true)?.unwrap_or_default();
+    let target = confined::locate(root, rel, false)?;
+    let old = target
+        .read(true)?
+        .map(|(bytes, _)| bytes)
+        .unwrap_or_default();
+    if std::str::from_utf8(&old).is_err() {
+        return Err(Error::SourceNotUtf8);
+    }
     if (old.len() + line_len + 1) as u64 > REGISTRY_CAP {
         return Err(Error::StoreFull);
     }
-    if !old.is_empty() && !old.ends_with('\n') {
+    if !old.is_empty() && !old.ends_with(b"\n") {
         return Err(Error::IncompleteFinalLine);
     }
-    Ok(PreparedAppend { path })
+    Ok(PreparedAppend { target })
 }
 
 impl PreparedAppend {
     /// Appends `line` and `\n` in one write, then syncs the file.
     ///
     /// # Errors
-    /// I/O errors, naming the file.
+    /// A link or non-regular file found in the registry's place, I/O errors naming the file.
     pub fn write(self, line: &str) -> Result<()> {
         let mut record = String::with_capacity(line.len() + 1);
         record.push_str(line);
         record.push('\n');
-        let mut file = OpenOptions::new()
-            .append(true)
-            .create(true)
-            .open(&self.path)
-            .map_err(|e| Error::io("cannot open", &self.path, e))?;
-        file.write_all(record.as_bytes())
-            .and_then(|()| file.sync_all())
-            .map_err(|e| Error::io("cannot append to", &self.path, e))
+        self.target
+            .require_dir("cannot open")?
+            .append(self.target.name(), record.as_bytes())
     }
 }
 

@@ -1,11 +1,12 @@
 //! Path confinement and the two ways of reading a memory file (SPEC §3.1, §3.2, §5).
 //!
 //! [`confine`] is the gate every registry path passes: a normalized project-relative path that
-//! stays inside the root and crosses no symbolic link from `/` down. [`read_registry`] is the
-//! confined reader (regular file, at most 2 MiB, valid UTF-8). [`read_loose`] reads as
-//! bmad-plus's lexical recall does (invalid UTF-8 replaced), within bounds: it never blocks on a
-//! FIFO, reads only regular files of at most 64 MiB, and follows a link only to a file inside
-//! the folder it is given; anything else is a [`Skip`] the caller turns into a warning.
+//! stays inside the root and crosses no symbolic link from the root down (the walk itself, on
+//! directory handles, lives in [`confined`]). [`read_registry`] is the confined reader (regular
+//! file, at most 2 MiB, valid UTF-8). [`read_loose`] reads as bmad-plus's lexical recall does
+//! (invalid UTF-8 replaced), within bounds: it never blocks on a FIFO, reads only regular files
+//! of at most 64 MiB, and follows a link only to a file inside the folder it is given; anything
+//! else is a [`Skip`] the caller turns into a warning.
 //!
 //! The root is compared lexically (absolute, `.`/`..` resolved without touching the disk), never
 //! through its real path, as bmad-plus does.
@@ -17,6 +18,7 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Component, Path, PathBuf};
 
 use crate::error::{Error, Result};
+use crate::store::confined;
 
 /// Largest registry file, in bytes (SPEC §1).
 pub const REGISTRY_CAP: u64 = 2 * 1024 * 1024;
@@ -56,11 +58,25 @@ pub fn relative(from: &Path, to: &Path) -> String {
 
 /// SPEC §3.1: the absolute path of the memory path `rel` under `root`, refused unless it is a
 /// normalized project-relative path that stays inside the root and whose existing components,
-/// from `/` down, are directories (all but the target) and never symbolic links.
+/// from the root down, are directories (all but the target) and never symbolic links. The root
+/// itself is taken as given: links above it are the user's business.
+///
+/// A path returned here is for messages and read-only looks; to read or write the file, go
+/// through [`confined::locate`], which keeps the folder's handle so that a link swapped in
+/// afterwards cannot redirect the operation.
 ///
 /// # Errors
 /// The four confinement messages, or an I/O error naming the component that could not be read.
 pub fn confine(root: &Path, rel: &str) -> Result<PathBuf> {
+    confined::locate(root, rel, false).map(|target| target.path().to_path_buf())
+}
+
+/// The lexical half of [`confine`]: `root/rel`, refused unless `rel` is a normalized
+/// project-relative path that stays inside the root. Touches no disk.
+///
+/// # Errors
+/// `Memory path must be a normalized project-relative path.`, `Memory path escapes project.`
+pub fn normalize(root: &Path, rel: &str) -> Result<PathBuf> {
     let is_absolute = rel.starts_with('/') || rel.starts_with('\\') || Path::new(rel).has_root();
     if rel.is_empty()
         || rel.contains(':')
@@ -75,27 +91,7 @@ pub fn confine(root: &Path, rel: &str) -> Result<PathBuf> {
     if !target.starts_with(root) || target == root {
         return Err(Error::PathEscapes);
     }
-    check_components(&target)?;
     Ok(target)
-}
-
-/// Walks `/` … `target`, stopping at the first component that does not exist.
-fn check_components(target: &Path) -> Result<()> {
-    let mut current = PathBuf::new();
-    let mut components = target.components().peekable();
-    while let Some(component) = components.next() {
-        current.push(component);
-        let is_target = components.peek().is_none();
-        match fs::symlink_metadata(&current) {
-            Ok(meta) if meta.file_type().is_symlink() => return Err(Error::PathSymlink),
-            Ok(meta) if !is_target && !meta.is_dir() => return Err(Error::ParentNotDirectory),
-            Ok(_) => {}
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
-            Err(e) if e.raw_os_error() == Some(20) => return Err(Error::ParentNotDirectory),
-            Err(e) => return Err(Error::io("cannot inspect", &current, e)),
-        }
-    }
-    Ok(())
 }
 
 /// SPEC §3.2, the confined reader: `Ok(None)` when the file is absent and `missing_ok`, else the
@@ -105,53 +101,20 @@ fn check_components(target: &Path) -> Result<()> {
 /// Confinement errors, `Memory source must be …`, or Node's `ENOENT` text when a required file
 /// is missing.
 pub fn read_registry(root: &Path, rel: &str, missing_ok: bool) -> Result<Option<String>> {
-    let path = confine(root, rel)?;
-    read_confined(&path, missing_ok)
-}
-
-/// [`read_registry`] for a path that already passed [`confine`].
-///
-/// # Errors
-/// As [`read_registry`].
-pub fn read_confined(path: &Path, missing_ok: bool) -> Result<Option<String>> {
-    read_confined_bytes(path, missing_ok)?
+    read_registry_bytes(root, rel, missing_ok)?
         .map(|bytes| String::from_utf8(bytes).map_err(|_| Error::SourceNotUtf8))
         .transpose()
 }
 
-/// [`read_confined`] without the UTF-8 check, for a caller that must take the bytes as they are
+/// [`read_registry`] without the UTF-8 check, for a caller that must take the bytes as they are
 /// (a torn final line may end in the middle of a character).
 ///
 /// # Errors
-/// As [`read_confined`], except `Memory source must contain valid UTF-8.`
-pub fn read_confined_bytes(path: &Path, missing_ok: bool) -> Result<Option<Vec<u8>>> {
-    let meta = match fs::symlink_metadata(path) {
-        Ok(meta) => meta,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            return if missing_ok {
-                Ok(None)
-            } else {
-                Err(Error::NotFound(path.to_path_buf()))
-            };
-        }
-        Err(e) => return Err(Error::io("cannot inspect", path, e)),
-    };
-    if meta.file_type().is_symlink() {
-        return Err(Error::PathSymlink);
-    }
-    if !meta.is_file() || meta.len() > REGISTRY_CAP {
-        return Err(Error::SourceNotRegular);
-    }
-    let file = fs::File::open(path).map_err(|e| Error::io("cannot open", path, e))?;
-    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
-    // Read one byte past the cap so a file that grew since the stat is still refused.
-    file.take(REGISTRY_CAP + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| Error::io("cannot read", path, e))?;
-    if bytes.len() as u64 > REGISTRY_CAP {
-        return Err(Error::SourceGrew);
-    }
-    Ok(Some(bytes))
+/// As [`read_registry`], except `Memory source must contain valid UTF-8.`
+pub fn read_registry_bytes(root: &Path, rel: &str, missing_ok: bool) -> Result<Option<Vec<u8>>> {
+    Ok(confined::locate(root, rel, false)?
+        .read(missing_ok)?
+        .map(|(bytes, _)| bytes))
 }
 
 /// Largest file a loose read takes, in bytes: a larger one is skipped, never read.

@@ -284,33 +284,27 @@ fn a_clock_override_without_offset_is_local_time() {
 }
 
 #[test]
-fn invalid_utf8_in_arguments_is_replaced_not_a_panic() {
+fn invalid_utf8_in_arguments_is_refused_not_replaced() {
     let bad = OsStr::from_bytes(b"\xff");
-    // Id computed with Node for agent "\u{fffd}" and an empty task at NOW.
+    // Replacing the bytes would store (and hash into the id) text nobody typed.
     let _ = TestProject::new()
         .args([OsStr::new("write"), OsStr::new("--agent"), bad])
-        .code(0)
-        .stdout(
-            "mem write: event c6bffd5d16c6 appended (2026-10-18T09:30:00.000Z)\n  \
-             agent=\u{fffd} cli=- model=- outcome=-\n",
-        )
-        .stderr("")
-        .file(
-            JOURNAL,
-            "{\"ts\":\"2026-10-18T09:30:00.000Z\",\"agent\":\"\u{fffd}\",\"cli\":null,\"model\":null,\"task\":\"\",\"outcome\":null,\"signals\":{},\"artifactHashes\":[],\"id\":\"c6bffd5d16c6\"}\n",
-        )
-        .run();
+        .refused("write", "invalid UTF-8 in the value of --agent");
     let _ = TestProject::new()
         .fixture("example")
         .args([OsStr::new("recall"), OsStr::from_bytes(b"zz\xffqq")])
-        .code(0)
-        .stdout("mem recall: no matches for \"zz\u{fffd}qq\" (scope: project)\n")
+        .code(1)
+        .stdout("")
+        .stderr("mem recall: invalid UTF-8 in argument 2\n")
+        .unchanged()
+        .run()
+        .then()
+        .args([OsStr::new("--json"), bad])
+        .code(1)
+        .stdout("{\"error\":\"invalid UTF-8 in argument 2\"}\n")
+        .stderr("")
         .unchanged()
         .run();
-    let message = format!("unknown action '\u{fffd}' — {EXPECTED_ACTIONS}");
-    let _ = TestProject::new()
-        .args([bad])
-        .refused_as(&format!("mem: {message}\n"), &message);
     let _ = TestProject::new()
         .fixture("example")
         .args([
@@ -320,7 +314,7 @@ fn invalid_utf8_in_arguments_is_replaced_not_a_panic() {
             OsStr::new("--eval"),
             bad,
         ])
-        .refused("write", "invalid value for --eval: \u{fffd}");
+        .refused("write", "invalid UTF-8 in the value of --eval");
 }
 
 #[test]

@@ -373,26 +373,6 @@ fn project_with_run_link() -> (TestProject, std::path::PathBuf) {
     (project, path)
 }
 
-#[test]
-fn a_project_reached_through_a_link_is_read_but_never_written() {
-    let project = TestProject::new()
-        .write(JOURNAL, format!("{EVENT}\n"))
-        .current_dir("");
-    let base = project.base().to_path_buf();
-    std::os::unix::fs::symlink(base.join("project"), base.join("project-link")).expect("link");
-    let project = project
-        .args(["-d", "project-link", "write", "--agent", "forge"])
-        .refused("write", LINKS)
-        .args(["-d", "project-link", "reinforce", "--pattern", "p"])
-        .refused("reinforce", LINKS);
-    let ran = project
-        .args(["-d", "project-link", "recall", "--json", "zebra"])
-        .code(0)
-        .unchanged()
-        .run();
-    assert_eq!(refs(&ran.stdout), ["zebra-event"]);
-}
-
 // ---- bytes that are not UTF-8, a BOM, CRLF ---------------------------------------------------
 
 #[test]

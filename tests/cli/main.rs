@@ -18,6 +18,7 @@
 //! `JSON.stringify`), running the SPEC formulas on the same inputs.
 
 mod concurrency;
+mod confine;
 mod contract;
 mod crash;
 mod doctor;

@@ -100,8 +100,7 @@ impl TestProject {
             .prefix("bmad-mem-test-")
             .tempdir()
             .expect("create a temporary folder");
-        // The real path, so that no component of a project path is a link (SPEC §3.1 walks
-        // every component from `/`).
+        // The real path, so that the paths a run prints are spelled as the tests build them.
         let base = tmp.path().canonicalize().expect("canonicalize the tempdir");
         let root = base.join("project");
         fs::create_dir(&root).expect("create the project folder");
