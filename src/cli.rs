@@ -5,6 +5,7 @@
 
 use clap::{Parser, Subcommand};
 
+use crate::archive::ArchiveArgs;
 use crate::brief::BriefArgs;
 use crate::doctor::DoctorArgs;
 use crate::export::ExportArgs;
@@ -68,6 +69,8 @@ pub enum Command {
     Lock(LockArgs),
     /// Check every registry and note file (read-only); exit 1 when something is wrong.
     Doctor(DoctorArgs),
+    /// Move older journal or promotion records into .bmad/memory/archive/ (keeps the newest 1000).
+    Archive(ArchiveArgs),
     /// Create what is missing of .agents/memory/ and link a brain (never overwrites).
     Init(InitArgs),
     /// Show the health of the project memory and its brain (read-only).
@@ -94,6 +97,7 @@ impl Command {
             Command::Outcomes(_) => "outcomes",
             Command::Lock(_) => "lock",
             Command::Doctor(_) => "doctor",
+            Command::Archive(_) => "archive",
             Command::Init(_) => "init",
             Command::Status(_) => "status",
             Command::Brief(_) => "brief",
@@ -105,7 +109,7 @@ impl Command {
 }
 
 /// Options, of every action, that take a value: the word after one of them is its value.
-const VALUE_OPTIONS: [&str; 25] = [
+const VALUE_OPTIONS: [&str; 27] = [
     "-d",
     "--directory",
     "--scope",
@@ -131,6 +135,8 @@ const VALUE_OPTIONS: [&str; 25] = [
     "--topic",
     "--from",
     "--out",
+    "--before",
+    "--keep",
 ];
 
 /// Marks a word that must reach the action as a plain word.
@@ -194,7 +200,7 @@ impl Cli {
 }
 
 /// The action names, in the order the help lists them.
-pub const ACTIONS: [&str; 13] = [
+pub const ACTIONS: [&str; 14] = [
     "recall",
     "write",
     "reinforce",
@@ -202,6 +208,7 @@ pub const ACTIONS: [&str; 13] = [
     "outcomes",
     "lock",
     "doctor",
+    "archive",
     "init",
     "status",
     "brief",

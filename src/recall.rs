@@ -5,6 +5,9 @@
 //! `--scope portfolio --portfolio P`, `P/memory/`. Each is scored lexically ([`score`]); journal
 //! events lose half their weight every 30 days. The sort is stable, so ties keep candidate
 //! order; lexical recall keeps only the best `--limit` candidates as it goes ([`Best`]).
+//! With `--include-archive`, the events of the journal's archives (`.bmad/memory/archive/`,
+//! oldest first) are candidates too, before the live journal's; without it, recall reads what
+//! bmad-plus reads.
 //!
 //! Scoring never builds a map of the text's words: the text is tokenized in one pass and only
 //! the query's tokens are counted.
@@ -15,6 +18,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock, PoisonError, RwLock};
 
+use crate::archive::{ARCHIVE_DIR, Store, archive_names};
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::js::counter::QueryCounter;
@@ -63,6 +67,10 @@ pub struct RecallArgs {
         allow_hyphen_values = true
     )]
     pub context_scope: Option<String>,
+    /// Also search the journal events moved into .bmad/memory/archive/ by `bmad-mem archive`
+    /// (before the live journal's, oldest archive first).
+    #[arg(long = "include-archive")]
+    pub include_archive: bool,
 }
 
 /// How results are ranked.
@@ -88,6 +96,8 @@ pub struct Request {
     pub portfolio: bool,
     pub ranking: Ranking,
     pub limit: usize,
+    /// Whether archived journal events are candidates too.
+    pub include_archive: bool,
 }
 
 impl Request {
@@ -133,6 +143,7 @@ impl Request {
             portfolio,
             ranking,
             limit,
+            include_archive: args.include_archive,
         })
     }
 }
@@ -243,7 +254,12 @@ pub fn event_text(event: &Object) -> String {
 /// A candidate that scored above zero.
 #[derive(Debug)]
 pub enum Candidate {
-    Event { event: Object, text: String },
+    /// `source` names the archive file the event was read from (`None`: the live journal).
+    Event {
+        event: Object,
+        text: String,
+        source: Option<String>,
+    },
     Note(Note),
 }
 
@@ -334,6 +350,18 @@ pub fn note_files(ctx: &Context, portfolio: Option<&str>) -> Vec<NoteFile> {
 /// re-writing a value — a number (digits, `Infinity`), `null` (what a non-finite signal
 /// becomes) or `[object Object]`; for such queries every line is parsed.
 pub fn score_events(text: &str, query: &[String], now_ms: f64, out: &mut impl Keep) {
+    score_events_from(None, text, query, now_ms, out);
+}
+
+/// [`score_events`] for the events of `source`, an archive file's name (`None`: the live
+/// journal).
+pub fn score_events_from(
+    source: Option<&str>,
+    text: &str,
+    query: &[String],
+    now_ms: f64,
+    out: &mut impl Keep,
+) {
     let can_skip = query.iter().all(|q| {
         !q.bytes().any(|b| b.is_ascii_digit())
             && !q.contains("infinity")
@@ -350,7 +378,11 @@ pub fn score_events(text: &str, query: &[String], now_ms: f64, out: &mut impl Ke
         };
         let text = event_text(&event);
         let s = decay(score_with(&counter, &[&text]), event.get("ts"), now_ms);
-        out.offer(s, || Candidate::Event { event, text });
+        out.offer(s, || Candidate::Event {
+            event,
+            text,
+            source: source.map(str::to_owned),
+        });
     }
 }
 
@@ -452,7 +484,8 @@ impl Keep for Best {
 /// One piece of [`lexical`]'s work.
 #[derive(Debug, Clone, Copy)]
 enum Job {
-    Journal,
+    /// The events of event file `.0`: archives (with `--include-archive`), then the journal.
+    Events(usize),
     /// The sections of note file `.0` that [`Part`] `.1` names.
     Note(usize, Part),
 }
@@ -488,16 +521,19 @@ type SharedNote = std::result::Result<Option<RwLock<String>>, Mutex<Option<Error
 pub fn lexical(ctx: &Context, request: &Request, portfolio: Option<&str>) -> Result<Vec<Scored>> {
     let query = query_tokens(&request.query);
     let counter = QueryCounter::new(&query);
-    let journal = ctx.root.join(JOURNAL);
+    let events = event_files(ctx, request.include_archive)?;
     let notes = note_files(ctx, portfolio);
-    let bytes: u64 = std::iter::once(&journal)
+    let bytes: u64 = events
+        .iter()
+        .map(|(_, path)| path)
         .chain(notes.iter().map(|n| &n.path))
         .filter_map(|p| std::fs::metadata(p).ok())
         .map(|m| m.len())
         .sum();
     let is_parallel = bytes >= PARALLEL_FROM_BYTES;
-    // In file order: the journal, then each note file (whole, or its two halves).
-    let jobs: Vec<Job> = std::iter::once(Job::Journal)
+    // In file order: the event files, then each note file (whole, or its two halves).
+    let jobs: Vec<Job> = (0..events.len())
+        .map(Job::Events)
         .chain((0..notes.len()).flat_map(|i| {
             if is_parallel {
                 vec![Job::Note(i, Part::First), Job::Note(i, Part::Second)]
@@ -521,9 +557,10 @@ pub fn lexical(ctx: &Context, request: &Request, portfolio: Option<&str>) -> Res
     let run = |job: Job| -> Result<Vec<Scored>> {
         let mut scored = Best::new(request.limit);
         match job {
-            Job::Journal => {
-                if let Some(text) = spare.read(&journal)? {
-                    score_events(&text, &query, ctx.now.ms, &mut scored);
+            Job::Events(i) => {
+                let (source, path) = &events[i];
+                if let Some(text) = spare.read(path)? {
+                    score_events_from(source.as_deref(), &text, &query, ctx.now.ms, &mut scored);
                     spare.give_back(text);
                 }
             }
@@ -561,6 +598,26 @@ pub fn lexical(ctx: &Context, request: &Request, portfolio: Option<&str>) -> Res
     sort(&mut scored);
     scored.truncate(request.limit);
     Ok(scored)
+}
+
+/// The files whose events are candidates, in candidate order: with `include_archive`, the
+/// journal archives (oldest first, each with its name), then the live journal.
+///
+/// # Errors
+/// An archive folder that cannot be listed.
+fn event_files(ctx: &Context, include_archive: bool) -> Result<Vec<(Option<String>, PathBuf)>> {
+    let mut files = Vec::new();
+    if include_archive {
+        let dir = ctx.root.join(ARCHIVE_DIR);
+        let names =
+            archive_names(&dir, Store::Journal).map_err(|e| Error::io("cannot list", &dir, e))?;
+        files.extend(names.into_iter().map(|name| {
+            let path = dir.join(&name);
+            (Some(name), path)
+        }));
+    }
+    files.push((None, ctx.root.join(JOURNAL)));
+    Ok(files)
 }
 
 /// `run` of every job, in job order: on two threads, each taking the next job left, when
@@ -653,7 +710,11 @@ pub fn run(args: &RecallArgs, ctx: &Context) -> Result<RecallReport> {
 #[must_use]
 pub fn entry(score: f64, candidate: Candidate) -> Object {
     match candidate {
-        Candidate::Event { event, text } => {
+        Candidate::Event {
+            event,
+            text,
+            source,
+        } => {
             let reference = match event.get("id") {
                 Some(id) if id.is_truthy() => id.clone(),
                 _ => Value::String(
@@ -665,7 +726,7 @@ pub fn entry(score: f64, candidate: Candidate) -> Object {
             Object::new()
                 .with("score", score)
                 .with("kind", "event")
-                .with("source", "journal.ndjson")
+                .with("source", source.as_deref().unwrap_or("journal.ndjson"))
                 .with("ref", reference)
                 .with("text", text)
                 .with("event", event)
@@ -729,7 +790,7 @@ impl Report for RecallReport {
             let label = if text_of("kind") == "note" {
                 format!("note {} § {}", text_of("source"), text_of("ref"))
             } else {
-                format!("event journal.ndjson#{}", text_of("ref"))
+                format!("event {}#{}", text_of("source"), text_of("ref"))
             };
             let _ = write!(
                 out,
@@ -769,6 +830,7 @@ mod tests {
             candidate: Candidate::Event {
                 event: Object::new(),
                 text: text.to_owned(),
+                source: None,
             },
         };
         let mut scored = vec![
@@ -914,6 +976,7 @@ mod tests {
             out.offer(*score, || Candidate::Event {
                 event: Object::new(),
                 text: text.clone(),
+                source: None,
             });
         }
     }

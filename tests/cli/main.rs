@@ -17,6 +17,7 @@
 //! Expected scores were computed independently with Node 20 (V8's `Math.log`/`Math.pow`,
 //! `JSON.stringify`), running the SPEC formulas on the same inputs.
 
+mod archive;
 mod concurrency;
 mod contract;
 mod crash;
