@@ -111,6 +111,18 @@ mod tests {
     }
 
     #[test]
+    fn link_new_never_replaces_an_existing_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("archive.ndjson");
+        let first = write_temp(&target, b"first\n").unwrap();
+        assert!(link_new(&first, &target).unwrap());
+        let second = write_temp(&target, b"second\n").unwrap();
+        assert!(!link_new(&second, &target).unwrap());
+        assert_eq!(fs::read(&target).unwrap(), b"first\n");
+        sync_dir(dir.path()).unwrap();
+    }
+
+    #[test]
     fn refuses_a_document_over_the_cap() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
