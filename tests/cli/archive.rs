@@ -4,7 +4,7 @@
 
 use serde::Deserialize;
 
-use crate::support::{JOURNAL, PROMOTIONS, TestProject};
+use crate::support::{JOURNAL, LOCK, PROMOTIONS, TestProject};
 
 const ARCHIVE: &str = ".bmad/memory/archive";
 const CAP: usize = 2 * 1024 * 1024;
@@ -443,7 +443,7 @@ fn refusals_change_nothing() {
         project = project.args(args).refused("archive", message);
     }
     // A link in place of the archive folder is never written through.
-    let _ = project
+    let project = project
         .mkdir("elsewhere")
         .symlink("../../elsewhere", ARCHIVE)
         .args(["archive", "journal", "--keep", "0"])
@@ -451,6 +451,17 @@ fn refusals_change_nothing() {
             "archive",
             "Memory paths cannot follow symbolic links or junctions.",
         );
+    // Another writer's lock is waited for, then left alone.
+    let project = project
+        .remove(ARCHIVE)
+        .write(LOCK, r#"{"pid":1,"hostname":"elsewhere","token":"t"}"#)
+        .args(["archive", "journal", "--keep", "0"])
+        .refused(
+            "archive",
+            "Memory writer lock is occupied. Inspect writer.lock and its owner; do not remove a \
+             live lock.",
+        );
+    let _ = project;
     // Nothing to archive in an empty project: a success that creates nothing at all.
     let _ = TestProject::new()
         .args(["archive", "promotions"])
