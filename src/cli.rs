@@ -8,6 +8,7 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
+use crate::archive::ArchiveArgs;
 use crate::brief::BriefArgs;
 use crate::doctor::DoctorArgs;
 use crate::export::ExportArgs;
@@ -72,6 +73,8 @@ pub enum Command {
     Lock(LockArgs),
     /// Check every registry and note file (read-only); exit 1 when something is wrong.
     Doctor(DoctorArgs),
+    /// Move older journal or promotion records into .bmad/memory/archive/ (keeps the newest 1000).
+    Archive(ArchiveArgs),
     /// Create what is missing of .agents/memory/ and link a brain (never overwrites).
     Init(InitArgs),
     /// Show the health of the project memory and its brain (read-only).
@@ -98,6 +101,7 @@ impl Command {
             Command::Outcomes(_) => "outcomes",
             Command::Lock(_) => "lock",
             Command::Doctor(_) => "doctor",
+            Command::Archive(_) => "archive",
             Command::Init(_) => "init",
             Command::Status(_) => "status",
             Command::Brief(_) => "brief",
@@ -109,7 +113,7 @@ impl Command {
 }
 
 /// Options, of every action, that take a value: the word after one of them is its value.
-const VALUE_OPTIONS: [&str; 25] = [
+const VALUE_OPTIONS: [&str; 27] = [
     "-d",
     "--directory",
     "--scope",
@@ -135,6 +139,8 @@ const VALUE_OPTIONS: [&str; 25] = [
     "--topic",
     "--from",
     "--out",
+    "--before",
+    "--keep",
 ];
 
 /// Marks a word that must reach the action as a plain word.
@@ -237,7 +243,7 @@ impl Cli {
 }
 
 /// The action names, in the order the help lists them.
-pub const ACTIONS: [&str; 13] = [
+pub const ACTIONS: [&str; 14] = [
     "recall",
     "write",
     "reinforce",
@@ -245,6 +251,7 @@ pub const ACTIONS: [&str; 13] = [
     "outcomes",
     "lock",
     "doctor",
+    "archive",
     "init",
     "status",
     "brief",

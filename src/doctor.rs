@@ -4,7 +4,9 @@
 //! `bmad-mem doctor` reports, without changing anything: a torn last line (with its byte
 //! offset), complete lines that are not valid UTF-8 (number and offset of the first bad byte;
 //! one such line makes every writer refuse the file), lines that do not parse (with their line
-//! numbers), a registry over the 2 MiB cap or one the confined reader refuses, a receipt store
+//! numbers), a registry at, near or over the 2 MiB cap (for the journal and the promotions,
+//! naming the `archive` command that makes room) or one the confined reader refuses, an
+//! interrupted archive (records in both an archive file and the live file), a receipt store
 //! that fails its integrity check, a writer lock whose owner is dead or on another host (which
 //! nothing here can check), and in the note files — read as recall, status and brief read them,
 //! so that a note they skip (a FIFO, a device, over 64 MiB, a link leaving the project) is
@@ -39,6 +41,7 @@ use std::path::Path;
 use pulldown_cmark::{CodeBlockKind, Event, Parser, Tag};
 use rustix::fs::OFlags;
 
+use crate::archive;
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::js::json::{self, Object, Value};
@@ -110,6 +113,7 @@ pub fn run(args: &DoctorArgs, ctx: &Context) -> Result<DoctorReport> {
     for rel in NDJSON_REGISTRIES {
         check_ndjson(&ctx.root, rel, &mut report);
     }
+    check_archives(&ctx.root, &mut report);
     match receipts::read_store(&ctx.root) {
         Ok(_) => {}
         // The reader's own complaints about torn or unparseable lines are already reported.
@@ -213,15 +217,72 @@ fn check_ndjson(root: &Path, rel: &str, report: &mut DoctorReport) {
             format!("lines that are not JSON objects: {}", bad.join(", ")),
         );
     }
-    if bytes.len() as u64 * 10 >= REGISTRY_CAP * 9 {
+    check_cap(rel, bytes.len(), report);
+}
+
+/// A registry at or near its 2 MiB cap; for the journal and the promotions, the command that
+/// makes room.
+fn check_cap(rel: &str, len: usize, report: &mut DoctorReport) {
+    let len = len as u64;
+    if len * 10 < REGISTRY_CAP * 9 {
+        return;
+    }
+    let Some(store) = archive::Store::of_file(rel) else {
         report.problem(
             rel,
             "near-cap",
-            format!(
-                "{} bytes of {REGISTRY_CAP}: archive it before it fills",
-                bytes.len()
-            ),
+            format!("{len} bytes of {REGISTRY_CAP}: archive it before it fills"),
         );
+        return;
+    };
+    let command = format!(
+        "`bmad-mem archive {}` moves all but the newest {} records into {}/",
+        store.name(),
+        archive::DEFAULT_KEEP,
+        archive::ARCHIVE_DIR
+    );
+    if len >= REGISTRY_CAP {
+        report.problem(
+            rel,
+            "at-cap",
+            format!("{len} bytes of {REGISTRY_CAP}: full, every write is refused; {command}"),
+        );
+    } else {
+        report.problem(
+            rel,
+            "near-cap",
+            format!("{len} bytes of {REGISTRY_CAP}: archive it before it fills; {command}"),
+        );
+    }
+}
+
+/// Archives interrupted after the archive file was written and before the live file was cut
+/// back: their records stand in both files until `bmad-mem archive <store>` completes them.
+fn check_archives(root: &Path, report: &mut DoctorReport) {
+    for store in archive::Store::ALL {
+        match archive::pending(root, store) {
+            Ok(pending) => {
+                for (file, records) in pending {
+                    report.checked.push(file.clone());
+                    report.problem(
+                        &file,
+                        "unfinished-archive",
+                        format!(
+                            "its {records} record(s) are still in {} too (an archive was interrupted); `bmad-mem archive {}` completes it",
+                            store.rel(),
+                            store.name()
+                        ),
+                    );
+                }
+            }
+            // The live file's own problems, or the archive folder's, are already reported.
+            Err(_)
+                if report
+                    .problems
+                    .iter()
+                    .any(|p| p.file == store.rel() || p.file == archive::ARCHIVE_DIR) => {}
+            Err(e) => report.problem(archive::ARCHIVE_DIR, "unreadable", e.to_string()),
+        }
     }
 }
 

@@ -7,15 +7,19 @@
 //! * receipts name it, but none is eligible with the candidate's current text: **dropped** — a
 //!   stale, superseded, contradicted or out-of-scope note must not fall back silently;
 //! * otherwise its score is multiplied by 1.25 and the eligible receipt ids are listed.
+//!
+//! With `--include-archive`, the events of the journal's archives (read the same confined way)
+//! come before the live journal's; like every event, they are never named by a receipt.
 
 use std::fs;
 
+use crate::archive::{ARCHIVE_DIR, Store, archive_names};
 use crate::context::Context;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::js::json::{Object, Value, sha256_hex};
 use crate::recall::{self, Candidate, NoteFile, Request, Scored};
 use crate::receipts::{Inspector, parse_context_scope, read_store};
-use crate::store::paths::read_registry;
+use crate::store::paths::{confine, read_registry};
 use crate::write::JOURNAL;
 
 const BOOST: f64 = 0.25;
@@ -31,6 +35,16 @@ pub fn recall(
 ) -> Result<Vec<Object>> {
     let query = recall::query_tokens(&request.query);
     let mut scored: Vec<Scored> = Vec::new();
+    if request.include_archive {
+        let dir = confine(&ctx.root, ARCHIVE_DIR)?;
+        let names =
+            archive_names(&dir, Store::Journal).map_err(|e| Error::io("cannot list", &dir, e))?;
+        for name in names {
+            if let Some(text) = read_registry(&ctx.root, &format!("{ARCHIVE_DIR}/{name}"), true)? {
+                recall::score_events_from(Some(&name), &text, &query, ctx.now.ms, &mut scored);
+            }
+        }
+    }
     if let Some(text) = read_registry(&ctx.root, JOURNAL, true)? {
         recall::score_events(&text, &query, ctx.now.ms, &mut scored);
     }

@@ -9,6 +9,7 @@
 // Lets shared test support written against `bmad_mem::…` compile inside unit tests too.
 extern crate self as bmad_mem;
 
+pub mod archive;
 pub mod brain;
 pub mod brief;
 pub mod cli;
@@ -56,6 +57,7 @@ pub fn run(command: &Command, ctx: &Context) -> Result<Box<dyn Report>> {
         Command::Outcomes(args) => Box::new(outcomes::run(args, ctx)?),
         Command::Lock(args) => Box::new(lock::run(args, ctx)?),
         Command::Doctor(args) => Box::new(doctor::run(args, ctx)?),
+        Command::Archive(args) => Box::new(archive::run(args, ctx)?),
         Command::Init(args) => Box::new(init::run(args, ctx)?),
         Command::Status(args) => Box::new(status::run(args, ctx)?),
         Command::Brief(args) => Box::new(brief::run(args, ctx)?),

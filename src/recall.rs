@@ -5,6 +5,9 @@
 //! `--scope portfolio --portfolio P`, `P/memory/`. Each is scored lexically ([`score`]); journal
 //! events lose half their weight every 30 days. The sort is stable, so ties keep candidate
 //! order; lexical recall keeps only the best `--limit` candidates as it goes ([`Best`]).
+//! With `--include-archive`, the events of the journal's archives (`.bmad/memory/archive/`,
+//! oldest first) are candidates too, before the live journal's; without it, recall reads what
+//! bmad-plus reads.
 //!
 //! Scoring never builds a map of the text's words: the text is tokenized in one pass and only
 //! the query's tokens are counted.
@@ -15,6 +18,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock, PoisonError, RwLock};
 
+use crate::archive::{ARCHIVE_DIR, Store, archive_names};
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::js::counter::QueryCounter;
@@ -63,6 +67,10 @@ pub struct RecallArgs {
         allow_hyphen_values = true
     )]
     pub context_scope: Option<String>,
+    /// Also search the journal events moved into .bmad/memory/archive/ by `bmad-mem archive`
+    /// (before the live journal's, oldest archive first).
+    #[arg(long = "include-archive")]
+    pub include_archive: bool,
 }
 
 /// How results are ranked.
@@ -88,6 +96,8 @@ pub struct Request {
     pub portfolio: bool,
     pub ranking: Ranking,
     pub limit: usize,
+    /// Whether archived journal events are candidates too.
+    pub include_archive: bool,
 }
 
 impl Request {
@@ -145,6 +155,7 @@ impl Request {
             portfolio,
             ranking,
             limit,
+            include_archive: args.include_archive,
         })
     }
 }
@@ -255,7 +266,12 @@ pub fn event_text(event: &Object) -> String {
 /// A candidate that scored above zero.
 #[derive(Debug)]
 pub enum Candidate {
-    Event { event: Object, text: String },
+    /// `source` names the archive file the event was read from (`None`: the live journal).
+    Event {
+        event: Object,
+        text: String,
+        source: Option<String>,
+    },
     Note(Note),
 }
 
@@ -353,6 +369,18 @@ pub fn note_files(ctx: &Context, portfolio: Option<&str>) -> Vec<NoteFile> {
 /// re-writing a value — a number (digits, `Infinity`), `null` (what a non-finite signal
 /// becomes) or `[object Object]`; for such queries every line is parsed.
 pub fn score_events(text: &str, query: &[String], now_ms: f64, out: &mut impl Keep) {
+    score_events_from(None, text, query, now_ms, out);
+}
+
+/// [`score_events`] for the events of `source`, an archive file's name (`None`: the live
+/// journal).
+pub fn score_events_from(
+    source: Option<&str>,
+    text: &str,
+    query: &[String],
+    now_ms: f64,
+    out: &mut impl Keep,
+) {
     let can_skip = query.iter().all(|q| {
         !q.bytes().any(|b| b.is_ascii_digit())
             && !q.contains("infinity")
@@ -369,7 +397,11 @@ pub fn score_events(text: &str, query: &[String], now_ms: f64, out: &mut impl Ke
         };
         let text = event_text(&event);
         let s = decay(score_with(&counter, &[&text]), event.get("ts"), now_ms);
-        out.offer(s, || Candidate::Event { event, text });
+        out.offer(s, || Candidate::Event {
+            event,
+            text,
+            source: source.map(str::to_owned),
+        });
     }
 }
 
@@ -471,7 +503,8 @@ impl Keep for Best {
 /// One piece of [`lexical`]'s work.
 #[derive(Debug, Clone, Copy)]
 enum Job {
-    Journal,
+    /// The events of event file `.0`: archives (with `--include-archive`), then the journal.
+    Events(usize),
     /// The sections of note file `.0` that [`Part`] `.1` names.
     Note(usize, Part),
 }
@@ -515,16 +548,19 @@ pub struct Found {
 pub fn lexical(ctx: &Context, request: &Request, portfolio: Option<&str>) -> Result<Found> {
     let query = query_tokens(&request.query);
     let counter = QueryCounter::new(&query);
-    let journal = ctx.root.join(JOURNAL);
+    let events = event_files(ctx, request.include_archive)?;
     let notes = note_files(ctx, portfolio);
-    let bytes: u64 = std::iter::once(&journal)
+    let bytes: u64 = events
+        .iter()
+        .map(|(_, path)| path)
         .chain(notes.iter().map(|n| &n.path))
         .filter_map(|p| std::fs::metadata(p).ok())
         .map(|m| m.len())
         .sum();
     let is_parallel = bytes >= PARALLEL_FROM_BYTES;
-    // In file order: the journal, then each note file (whole, or its two halves).
-    let jobs: Vec<Job> = std::iter::once(Job::Journal)
+    // In file order: the event files, then each note file (whole, or its two halves).
+    let jobs: Vec<Job> = (0..events.len())
+        .map(Job::Events)
         .chain((0..notes.len()).flat_map(|i| {
             if is_parallel {
                 vec![Job::Note(i, Part::First), Job::Note(i, Part::Second)]
@@ -534,7 +570,7 @@ pub fn lexical(ctx: &Context, request: &Request, portfolio: Option<&str>) -> Res
         }))
         .collect();
     let spare = Spare::default();
-    let journal_skip: OnceLock<Skip> = OnceLock::new();
+    let event_skips: Vec<OnceLock<Skip>> = events.iter().map(|_| OnceLock::new()).collect();
     let texts: Vec<OnceLock<SharedNote>> = notes.iter().map(|_| OnceLock::new()).collect();
     let jobs_left: Vec<AtomicUsize> = notes
         .iter()
@@ -549,14 +585,20 @@ pub fn lexical(ctx: &Context, request: &Request, portfolio: Option<&str>) -> Res
     let run = |job: Job| -> Result<Vec<Scored>> {
         let mut scored = Best::new(request.limit);
         match job {
-            Job::Journal => match spare.read(&journal, &ctx.root)? {
+            Job::Events(i) => match spare.read(&events[i].1, &ctx.root)? {
                 Loose::Read(text) => {
-                    score_events(&text, &query, ctx.now.ms, &mut scored);
+                    score_events_from(
+                        events[i].0.as_deref(),
+                        &text,
+                        &query,
+                        ctx.now.ms,
+                        &mut scored,
+                    );
                     spare.give_back(text);
                 }
                 Loose::Missing => {}
                 Loose::Skipped(skip) => {
-                    let _ = journal_skip.set(skip);
+                    let _ = event_skips[i].set(skip);
                 }
             },
             Job::Note(i, part) => match shared_text(i) {
@@ -592,18 +634,55 @@ pub fn lexical(ctx: &Context, request: &Request, portfolio: Option<&str>) -> Res
     }
     sort(&mut scored);
     scored.truncate(request.limit);
-    let journal_warning = journal_skip.get().map(|skip| skip.warning(JOURNAL));
+    Ok(Found {
+        scored,
+        warnings: skip_warnings(&events, &event_skips, &notes, &texts),
+    })
+}
+
+/// A warning for each file [`lexical`] skipped, in file order: event files (the live journal
+/// named as such, an archive by its file name), then note files.
+fn skip_warnings(
+    events: &[(Option<String>, PathBuf)],
+    event_skips: &[OnceLock<Skip>],
+    notes: &[NoteFile],
+    texts: &[OnceLock<SharedNote>],
+) -> Vec<String> {
+    let event_warnings = events
+        .iter()
+        .zip(event_skips)
+        .filter_map(|((source, _), skip)| {
+            skip.get()
+                .map(|skip| skip.warning(source.as_deref().unwrap_or(JOURNAL)))
+        });
     let note_warnings = notes
         .iter()
-        .zip(&texts)
+        .zip(texts)
         .filter_map(|(note, text)| match text.get() {
             Some(Ok(Loose::Skipped(skip))) => Some(skip.warning(&note.source_file)),
             _ => None,
         });
-    Ok(Found {
-        scored,
-        warnings: journal_warning.into_iter().chain(note_warnings).collect(),
-    })
+    event_warnings.chain(note_warnings).collect()
+}
+
+/// The files whose events are candidates, in candidate order: with `include_archive`, the
+/// journal archives (oldest first, each with its name), then the live journal.
+///
+/// # Errors
+/// An archive folder that cannot be listed.
+fn event_files(ctx: &Context, include_archive: bool) -> Result<Vec<(Option<String>, PathBuf)>> {
+    let mut files = Vec::new();
+    if include_archive {
+        let dir = ctx.root.join(ARCHIVE_DIR);
+        let names =
+            archive_names(&dir, Store::Journal).map_err(|e| Error::io("cannot list", &dir, e))?;
+        files.extend(names.into_iter().map(|name| {
+            let path = dir.join(&name);
+            (Some(name), path)
+        }));
+    }
+    files.push((None, ctx.root.join(JOURNAL)));
+    Ok(files)
 }
 
 /// `run` of every job, in job order: on two threads, each taking the next job left, when
@@ -714,7 +793,11 @@ pub fn run(args: &RecallArgs, ctx: &Context) -> Result<RecallReport> {
 #[must_use]
 pub fn entry(score: f64, candidate: Candidate) -> Object {
     match candidate {
-        Candidate::Event { event, text } => {
+        Candidate::Event {
+            event,
+            text,
+            source,
+        } => {
             let reference = match event.get("id") {
                 Some(id) if id.is_truthy() => id.clone(),
                 _ => Value::String(
@@ -726,7 +809,7 @@ pub fn entry(score: f64, candidate: Candidate) -> Object {
             Object::new()
                 .with("score", score)
                 .with("kind", "event")
-                .with("source", "journal.ndjson")
+                .with("source", source.as_deref().unwrap_or("journal.ndjson"))
                 .with("ref", reference)
                 .with("text", text)
                 .with("event", event)
@@ -802,7 +885,7 @@ impl Report for RecallReport {
             let label = if text_of("kind") == "note" {
                 format!("note {} § {}", text_of("source"), text_of("ref"))
             } else {
-                format!("event journal.ndjson#{}", text_of("ref"))
+                format!("event {}#{}", text_of("source"), text_of("ref"))
             };
             let _ = write!(
                 out,
@@ -842,6 +925,7 @@ mod tests {
             candidate: Candidate::Event {
                 event: Object::new(),
                 text: text.to_owned(),
+                source: None,
             },
         };
         let mut scored = vec![
@@ -987,6 +1071,7 @@ mod tests {
             out.offer(*score, || Candidate::Event {
                 event: Object::new(),
                 text: text.clone(),
+                source: None,
             });
         }
     }

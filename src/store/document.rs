@@ -49,6 +49,30 @@ pub fn replace(path: &Path, bytes: &[u8]) -> io::Result<()> {
     })
 }
 
+/// Gives `tmp`, a synced file from [`write_temp`], the name `path` only if that name is free:
+/// `Ok(false)` when it is taken. A hard link is atomic and refused on an existing name (like
+/// `O_CREAT|O_EXCL`), so the file appears at `path` whole or not at all. `tmp` is left for the
+/// caller to remove.
+///
+/// # Errors
+/// I/O errors, among them the one a filesystem without hard links gives.
+pub fn link_new(tmp: &Path, path: &Path) -> io::Result<bool> {
+    match fs::hard_link(tmp, path) {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
+/// Syncs the folder `dir`, so that names just created, linked or renamed in it survive a
+/// power cut.
+///
+/// # Errors
+/// I/O errors.
+pub fn sync_dir(dir: &Path) -> io::Result<()> {
+    fs::File::open(dir)?.sync_all()
+}
+
 /// Writes `value` as the document `rel` (SPEC §3.5): the temporary file is created and renamed
 /// relative to one handle on the document's folder, opened from the root without following
 /// links, so a link swapped in meanwhile is replaced, never written through.
@@ -90,6 +114,18 @@ mod tests {
             .collect();
         names.sort();
         assert_eq!(names, ["doc.json", "writer.lock"]);
+    }
+
+    #[test]
+    fn link_new_never_replaces_an_existing_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("archive.ndjson");
+        let first = write_temp(&target, b"first\n").unwrap();
+        assert!(link_new(&first, &target).unwrap());
+        let second = write_temp(&target, b"second\n").unwrap();
+        assert!(!link_new(&second, &target).unwrap());
+        assert_eq!(fs::read(&target).unwrap(), b"first\n");
+        sync_dir(dir.path()).unwrap();
     }
 
     #[test]

@@ -238,7 +238,8 @@ fn a_registry_near_or_over_the_cap_is_reported() {
         &[problem(
             JOURNAL,
             "near-cap",
-            "1887437 bytes of 2097152: archive it before it fills",
+            "1887437 bytes of 2097152: archive it before it fills; `bmad-mem archive journal` \
+             moves all but the newest 1000 records into .bmad/memory/archive/",
         )],
     );
     let _ = unhealthy(
@@ -246,8 +247,9 @@ fn a_registry_near_or_over_the_cap_is_reported() {
         &[PROMOTIONS],
         &[problem(
             PROMOTIONS,
-            "near-cap",
-            "2097152 bytes of 2097152: archive it before it fills",
+            "at-cap",
+            "2097152 bytes of 2097152: full, every write is refused; `bmad-mem archive \
+             promotions` moves all but the newest 1000 records into .bmad/memory/archive/",
         )],
     );
     let over = "Memory source must be a regular file of at most 2 MiB.";

@@ -10,13 +10,15 @@
 //!   recall (SPEC §5 evidence part, §8, §9, `NEXUS.md`).
 //! * `contract`: the command-line rules every action shares (SPEC §4, §2.7, §2.8).
 //! * `lock`, `doctor`: inspecting and recovering the writer lock, the health check and its one
-//!   repair; `concurrency`, `crash`, `hostile`: the reliability proofs (`RELIABILITY.md`).
+//!   repair; `archive`: moving older records out of a full store, and finishing an interrupted
+//!   archive; `concurrency`, `crash`, `hostile`: the reliability proofs (`RELIABILITY.md`).
 //! * `session`: the Memory pack's commands — init, status, brief, handoff, export, scan — with
 //!   a temporary home.
 //!
 //! Expected scores were computed independently with Node 20 (V8's `Math.log`/`Math.pow`,
 //! `JSON.stringify`), running the SPEC formulas on the same inputs.
 
+mod archive;
 mod concurrency;
 mod confine;
 mod contract;
