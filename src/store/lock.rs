@@ -33,6 +33,7 @@ use std::time::Duration;
 
 use crate::error::{Error, Result};
 use crate::js::json::{Object, Value};
+use crate::store::document;
 use crate::store::paths::confine;
 
 /// The memory folder, relative to the project root.
@@ -162,19 +163,8 @@ fn create_with_owner(path: &Path, owner: &str) -> Result<bool> {
 /// file belongs to a process that died. Only names ending in `.<uuid>.tmp` are touched, and a
 /// failure here changes nothing about the lock.
 fn remove_dead_temporaries(lock: &Path) {
-    let Some(Ok(entries)) = lock.parent().map(fs::read_dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let file_name = entry.file_name();
-        let is_temporary = file_name
-            .to_str()
-            .and_then(|n| n.strip_suffix(".tmp"))
-            .and_then(|n| n.rsplit_once('.'))
-            .is_some_and(|(stem, uuid)| !stem.is_empty() && uuid::Uuid::try_parse(uuid).is_ok());
-        if is_temporary && entry.file_type().is_ok_and(|t| t.is_file()) {
-            let _ = fs::remove_file(entry.path());
-        }
+    if let Some(dir) = lock.parent() {
+        document::remove_dead_temporaries(dir, |_| true);
     }
 }
 
