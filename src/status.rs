@@ -205,7 +205,7 @@ pub fn run(_args: &StatusArgs, ctx: &Context) -> Result<StatusReport> {
         notes,
         context,
     };
-    match brain::read_link(root) {
+    match brain::read_checked_link(ctx) {
         LinkState::Valid(link) => {
             report.link = "valid";
             let linked_at = Some(link.linked_at.clone()).filter(|s| !s.is_empty());
@@ -215,6 +215,7 @@ pub fn run(_args: &StatusArgs, ctx: &Context) -> Result<StatusReport> {
         }
         LinkState::Invalid(reason) => {
             report.link = "invalid";
+            report.warnings.push(brain::ignored_link_warning(&reason));
             report.link_problem = Some(reason);
         }
         LinkState::Missing => {}
@@ -222,7 +223,7 @@ pub fn run(_args: &StatusArgs, ctx: &Context) -> Result<StatusReport> {
     if report.brain.is_none() {
         let detection = brain::detect(ctx);
         report.detected = detection.brain;
-        report.warnings = detection.warnings;
+        report.warnings.extend(detection.warnings);
     }
     let mut checks: Vec<bool> = report.notes.iter().map(|n| n.is_present).collect();
     checks.push(report.context.is_present);
