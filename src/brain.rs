@@ -2,16 +2,27 @@
 //! `.agents/memory/.brain-link`.
 //!
 //! Detection, first match wins: `BMAD_PLUS_BRAIN` (a directory; any other value is warned about
-//! and skipped) → a `_brain/` directory in the project or any ancestor (`portfolio`) →
-//! `~/.bmad-plus/brain` (`bmad-global`) → `~/.claude/memory` when it holds anything
-//! (`claude-memory`). The result is written once into `.brain-link`
-//! (`{"linked_brain","brain_type","linked_at"}`, pretty JSON) so every command finds the same
-//! brain.
+//! and skipped) → a `_brain/` directory in the project or any ancestor → `~/.bmad-plus/brain`
+//! (`bmad-global`) → `~/.claude/memory` when it holds anything (`claude-memory`). The first two
+//! are typed by their layout: a folder with `identity.yaml` follows the BMAD+ global brain's
+//! conventions (`bmad-global`), any other is a `portfolio` brain (entry point `README.md`,
+//! `AGENTS.md` or `HOT.md`). A `_brain` that is a symbolic link is never taken (a repository
+//! could carry one pointing anywhere, `~/.ssh` included): it is warned about, and
+//! `BMAD_PLUS_BRAIN` names such a folder explicitly. The result is written once into
+//! `.brain-link` (`{"linked_brain","brain_type","linked_at"}`, pretty JSON) so every command
+//! finds the same brain.
+//!
+//! A recorded link is trusted only as far as detection would choose its folder today: its
+//! target must be, lexically or by real path, one of the candidates above with the recorded
+//! type ([`check_link`]). Any other link — a relative path, `~/.ssh`, a folder whose layout
+//! changed — is warned about and ignored, never read, and never rewritten: the user removes it
+//! and runs `init` again.
 //!
 //! A linked brain is read, never copied or rewritten. Only the BMAD+ global brain is ever
 //! written to, and only to create what it lacks ([`complete_global_brain`]) and the index entry
 //! of a project (`projects/<hash>.yaml`); portfolio and claude-memory brains keep their own
-//! conventions and get neither `identity.yaml` nor `projects/`.
+//! conventions and get neither `identity.yaml` nor `projects/`. The home folder itself is never
+//! created: a missing home is treated like a read-only one.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -116,63 +127,142 @@ pub struct Candidates<'a> {
     pub brain_env: Option<&'a str>,
 }
 
-/// Detects the brain of the project in `ctx` (read-only).
+/// Where the candidates of the project in `ctx` are.
 #[must_use]
-pub fn detect(ctx: &Context) -> Detection {
-    detect_in(&Candidates {
+pub fn candidates_of(ctx: &Context) -> Candidates<'_> {
+    Candidates {
         root: &ctx.root,
         cwd: &ctx.cwd,
         home: ctx.home.as_deref(),
         brain_env: ctx.brain_env.as_deref(),
-    })
+    }
+}
+
+/// Detects the brain of the project in `ctx` (read-only).
+#[must_use]
+pub fn detect(ctx: &Context) -> Detection {
+    detect_in(&candidates_of(ctx))
 }
 
 /// Detection, first match wins (see the module documentation).
 #[must_use]
 pub fn detect_in(candidates: &Candidates<'_>) -> Detection {
-    let mut detection = Detection::default();
+    let (mut found, warnings) = every_candidate(candidates);
+    Detection {
+        brain: if found.is_empty() {
+            None
+        } else {
+            Some(found.swap_remove(0))
+        },
+        warnings,
+    }
+}
+
+/// The type a folder's layout gives it: `identity.yaml` marks the BMAD+ global brain's
+/// conventions; anything else is a portfolio brain with its own.
+#[must_use]
+pub fn kind_by_layout(dir: &Path) -> BrainType {
+    if dir.join(IDENTITY).is_file() {
+        BrainType::BmadGlobal
+    } else {
+        BrainType::Portfolio
+    }
+}
+
+/// Every brain detection could choose now, in detection order, and what it had to say.
+fn every_candidate(candidates: &Candidates<'_>) -> (Vec<Brain>, Vec<String>) {
+    let mut found = Vec::new();
+    let mut warnings = Vec::new();
     if let Some(env) = candidates.brain_env {
         let dir = resolve(candidates.cwd, Path::new(env));
         if dir.is_dir() {
-            detection.brain = Some(Brain {
+            found.push(Brain {
+                kind: kind_by_layout(&dir),
                 dir,
-                kind: BrainType::Portfolio,
             });
-            return detection;
+        } else {
+            warnings.push(format!(
+                "warning: BMAD_PLUS_BRAIN is set but is not a directory: {env} — falling back to auto-detection"
+            ));
         }
-        detection.warnings.push(format!(
-            "warning: BMAD_PLUS_BRAIN is set but is not a directory: {env} — falling back to auto-detection"
-        ));
     }
     for ancestor in candidates.root.ancestors() {
         let dir = ancestor.join(PORTFOLIO_DIR);
-        if dir.is_dir() {
-            detection.brain = Some(Brain {
+        if fs::symlink_metadata(&dir).is_ok_and(|m| m.file_type().is_symlink()) {
+            warnings.push(format!(
+                "warning: {} is a symbolic link and is not used as a brain; if you trust the folder it names, set BMAD_PLUS_BRAIN to it",
+                dir.display()
+            ));
+        } else if dir.is_dir() {
+            found.push(Brain {
+                kind: kind_by_layout(&dir),
                 dir,
-                kind: BrainType::Portfolio,
             });
-            return detection;
         }
     }
     if let Some(home) = candidates.home {
         let global = home.join(GLOBAL_BRAIN);
         if global.is_dir() {
-            detection.brain = Some(Brain {
+            found.push(Brain {
                 dir: global,
                 kind: BrainType::BmadGlobal,
             });
-            return detection;
         }
         let claude = home.join(CLAUDE_MEMORY);
         let has_entries = fs::read_dir(&claude).is_ok_and(|mut entries| entries.next().is_some());
         if claude.is_dir() && has_entries {
-            detection.brain = Some(Brain {
+            found.push(Brain {
                 dir: claude,
                 kind: BrainType::ClaudeMemory,
             });
         }
     }
-    detection
+    (found, warnings)
+}
+
+/// The brain a recorded link may be used as: the candidate of detection (see
+/// [`every_candidate`]) that has the link's type and is its target, compared lexically and by
+/// real path. The candidate's own path is returned, so nothing but a folder detection would
+/// choose is ever read.
+///
+/// # Errors
+/// Why the link cannot be used, naming its target.
+pub fn check_link(link: &Link, candidates: &Candidates<'_>) -> std::result::Result<Brain, String> {
+    let Some(kind) = BrainType::parse(&link.brain_type) else {
+        return Err(format!("unknown brain_type {:?}", link.brain_type));
+    };
+    let target = Path::new(&link.linked_brain);
+    if !target.is_absolute() {
+        return Err(format!(
+            "it links {}, which is not an absolute path",
+            link.linked_brain
+        ));
+    }
+    let lexical = resolve(Path::new("/"), target);
+    let real = fs::canonicalize(target).ok();
+    let (found, _) = every_candidate(candidates);
+    found
+        .into_iter()
+        .filter(|brain| brain.kind == kind)
+        .find(|brain| {
+            brain.dir == lexical
+                || real
+                    .as_ref()
+                    .is_some_and(|real| fs::canonicalize(&brain.dir).is_ok_and(|c| c == *real))
+        })
+        .ok_or_else(|| {
+            format!(
+                "it links {} as a {} brain, which detection would not choose now",
+                link.linked_brain,
+                kind.as_str()
+            )
+        })
+}
+
+/// The warning for a link that is ignored, with the way to relink.
+#[must_use]
+pub fn ignored_link_warning(reason: &str) -> String {
+    format!("warning: {LINK_FILE} ignored: {reason}; to relink: rm {LINK_FILE} && bmad-mem init")
 }
 
 /// The global brain of a home folder.
@@ -269,16 +359,48 @@ pub fn read_link(root: &Path) -> LinkState {
     }
 }
 
-/// The brain a project uses: its link when valid, else what detection finds (read-only).
+/// The project's link, checked against what detection could choose now ([`check_link`]): a
+/// valid link to a refused target reads as [`LinkState::Invalid`], with the reason.
+#[must_use]
+pub fn read_checked_link(ctx: &Context) -> LinkState {
+    match read_link(&ctx.root) {
+        LinkState::Valid(link) => match check_link(&link, &candidates_of(ctx)) {
+            Ok(brain) => LinkState::Valid(Link {
+                linked_brain: brain.dir.to_string_lossy().into_owned(),
+                ..link
+            }),
+            Err(reason) => LinkState::Invalid(reason),
+        },
+        other => other,
+    }
+}
+
+/// What a command that reads the brain may use: the brain of a usable link, `Err` with the
+/// warning for a link that is present but ignored, `Ok(None)` without a link.
+///
+/// # Errors
+/// The warning for an ignored link (see [`ignored_link_warning`]).
+pub fn linked(ctx: &Context) -> std::result::Result<Option<Brain>, String> {
+    match read_checked_link(ctx) {
+        LinkState::Missing => Ok(None),
+        LinkState::Valid(link) => Ok(link.brain()),
+        LinkState::Invalid(reason) => Err(ignored_link_warning(&reason)),
+    }
+}
+
+/// The brain a project uses: its link when usable, else what detection finds (read-only). An
+/// ignored link is warned about.
 #[must_use]
 pub fn linked_or_detected(ctx: &Context) -> (Option<Brain>, Vec<String>) {
-    if let LinkState::Valid(link) = read_link(&ctx.root)
-        && let Some(brain) = link.brain()
-    {
-        return (Some(brain), Vec::new());
+    let mut warnings = Vec::new();
+    match linked(ctx) {
+        Ok(Some(brain)) => return (Some(brain), warnings),
+        Ok(None) => {}
+        Err(warning) => warnings.push(warning),
     }
     let detection = detect(ctx);
-    (detection.brain, detection.warnings)
+    warnings.extend(detection.warnings);
+    (detection.brain, warnings)
 }
 
 /// The 8-hex identity of a project in the global brain's index: SHA-256 of its absolute path,
@@ -301,12 +423,21 @@ pub fn index_rel(hash: &str) -> String {
 /// The first I/O failure (a read-only home, a file where a folder should be).
 pub fn complete_global_brain(dir: &Path, day: &str) -> Result<Vec<PathBuf>> {
     let mut created = Vec::new();
+    // One folder at a time, from the brain's parent (`.bmad-plus/`) down: the folder above it
+    // — the home folder — is never created, so a home that does not exist stays that way.
+    if let Some(parent) = dir.parent().filter(|p| !p.is_dir()) {
+        fs::create_dir(parent).map_err(|e| Error::io("cannot create", dir, e))?;
+    }
     for folder in [dir.to_path_buf(), dir.join(PROJECTS)] {
         if !folder.is_dir() {
-            fs::create_dir_all(&folder).map_err(|e| Error::io("cannot create", &folder, e))?;
+            fs::create_dir(&folder).map_err(|e| Error::io("cannot create", &folder, e))?;
             created.push(folder);
         }
     }
+    memory::sweep_dead_temporaries(dir, |stem| stem == IDENTITY || NOTE_FILES.contains(&stem));
+    memory::sweep_dead_temporaries(&dir.join(PROJECTS), |stem| {
+        Path::new(stem).extension().is_some_and(|e| e == "yaml")
+    });
     let files = [
         (IDENTITY, templates::identity(day)),
         (NOTE_FILES[0], templates::decisions(day, Scope::Global)),
@@ -447,6 +578,75 @@ mod tests {
             Some(("ws/clients/app/_brain", BrainType::Portfolio)),
             true,
         );
+    }
+
+    #[test]
+    fn a_link_is_honoured_only_for_what_detection_could_choose() {
+        let tree = Tree::new();
+        let root = tree.base.join("ws/clients/app");
+        let home = tree.base.join("home");
+        tree.mkdir("ws/_brain");
+        tree.mkdir("home/.bmad-plus/brain");
+        tree.mkdir("home/.ssh");
+        tree.mkdir("env-brain");
+        fs::write(tree.base.join("env-brain/identity.yaml"), "x").unwrap();
+        std::os::unix::fs::symlink(tree.base.join("home/.ssh"), root.join("_brain")).unwrap();
+        let candidates = Candidates {
+            root: &root,
+            cwd: &tree.base,
+            home: Some(&home),
+            brain_env: Some("env-brain"),
+        };
+        let check = |target: String, kind: &str| {
+            check_link(
+                &Link {
+                    linked_brain: target,
+                    brain_type: kind.to_owned(),
+                    linked_at: String::new(),
+                },
+                &candidates,
+            )
+            .map(|brain| brain.dir)
+        };
+        let at = |rel: &str| tree.base.join(rel).to_string_lossy().into_owned();
+        assert_eq!(
+            check(at("ws/_brain"), "portfolio"),
+            Ok(tree.base.join("ws/_brain"))
+        );
+        // Written another way, the candidate's own path is what is used.
+        assert_eq!(
+            check(format!("{}/../_brain/", at("ws/clients")), "portfolio"),
+            Ok(tree.base.join("ws/_brain"))
+        );
+        assert_eq!(
+            check(at("home/.bmad-plus/brain"), "bmad-global"),
+            Ok(tree.base.join("home/.bmad-plus/brain"))
+        );
+        // The explicit folder has identity.yaml: it is bmad-global, not portfolio.
+        assert_eq!(
+            check(at("env-brain"), "bmad-global"),
+            Ok(tree.base.join("env-brain"))
+        );
+        for (target, kind) in [
+            (at("env-brain"), "portfolio"),
+            (at("ws/_brain"), "bmad-global"),
+            (at("home/.ssh"), "portfolio"),
+            (at("ws/clients/app/_brain"), "portfolio"),
+            ("home/.bmad-plus/brain".to_owned(), "bmad-global"),
+            (at("home/.claude/memory"), "claude-memory"),
+        ] {
+            assert!(check(target.clone(), kind).is_err(), "{target} as {kind}");
+        }
+        // The linked `_brain` is warned about by detection, which goes on to the next one.
+        let detection = detect_in(&Candidates {
+            brain_env: None,
+            ..candidates.clone()
+        });
+        assert_eq!(
+            detection.brain.map(|b| b.dir),
+            Some(tree.base.join("ws/_brain"))
+        );
+        assert_eq!(detection.warnings.len(), 1);
     }
 
     #[test]

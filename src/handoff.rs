@@ -34,7 +34,10 @@ use crate::js::json::{Object, Value};
 use pulldown_cmark::{Event, HeadingLevel, Parser, Tag, TagEnd};
 
 use crate::js::text::trim;
-use crate::memory::{SESSIONS_DIR, create_project_file, day, ensure_project_dir};
+use crate::memory::{
+    SESSIONS_DIR, create_project_file, day, ensure_project_dir, is_session_stem,
+    sweep_dead_temporaries,
+};
 use crate::output::Report;
 use crate::store::paths::{REGISTRY_CAP, confine, resolve};
 use crate::templates::{self, HANDOFF_PARTS, HandoffHead};
@@ -280,6 +283,7 @@ pub fn run_with_input(
     let stem = format!("{today}-{}", slug(&topic));
     confine(&ctx.root, &format!("{SESSIONS_DIR}/{stem}.md"))?;
     ensure_project_dir(&ctx.root, SESSIONS_DIR)?;
+    sweep_dead_temporaries(&confine(&ctx.root, SESSIONS_DIR)?, is_session_stem);
     for n in 1..=MAX_SUFFIX {
         let rel = if n == 1 {
             format!("{SESSIONS_DIR}/{stem}.md")

@@ -4,14 +4,18 @@
 //! templates (dated with the context's clock) and a `sessions/` folder — each only when missing;
 //! nothing that exists is rewritten or removed, so a second run changes nothing and says so.
 //!
-//! Then the brain ([`crate::brain`]): an existing valid `.brain-link` is kept as it is (a
-//! different detection result is only warned about; remove the link to relink). Without one,
-//! detection runs; with no brain found, the BMAD+ global brain is created in the home folder.
-//! The link is written, and for the global brain only, the project's index entry. Writing into
-//! the home folder is best effort: a read-only or missing home is a warning, never a failure,
-//! as the Memory pack promises. Failures inside the project are errors.
+//! Then the brain ([`crate::brain`]): an existing `.brain-link` is kept as it is. When detection
+//! could choose its target today it is used (a different detection result is only warned
+//! about); otherwise it is warned about and ignored, and nothing is written for it — remove the
+//! link to relink. Without one, detection runs; with no brain found, the BMAD+ global brain is
+//! created in the home folder. The link is written, and for the global brain only, the project's
+//! index entry. Writing into the home folder is best effort: a read-only or missing home is a
+//! warning, never a failure, as the Memory pack promises (a missing home is never created).
+//! Failures inside the project are errors.
 //!
-//! Paths inside the project are confined (SPEC §3.1) before anything is written.
+//! Paths inside the project are confined (never through a link) before anything is written.
+//! Temporary files that a killed writer left in `.agents/memory/`, `sessions/` and the global
+//! brain's folders are swept before the first write there.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -25,7 +29,7 @@ use crate::js::json::{Object, Value};
 use crate::js::text::trim;
 use crate::memory::{
     CONTEXT_FILE, MEMORY_DIR, SESSIONS_DIR, create_project_file, day, ensure_project_dir,
-    memory_path,
+    memory_path, sweep_project_memory,
 };
 use crate::output::Report;
 use crate::recall::NOTE_FILES;
@@ -125,6 +129,7 @@ pub fn run(args: &InitArgs, ctx: &Context) -> Result<InitReport> {
             report.kept.push(shown);
         }
     }
+    sweep_project_memory(&ctx.root);
     for (file, text) in &notes {
         let rel = memory_path(file);
         if create_project_file(&ctx.root, &rel, text)? {
@@ -145,9 +150,15 @@ fn link_brain(ctx: &Context, name: &str, today: &str, report: &mut InitReport) -
     let brain = match brain::read_link(&ctx.root) {
         LinkState::Valid(link) => {
             report.kept.push(LINK_FILE.to_owned());
-            let linked = link.brain();
-            if let (Some(found), Some(linked)) = (&detection.brain, &linked)
-                && found != linked
+            let linked = match brain::check_link(&link, &brain::candidates_of(ctx)) {
+                Ok(linked) => linked,
+                Err(reason) => {
+                    report.warnings.push(brain::ignored_link_warning(&reason));
+                    return Ok(());
+                }
+            };
+            if let Some(found) = &detection.brain
+                && *found != linked
             {
                 report.warnings.push(format!(
                     "warning: {LINK_FILE} kept: it links {} ({}); detection now finds {} ({}). Remove the link and run init again to relink.",
@@ -161,7 +172,7 @@ fn link_brain(ctx: &Context, name: &str, today: &str, report: &mut InitReport) -
                 link,
                 is_new: false,
             });
-            linked
+            Some(linked)
         }
         LinkState::Invalid(reason) => {
             report.kept.push(LINK_FILE.to_owned());

@@ -5,7 +5,10 @@
 //! keeps it at the file-system level: the new file is written and synced under a temporary name,
 //! then hard-linked to its final name, which fails when that name exists — so an existing file
 //! is never replaced, even by a racing writer, and a reader never sees half a file. The
-//! temporary file is removed on every path.
+//! temporary file is removed on every path. While it exists, the folder is held shared
+//! ([`document::hold_for_temporaries`]) so that a sweep of dead writers' temporary files
+//! ([`sweep_dead_temporaries`]) never takes it for one; the session commands sweep the folders
+//! they write into before writing.
 //!
 //! This module never rewrites or deletes a file that exists, and knows nothing of brains.
 
@@ -21,6 +24,7 @@ use crate::js::json::Value;
 use crate::js::text::trim;
 use crate::store::confined;
 use crate::store::document;
+use crate::store::paths::confine;
 
 /// The project memory folder, relative to the project root.
 pub const MEMORY_DIR: &str = ".agents/memory";
@@ -44,6 +48,7 @@ pub fn create_only(path: &Path, bytes: &[u8]) -> io::Result<bool> {
     if fs::symlink_metadata(path).is_ok() {
         return Ok(false);
     }
+    let _hold = path.parent().and_then(document::hold_for_temporaries);
     let tmp = document::write_temp(path, bytes)?;
     let linked = match fs::hard_link(&tmp, path) {
         Ok(()) => Ok(true),
@@ -91,6 +96,35 @@ pub fn ensure_project_dir(root: &Path, rel: &str) -> Result<bool> {
     }
 }
 
+/// Removes the temporary files `<stem>.<uuid>.tmp` that killed bmad-mem writers left in `dir`,
+/// for the stems `is_ours` accepts, when no live writer holds the folder (see
+/// [`document::sweep_temporaries`]).
+pub fn sweep_dead_temporaries(dir: &Path, is_ours: impl Fn(&str) -> bool) {
+    document::sweep_temporaries(dir, is_ours);
+}
+
+/// The stems of the files the session commands create in [`MEMORY_DIR`].
+#[must_use]
+pub fn is_memory_stem(stem: &str) -> bool {
+    stem == CONTEXT_FILE || stem == ".brain-link" || crate::recall::NOTE_FILES.contains(&stem)
+}
+
+/// The stems of the files `handoff` creates in [`SESSIONS_DIR`].
+#[must_use]
+pub fn is_session_stem(stem: &str) -> bool {
+    Path::new(stem).extension().is_some_and(|e| e == "md")
+}
+
+/// Sweeps the project's [`MEMORY_DIR`] and [`SESSIONS_DIR`], confined (never through a link).
+pub fn sweep_project_memory(root: &Path) {
+    if let Ok(dir) = confine(root, MEMORY_DIR) {
+        sweep_dead_temporaries(&dir, is_memory_stem);
+    }
+    if let Ok(dir) = confine(root, SESSIONS_DIR) {
+        sweep_dead_temporaries(&dir, is_session_stem);
+    }
+}
+
 /// Creates the project file `rel` with `text` unless it exists (see [`create_only`]), relative
 /// to a handle on its folder opened from the root without following links.
 ///
@@ -107,6 +141,9 @@ pub fn create_project_file(root: &Path, rel: &str, text: &str) -> Result<bool> {
     {
         return Ok(false);
     }
+    // Held while the temporary file exists, so that a sweep (which needs the folder to itself)
+    // never takes it for a dead writer's.
+    let _held = document::hold_for_temporaries(dir.path());
     let tmp = dir.write_temp(name, text.as_bytes())?;
     let linked = match dir.hard_link(&tmp, name) {
         Ok(()) => Ok(true),

@@ -292,7 +292,7 @@ pub fn run(_args: &StatusArgs, ctx: &Context) -> Result<StatusReport> {
         notes,
         context,
     };
-    match brain::read_link(root) {
+    match brain::read_checked_link(ctx) {
         LinkState::Valid(link) => {
             report.link = "valid";
             let linked_at = Some(link.linked_at.clone()).filter(|s| !s.is_empty());
@@ -303,6 +303,7 @@ pub fn run(_args: &StatusArgs, ctx: &Context) -> Result<StatusReport> {
         }
         LinkState::Invalid(reason) => {
             report.link = "invalid";
+            report.warnings.push(brain::ignored_link_warning(&reason));
             report.link_problem = Some(reason);
         }
         LinkState::Missing => {}

@@ -5,11 +5,21 @@
 //! so a link planted there is never followed), synced, then renamed over the target: a reader
 //! sees the old document or the new one, never half of either. The temporary file is removed
 //! on failure.
+//!
+//! A writer killed between writing such a temporary file and moving it into place leaves it
+//! behind. [`remove_dead_temporaries`] removes those once the caller knows their writers are
+//! dead: the registry writers while they hold the writer lock, the session commands through
+//! [`sweep_temporaries`], which proves it with a `flock` of the folder — every bmad-mem writer
+//! that puts a temporary file in a folder holds a shared lock of that folder
+//! ([`hold_for_temporaries`]) until the file is gone, so a sweeper that gets the exclusive lock
+//! knows every temporary file there belongs to a process that died.
 
-use std::fs::{self, OpenOptions};
+use std::fs::{self, File, OpenOptions, TryLockError};
 use std::io;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::thread;
+use std::time::Duration;
 
 use crate::error::{Error, Result};
 use crate::js::json::Value;
@@ -73,6 +83,62 @@ pub fn sync_dir(dir: &Path) -> io::Result<()> {
     fs::File::open(dir)?.sync_all()
 }
 
+/// How often, 10 ms apart, a writer tries to share a folder a sweeper holds.
+const HOLD_TRIES: u32 = 100;
+
+/// The stem of a temporary file name `<stem>.<uuid>.tmp`, as [`write_temp`] makes them.
+#[must_use]
+pub fn temporary_stem(name: &str) -> Option<&str> {
+    let (stem, uuid) = name.strip_suffix(".tmp")?.rsplit_once('.')?;
+    (!stem.is_empty() && uuid::Uuid::try_parse(uuid).is_ok()).then_some(stem)
+}
+
+/// Removes the regular files `<stem>.<uuid>.tmp` in `dir` whose stem `is_ours` accepts. The
+/// caller knows that their writers are dead; a failure changes nothing else.
+pub fn remove_dead_temporaries(dir: &Path, is_ours: impl Fn(&str) -> bool) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let file_name = entry.file_name();
+        let is_dead = file_name
+            .to_str()
+            .and_then(temporary_stem)
+            .is_some_and(&is_ours);
+        if is_dead && entry.file_type().is_ok_and(|t| t.is_file()) {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// [`remove_dead_temporaries`] in `dir` when no live bmad-mem writer has a temporary file there
+/// (the folder's exclusive `flock` is free); otherwise nothing — a later run sweeps.
+pub fn sweep_temporaries(dir: &Path, is_ours: impl Fn(&str) -> bool) {
+    let Ok(folder) = File::open(dir) else {
+        return;
+    };
+    if folder.try_lock().is_ok() {
+        remove_dead_temporaries(dir, is_ours);
+    }
+}
+
+/// A shared `flock` of `dir`, held while this process has a temporary file there so that no
+/// sweeper takes it for a dead writer's (released when dropped). `None` when the folder cannot
+/// be opened, or a sweeper or a registry writer keeps it for longer than about a second: the
+/// write then goes ahead unheld.
+#[must_use]
+pub fn hold_for_temporaries(dir: &Path) -> Option<File> {
+    let folder = File::open(dir).ok()?;
+    for _ in 0..HOLD_TRIES {
+        match folder.try_lock_shared() {
+            Ok(()) => return Some(folder),
+            Err(TryLockError::WouldBlock) => thread::sleep(Duration::from_millis(10)),
+            Err(TryLockError::Error(_)) => return None,
+        }
+    }
+    None
+}
+
 /// Writes `value` as the document `rel` (SPEC §3.5): the temporary file is created and renamed
 /// relative to one handle on the document's folder, opened from the root without following
 /// links, so a link swapped in meanwhile is replaced, never written through.
@@ -126,6 +192,44 @@ mod tests {
         assert!(!link_new(&second, &target).unwrap());
         assert_eq!(fs::read(&target).unwrap(), b"first\n");
         sync_dir(dir.path()).unwrap();
+    }
+
+    #[test]
+    fn temporary_names() {
+        let uuid = "0c7f9a3e-1d2b-4c5d-8e9f-a0b1c2d3e4f5";
+        assert_eq!(
+            temporary_stem(&format!("context.md.{uuid}.tmp")),
+            Some("context.md")
+        );
+        assert_eq!(
+            temporary_stem(&format!(".brain-link.{uuid}.tmp")),
+            Some(".brain-link")
+        );
+        for name in [
+            format!("{uuid}.tmp"),
+            format!(".{uuid}.tmp"),
+            "context.md.tmp".to_owned(),
+            "context.md.not-a-uuid.tmp".to_owned(),
+            format!("context.md.{uuid}"),
+        ] {
+            assert_eq!(temporary_stem(&name), None, "{name}");
+        }
+    }
+
+    #[test]
+    fn a_sweep_waits_for_no_one_and_spares_a_held_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let uuid = "0c7f9a3e-1d2b-4c5d-8e9f-a0b1c2d3e4f5";
+        let ours = dir.path().join(format!("lessons.md.{uuid}.tmp"));
+        let theirs = dir.path().join(format!("other.md.{uuid}.tmp"));
+        fs::write(&ours, "x").unwrap();
+        fs::write(&theirs, "x").unwrap();
+        let hold = hold_for_temporaries(dir.path()).unwrap();
+        sweep_temporaries(dir.path(), |stem| stem == "lessons.md");
+        assert!(ours.exists(), "a live writer's temporary file was removed");
+        drop(hold);
+        sweep_temporaries(dir.path(), |stem| stem == "lessons.md");
+        assert!(!ours.exists() && theirs.exists());
     }
 
     #[test]

@@ -13,12 +13,14 @@
 //!   repair; `archive`: moving older records out of a full store, and finishing an interrupted
 //!   archive; `concurrency`, `crash`, `hostile`: the reliability proofs (`RELIABILITY.md`).
 //! * `session`: the Memory pack's commands — init, status, brief, handoff, export, scan — with
-//!   a temporary home.
+//!   a temporary home; `brain`: the same commands against hostile links, brain layouts, export
+//!   targets and leftovers of killed writers.
 //!
 //! Expected scores were computed independently with Node 20 (V8's `Math.log`/`Math.pow`,
 //! `JSON.stringify`), running the SPEC formulas on the same inputs.
 
 mod archive;
+mod brain;
 mod concurrency;
 mod confine;
 mod contract;

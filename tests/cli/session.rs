@@ -1477,15 +1477,21 @@ fn export_of_a_portfolio_brain_fences_every_file_and_lists_what_it_skipped() {
     assert_eq!(exported.files, ["README.md", "HOT.md", "memory/lessons.md"]);
     assert_eq!(
         exported.skipped,
-        [Skipped {
-            file: "logo.png".into(),
-            reason: "not text".into()
-        }]
+        [
+            Skipped {
+                file: ".obsidian/".into(),
+                reason: "hidden folder".into()
+            },
+            Skipped {
+                file: "logo.png".into(),
+                reason: "not text".into()
+            }
+        ]
     );
     assert_eq!(
         read(&out),
         format!(
-            "# BMAD+ Brain Export\n\n> Exported: 2026-10-18T09:30:00.000Z\n> Brain: {brain} (portfolio)\n> Files: 3\n\n## README.md\n\n````markdown\nRead ```this``` first\n````\n\n## HOT.md\n\n```markdown\nHot\n```\n\n## memory/lessons.md\n\n```markdown\n### L\n```\n\n## Not exported\n\n- logo.png: not text\n"
+            "# BMAD+ Brain Export\n\n> Exported: 2026-10-18T09:30:00.000Z\n> Brain: {brain} (portfolio)\n> Files: 3\n\n## README.md\n\n````markdown\nRead ```this``` first\n````\n\n## HOT.md\n\n```markdown\nHot\n```\n\n## memory/lessons.md\n\n```markdown\n### L\n```\n\n## Not exported\n\n- .obsidian/: hidden folder\n- logo.png: not text\n"
         )
     );
 }
