@@ -9,6 +9,7 @@
 // Lets shared test support written against `bmad_mem::…` compile inside unit tests too.
 extern crate self as bmad_mem;
 
+pub mod bm25;
 pub mod brain;
 pub mod brief;
 pub mod cli;

@@ -8,6 +8,7 @@
 //! * `write`, `recall`, `reinforce`: one module per action (SPEC §5–7).
 //! * `observe`, `outcomes`, `evidence`: receipts bound to accepted Nexus work and evidence
 //!   recall (SPEC §5 evidence part, §8, §9, `NEXUS.md`).
+//! * `bm25`: the opt-in `recall --ranking bm25`.
 //! * `contract`: the command-line rules every action shares (SPEC §4, §2.7, §2.8).
 //! * `lock`, `doctor`: inspecting and recovering the writer lock, the health check and its one
 //!   repair; `concurrency`, `crash`, `hostile`: the reliability proofs (`RELIABILITY.md`).
@@ -17,6 +18,7 @@
 //! Expected scores were computed independently with Node 20 (V8's `Math.log`/`Math.pow`,
 //! `JSON.stringify`), running the SPEC formulas on the same inputs.
 
+mod bm25;
 mod concurrency;
 mod contract;
 mod crash;
