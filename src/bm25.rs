@@ -58,6 +58,8 @@ impl Default for Params {
     }
 }
 
+/// A store this large is counted on two threads.
+const PARALLEL_FROM_BYTES: usize = 1024 * 1024;
 /// A field of a candidate.
 const HEADING: usize = 0;
 const BODY: usize = 1;
@@ -71,7 +73,7 @@ struct WordInfo {
 }
 
 /// Every distinct word analyzed so far, and every stem, interned.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 struct Lexicon {
     words: HashMap<Box<str>, Option<WordInfo>>,
     stems: HashMap<Box<str>, u32>,
@@ -200,24 +202,26 @@ impl<'l> Counter<'l> {
         }
     }
 
-    /// `raw` for this pass; `None` when it is no word. An ASCII word whose first two letters
-    /// start no term's stem cannot be one of them (stemming keeps them, but for a `y` that may
-    /// become an `i`), so it is not stemmed at all.
-    fn see(&mut self, raw: &str) -> Option<Seen> {
+    /// `raw` for this pass; `None` when it is no word. A plain word (ASCII letters and digits)
+    /// whose first two letters start no term's stem cannot be one of them (stemming keeps them,
+    /// but for a `y` that may become an `i`), so it is not stemmed at all.
+    fn see(&mut self, raw: &str, is_plain: bool) -> Option<Seen> {
         let b = raw.as_bytes();
-        if b.len() < 2 && raw.is_ascii() {
-            return None;
-        }
-        let prefix = usize::from(b[0].to_ascii_lowercase() & 0x7f) * 128
-            + usize::from(b[1].to_ascii_lowercase() & 0x7f);
-        if !self.prefixes[prefix] && raw.is_ascii() && !b.contains(&b'\'') {
-            let (is_stop_en, is_stop_fr) = tokens::ascii_stop(b);
-            return Some(Seen {
-                is_stop_en,
-                is_stop_fr,
-                en: None,
-                fr: None,
-            });
+        if is_plain {
+            let [first, second, ..] = *b else {
+                return None;
+            };
+            let prefix = usize::from(first.to_ascii_lowercase()) * 128
+                + usize::from(second.to_ascii_lowercase());
+            if !self.prefixes[prefix] {
+                let (is_stop_en, is_stop_fr) = tokens::ascii_stop(b);
+                return Some(Seen {
+                    is_stop_en,
+                    is_stop_fr,
+                    en: None,
+                    fr: None,
+                });
+            }
         }
         let info = self.lexicon.analyze(raw)?;
         let find =
@@ -235,8 +239,10 @@ impl<'l> Counter<'l> {
         let mut lengths = [0u32; 2];
         let (mut stop_en, mut stop_fr) = (0u32, 0u32);
         for (field, text) in fields.iter().enumerate() {
-            tokens::for_each_word(text, |raw| {
-                let Some(w) = self.see(raw) else { return };
+            tokens::for_each_marked_word(text, |raw, is_plain| {
+                let Some(w) = self.see(raw, is_plain) else {
+                    return;
+                };
                 stop_en += u32::from(w.is_stop_en);
                 stop_fr += u32::from(w.is_stop_fr);
                 if !self.keep_stop && (w.is_stop_en || w.is_stop_fr) {
@@ -284,6 +290,17 @@ impl Collection {
             size: 0,
             total_lengths: [0; 2],
             frequencies: vec![0; terms],
+        }
+    }
+
+    /// Takes another part of the collection into the statistics.
+    pub fn merge(&mut self, other: &Collection) {
+        self.size += other.size;
+        for field in [HEADING, BODY] {
+            self.total_lengths[field] += other.total_lengths[field];
+        }
+        for (f, o) in self.frequencies.iter_mut().zip(&other.frequencies) {
+            *f += o;
         }
     }
 
@@ -349,25 +366,81 @@ struct Pass {
 }
 
 impl Pass {
-    fn run(candidates: &Candidates<'_>, counter: &mut Counter<'_>, terms: usize) -> Self {
+    /// Counts `events` and `notes`.
+    fn run(
+        events: &[(Object, String)],
+        notes: &[(&NoteFile, Section<'_>)],
+        counter: &mut Counter<'_>,
+        terms: usize,
+    ) -> Self {
         let mut pass = Self {
             events: Collection::new(terms),
             notes: Collection::new(terms),
-            event_counts: Vec::with_capacity(candidates.events.len()),
-            note_counts: Vec::with_capacity(candidates.notes.len()),
+            event_counts: Vec::with_capacity(events.len()),
+            note_counts: Vec::with_capacity(notes.len()),
         };
-        for (_, text) in &candidates.events {
+        for (_, text) in events {
             let counts = counter.count(["", text]);
             pass.events.add(&counts);
             pass.event_counts.push(counts);
         }
-        for (_, section) in &candidates.notes {
+        for (_, section) in notes {
             let [heading, _, body, _] = section.parts();
             let counts = counter.count([heading, body]);
             pass.notes.add(&counts);
             pass.note_counts.push(counts);
         }
         pass
+    }
+
+    /// Counts every candidate; on a large store on two threads, the second taking the notes
+    /// after the middle byte, each with its own copy of the lexicon.
+    fn run_all(
+        candidates: &Candidates<'_>,
+        lexicon: &mut Lexicon,
+        terms: &[Term],
+        keep_stop: bool,
+    ) -> Self {
+        let bytes = |(_, s): &(&NoteFile, Section<'_>)| s.parts().iter().map(|p| p.len()).sum();
+        let note_bytes: Vec<usize> = candidates.notes.iter().map(bytes).collect();
+        let event_bytes: usize = candidates.events.iter().map(|(_, t)| t.len()).sum();
+        let total = event_bytes + note_bytes.iter().sum::<usize>();
+        if total < PARALLEL_FROM_BYTES {
+            let mut counter = Counter::new(lexicon, terms, keep_stop);
+            return Self::run(
+                &candidates.events,
+                &candidates.notes,
+                &mut counter,
+                terms.len(),
+            );
+        }
+        let mut seen = event_bytes;
+        let split = note_bytes
+            .iter()
+            .position(|&b| {
+                seen += b;
+                seen > total / 2
+            })
+            .unwrap_or(note_bytes.len());
+        let (first, second) = candidates.notes.split_at(split);
+        let mut other = lexicon.clone();
+        let (mut a, b) = std::thread::scope(|scope| {
+            let later = scope.spawn(|| {
+                let mut counter = Counter::new(&mut other, terms, keep_stop);
+                Self::run(&[], second, &mut counter, terms.len())
+            });
+            let mut counter = Counter::new(lexicon, terms, keep_stop);
+            let a = Self::run(&candidates.events, first, &mut counter, terms.len());
+            (
+                a,
+                later
+                    .join()
+                    .unwrap_or_else(|e| std::panic::resume_unwind(e)),
+            )
+        });
+        a.notes.merge(&b.notes);
+        a.note_counts.extend(b.note_counts);
+        a
     }
 
     /// The notes scoring above zero, as `(score, index)`, best first, ties in candidate order.
@@ -435,8 +508,7 @@ pub fn recall_with(
             .collect(),
     };
 
-    let mut counter = Counter::new(&mut lexicon, &terms, keep_stop);
-    let pass = Pass::run(&candidates, &mut counter, terms.len());
+    let pass = Pass::run_all(&candidates, &mut lexicon, &terms, keep_stop);
     let weights: Vec<f64> = terms.iter().map(|t| t.weight).collect();
 
     let mut scored: Vec<Scored> = Vec::new();
@@ -573,6 +645,47 @@ mod tests {
             counter_counts("кэш λόγος", ["КЭШ", "Λόγος и кэш"]),
             counts([1, 3], &[(0, [1, 1]), (1, [0, 1])])
         );
+    }
+
+    #[test]
+    fn two_threads_count_what_one_counts() {
+        use std::fmt::Write as _;
+        let mut text = String::new();
+        for i in 0..15_000 {
+            let _ = writeln!(
+                text,
+                "### Note {i}\nthe cache {} deploys {} in l'équipe, with more words to fill the note\n",
+                "x".repeat(i % 7),
+                if i % 3 == 0 { "caching" } else { "queues" }
+            );
+        }
+        assert!(text.len() > PARALLEL_FROM_BYTES);
+        let file = NoteFile {
+            source: "decisions.md",
+            path: std::path::PathBuf::from("decisions.md"),
+            source_file: "decisions.md".to_owned(),
+        };
+        let candidates = Candidates {
+            events: vec![(Object::new(), "cache events".to_owned())],
+            notes: sections(&text).into_iter().map(|s| (&file, s)).collect(),
+        };
+        let mut lexicon = Lexicon::default();
+        let (terms, keep_stop) = query_terms("cached queue équipe", &mut lexicon);
+        let mut one = lexicon.clone();
+        let mut counter = Counter::new(&mut one, &terms, keep_stop);
+        let single = Pass::run(
+            &candidates.events,
+            &candidates.notes,
+            &mut counter,
+            terms.len(),
+        );
+        let both = Pass::run_all(&candidates, &mut lexicon, &terms, keep_stop);
+        assert_eq!(both.notes, single.notes);
+        assert_eq!(both.events, single.events);
+        assert_eq!(both.note_counts, single.note_counts);
+        assert_eq!(both.event_counts, single.event_counts);
+        // "cached" is every note's "cache", "queue" two notes in three' "queues".
+        assert_eq!(single.notes.frequencies, [15_000, 10_000, 15_000]);
     }
 
     #[test]

@@ -20,20 +20,96 @@ use unicode_normalization::UnicodeNormalization;
 use unicode_normalization::char::is_combining_mark;
 use unicode_segmentation::UnicodeSegmentation;
 
-/// English stop words (Lucene's classic list).
-const STOP_EN: [&str; 33] = [
-    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is", "it",
-    "no", "not", "of", "on", "or", "such", "that", "the", "their", "then", "there", "these",
-    "they", "this", "to", "was", "will", "with",
-];
+/// Whether `word` (case-folded) is an English stop word (Lucene's classic list).
+fn is_stop_en(word: &[u8]) -> bool {
+    matches!(
+        word,
+        b"a" | b"an"
+            | b"and"
+            | b"are"
+            | b"as"
+            | b"at"
+            | b"be"
+            | b"but"
+            | b"by"
+            | b"for"
+            | b"if"
+            | b"in"
+            | b"into"
+            | b"is"
+            | b"it"
+            | b"no"
+            | b"not"
+            | b"of"
+            | b"on"
+            | b"or"
+            | b"such"
+            | b"that"
+            | b"the"
+            | b"their"
+            | b"then"
+            | b"there"
+            | b"these"
+            | b"they"
+            | b"this"
+            | b"to"
+            | b"was"
+            | b"will"
+            | b"with"
+    )
+}
 
-/// French stop words: articles, common prepositions, pronouns and auxiliaries.
-const STOP_FR: [&str; 44] = [
-    "au", "aux", "avec", "ce", "ces", "cette", "dans", "de", "des", "du", "elle", "en", "est",
-    "et", "il", "ils", "je", "la", "le", "les", "leur", "mais", "ne", "nous", "on", "ont", "ou",
-    "où", "par", "pas", "pour", "qu", "que", "qui", "sa", "se", "ses", "son", "sont", "sur", "un",
-    "une", "vous", "à",
-];
+/// Whether `word` (case-folded) is a French stop word: articles, common prepositions, pronouns
+/// and auxiliaries.
+fn is_stop_fr(word: &[u8]) -> bool {
+    matches!(
+        word,
+        b"au"
+            | b"aux"
+            | b"avec"
+            | b"ce"
+            | b"ces"
+            | b"cette"
+            | b"dans"
+            | b"de"
+            | b"des"
+            | b"du"
+            | b"elle"
+            | b"en"
+            | b"est"
+            | b"et"
+            | b"il"
+            | b"ils"
+            | b"je"
+            | b"la"
+            | b"le"
+            | b"les"
+            | b"leur"
+            | b"mais"
+            | b"ne"
+            | b"nous"
+            | b"on"
+            | b"ont"
+            | b"ou"
+            | b"o\xc3\xb9"
+            | b"par"
+            | b"pas"
+            | b"pour"
+            | b"qu"
+            | b"que"
+            | b"qui"
+            | b"sa"
+            | b"se"
+            | b"ses"
+            | b"son"
+            | b"sont"
+            | b"sur"
+            | b"un"
+            | b"une"
+            | b"vous"
+            | b"\xc3\xa0"
+    )
+}
 
 /// Elided French words that end with an apostrophe before a vowel.
 const ELISIONS: [&str; 13] = [
@@ -82,12 +158,17 @@ impl Analysis {
 /// Text between ASCII whitespace that is all ASCII — most of a note — is cut by [`ascii_words`],
 /// which gives the parts Unicode's rules would give, several times faster.
 pub fn for_each_word<'a>(text: &'a str, mut emit: impl FnMut(&'a str)) {
+    for_each_marked_word(text, |word, _| emit(word));
+}
+
+/// [`for_each_word`], each word marked `true` when it is plain: ASCII letters and digits only.
+pub fn for_each_marked_word<'a>(text: &'a str, mut emit: impl FnMut(&'a str, bool)) {
     for chunk in text.split_ascii_whitespace() {
         if chunk.is_ascii() {
             ascii_words(chunk, &mut emit);
         } else {
             for word in chunk.unicode_words() {
-                parts(word, &mut emit);
+                parts(word, &mut |part| emit(part, false));
             }
         }
     }
@@ -104,7 +185,7 @@ fn parts<'a>(word: &'a str, emit: &mut impl FnMut(&'a str)) {
 
 /// The word parts of ASCII text, as [`parts`] of UAX #29's words: runs of letters and digits,
 /// where `'` joins two letters or two digits, and `,` or `;` two digits.
-fn ascii_words<'a>(chunk: &'a str, emit: &mut impl FnMut(&'a str)) {
+fn ascii_words<'a>(chunk: &'a str, emit: &mut impl FnMut(&'a str, bool)) {
     let b = chunk.as_bytes();
     let mut i = 0;
     while i < b.len() {
@@ -113,6 +194,7 @@ fn ascii_words<'a>(chunk: &'a str, emit: &mut impl FnMut(&'a str)) {
             continue;
         }
         let start = i;
+        let mut is_plain = true;
         loop {
             while i < b.len() && b[i].is_ascii_alphanumeric() {
                 i += 1;
@@ -126,9 +208,10 @@ fn ascii_words<'a>(chunk: &'a str, emit: &mut impl FnMut(&'a str)) {
             if !joins {
                 break;
             }
+            is_plain = false;
             i += 1;
         }
-        emit(&chunk[start..i]);
+        emit(&chunk[start..i], is_plain);
     }
 }
 
@@ -143,12 +226,7 @@ pub fn ascii_stop(word: &[u8]) -> (bool, bool) {
     lower[..word.len()].copy_from_slice(word);
     lower.make_ascii_lowercase();
     let lower = &lower[..word.len()];
-    let first = lower.first().copied().unwrap_or(0);
-    let any = |list: &[&str]| {
-        list.iter()
-            .any(|s| s.as_bytes().first() == Some(&first) && s.as_bytes() == lower)
-    };
-    (any(&STOP_EN), any(&STOP_FR))
+    (is_stop_en(lower), is_stop_fr(lower))
 }
 
 /// `word` folded and stemmed; `None` when it is no word (a single ASCII character, or nothing
@@ -160,8 +238,8 @@ pub fn analyze(word: &str) -> Option<Analysis> {
     if bare.is_empty() || (bare.len() == 1 && bare.is_ascii()) {
         return None;
     }
-    let is_stop_en = STOP_EN.contains(&bare);
-    let is_stop_fr = STOP_FR.contains(&bare);
+    let is_stop_en = is_stop_en(bare.as_bytes());
+    let is_stop_fr = is_stop_fr(bare.as_bytes());
     // English stems take the word without its accents (`café` is `cafe`); French stems need
     // them (`-ée`, `-ées`) and lose them after.
     let unaccented = fold_accents(bare);
@@ -387,6 +465,17 @@ mod tests {
         case("the cache of a queue x 7", English, &["cach", "queue"]);
         let fr = analyze("les").unwrap();
         assert!(fr.is_stop_fr && !fr.is_stop_en);
+        for (word, en, fr) in [
+            ("The", true, false),
+            ("où", false, true),
+            ("À", false, true),
+        ] {
+            let a = analyze(word).unwrap();
+            assert_eq!((a.is_stop_en, a.is_stop_fr), (en, fr), "{word}");
+        }
+        assert_eq!(ascii_stop(b"THE"), (true, false));
+        assert_eq!(ascii_stop(b"On"), (true, true));
+        assert_eq!(ascii_stop(b"cache"), (false, false));
         assert_eq!(analyze("x"), None);
         assert_eq!(analyze("l'"), None);
         assert!(analyze("東").is_some());
