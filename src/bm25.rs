@@ -684,7 +684,7 @@ mod tests {
         assert_eq!(both.events, single.events);
         assert_eq!(both.note_counts, single.note_counts);
         assert_eq!(both.event_counts, single.event_counts);
-        // "cached" is every note's "cache", "queue" two notes in three' "queues".
+        // "cached" is every note's "cache", "queue" two notes in three ("queues").
         assert_eq!(single.notes.frequencies, [15_000, 10_000, 15_000]);
     }
 
