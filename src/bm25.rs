@@ -351,24 +351,30 @@ impl Collection {
     }
 }
 
-/// Every candidate, read once: the journal's events (with their texts), then the notes.
+/// Every candidate: the journal's text (its events are parsed as they are counted), then the
+/// notes.
 struct Candidates<'t> {
-    events: Vec<(Object, String)>,
+    journal: &'t str,
     notes: Vec<(&'t NoteFile, Section<'t>)>,
 }
 
-/// One pass's result: both collections, and every candidate's counts.
+/// One pass's result: both collections, the events that hold a term (with their text and
+/// counts), and every note's counts.
 struct Pass {
     events: Collection,
     notes: Collection,
-    event_counts: Vec<Counts>,
+    matched_events: Vec<(Object, String, Counts)>,
     note_counts: Vec<Counts>,
 }
 
+/// Journal bytes cost this many times note bytes to count (each line is parsed as JSON and its
+/// text rebuilt): the weight that balances the two threads.
+const JOURNAL_COST: usize = 4;
+
 impl Pass {
-    /// Counts `events` and `notes`.
+    /// Counts the events of `journal` and `notes`.
     fn run(
-        events: &[(Object, String)],
+        journal: &str,
         notes: &[(&NoteFile, Section<'_>)],
         counter: &mut Counter<'_>,
         terms: usize,
@@ -376,13 +382,16 @@ impl Pass {
         let mut pass = Self {
             events: Collection::new(terms),
             notes: Collection::new(terms),
-            event_counts: Vec::with_capacity(events.len()),
+            matched_events: Vec::new(),
             note_counts: Vec::with_capacity(notes.len()),
         };
-        for (_, text) in events {
-            let counts = counter.count(["", text]);
+        for event in journal::lines(journal).filter_map(journal::event) {
+            let text = recall::event_text(&event);
+            let counts = counter.count(["", &text]);
             pass.events.add(&counts);
-            pass.event_counts.push(counts);
+            if !counts.terms.is_empty() {
+                pass.matched_events.push((event, text, counts));
+            }
         }
         for (_, section) in notes {
             let [heading, _, body, _] = section.parts();
@@ -393,8 +402,9 @@ impl Pass {
         pass
     }
 
-    /// Counts every candidate; on a large store on two threads, the second taking the notes
-    /// after the middle byte, each with its own copy of the lexicon.
+    /// Counts every candidate; on a large store on two threads, each with its own copy of the
+    /// lexicon: one takes the journal and the first notes, the other the notes after the point
+    /// that shares the work in two.
     fn run_all(
         candidates: &Candidates<'_>,
         lexicon: &mut Lexicon,
@@ -403,34 +413,39 @@ impl Pass {
     ) -> Self {
         let bytes = |(_, s): &(&NoteFile, Section<'_>)| s.parts().iter().map(|p| p.len()).sum();
         let note_bytes: Vec<usize> = candidates.notes.iter().map(bytes).collect();
-        let event_bytes: usize = candidates.events.iter().map(|(_, t)| t.len()).sum();
-        let total = event_bytes + note_bytes.iter().sum::<usize>();
+        let journal_bytes = candidates.journal.len();
+        let total = journal_bytes + note_bytes.iter().sum::<usize>();
         if total < PARALLEL_FROM_BYTES {
             let mut counter = Counter::new(lexicon, terms, keep_stop);
             return Self::run(
-                &candidates.events,
+                candidates.journal,
                 &candidates.notes,
                 &mut counter,
                 terms.len(),
             );
         }
-        let mut seen = event_bytes;
-        let split = note_bytes
-            .iter()
-            .position(|&b| {
-                seen += b;
-                seen > total / 2
-            })
-            .unwrap_or(note_bytes.len());
+        let work = journal_bytes * JOURNAL_COST + (total - journal_bytes);
+        let mut seen = journal_bytes * JOURNAL_COST;
+        let split = if seen >= work / 2 {
+            0
+        } else {
+            note_bytes
+                .iter()
+                .position(|&b| {
+                    seen += b;
+                    seen > work / 2
+                })
+                .unwrap_or(note_bytes.len())
+        };
         let (first, second) = candidates.notes.split_at(split);
         let mut other = lexicon.clone();
         let (mut a, b) = std::thread::scope(|scope| {
             let later = scope.spawn(|| {
                 let mut counter = Counter::new(&mut other, terms, keep_stop);
-                Self::run(&[], second, &mut counter, terms.len())
+                Self::run("", second, &mut counter, terms.len())
             });
             let mut counter = Counter::new(lexicon, terms, keep_stop);
-            let a = Self::run(&candidates.events, first, &mut counter, terms.len());
+            let a = Self::run(candidates.journal, first, &mut counter, terms.len());
             (
                 a,
                 later
@@ -490,13 +505,7 @@ pub fn recall_with(
         return Ok(Vec::new());
     }
     let candidates = Candidates {
-        events: journal::lines(journal_text.as_deref().unwrap_or(""))
-            .filter_map(journal::event)
-            .map(|event| {
-                let text = recall::event_text(&event);
-                (event, text)
-            })
-            .collect(),
+        journal: journal_text.as_deref().unwrap_or(""),
         notes: files
             .iter()
             .zip(&texts)
@@ -508,15 +517,12 @@ pub fn recall_with(
             .collect(),
     };
 
-    let pass = Pass::run_all(&candidates, &mut lexicon, &terms, keep_stop);
+    let mut pass = Pass::run_all(&candidates, &mut lexicon, &terms, keep_stop);
     let weights: Vec<f64> = terms.iter().map(|t| t.weight).collect();
 
     let mut scored: Vec<Scored> = Vec::new();
-    for ((event, text), counts) in candidates.events.into_iter().zip(&pass.event_counts) {
-        if counts.terms.is_empty() {
-            continue;
-        }
-        let score = pass.events.score(counts, &weights, params);
+    for (event, text, counts) in std::mem::take(&mut pass.matched_events) {
+        let score = pass.events.score(&counts, &weights, params);
         let score = recall::decay(score, event.get("ts"), ctx.now.ms);
         if score > 0.0 {
             scored.push(Scored {
@@ -666,7 +672,7 @@ mod tests {
             source_file: "decisions.md".to_owned(),
         };
         let candidates = Candidates {
-            events: vec![(Object::new(), "cache events".to_owned())],
+            journal: "{\"task\":\"cache events\"}\n{\"task\":\"queue\"}\nnull\n",
             notes: sections(&text).into_iter().map(|s| (&file, s)).collect(),
         };
         let mut lexicon = Lexicon::default();
@@ -674,7 +680,7 @@ mod tests {
         let mut one = lexicon.clone();
         let mut counter = Counter::new(&mut one, &terms, keep_stop);
         let single = Pass::run(
-            &candidates.events,
+            candidates.journal,
             &candidates.notes,
             &mut counter,
             terms.len(),
@@ -683,7 +689,14 @@ mod tests {
         assert_eq!(both.notes, single.notes);
         assert_eq!(both.events, single.events);
         assert_eq!(both.note_counts, single.note_counts);
-        assert_eq!(both.event_counts, single.event_counts);
+        let events = |p: &Pass| -> Vec<(String, Counts)> {
+            p.matched_events
+                .iter()
+                .map(|(_, text, counts)| (text.clone(), counts.clone()))
+                .collect()
+        };
+        assert_eq!(events(&both), events(&single));
+        assert_eq!(events(&single).len(), 2);
         // "cached" is every note's "cache", "queue" two notes in three ("queues").
         assert_eq!(single.notes.frequencies, [15_000, 10_000, 15_000]);
     }
