@@ -106,12 +106,11 @@ impl Lexicon {
     }
 }
 
-/// A query term: its stems and its weight.
+/// A query term: its English and French stems.
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Term {
     en: u32,
     fr: u32,
-    weight: f64,
 }
 
 /// The query's terms: each word that is not a stop word, once per English stem (all its words
@@ -124,11 +123,7 @@ fn query_terms(text: &str, lexicon: &mut Lexicon) -> (Vec<Term>, bool) {
     for w in all {
         let is_stop = w.is_stop_en || w.is_stop_fr;
         if (keep_stop || !is_stop) && !terms.iter().any(|t| t.en == w.en) {
-            terms.push(Term {
-                en: w.en,
-                fr: w.fr,
-                weight: 1.0,
-            });
+            terms.push(Term { en: w.en, fr: w.fr });
         }
     }
     (terms, keep_stop)
@@ -323,9 +318,9 @@ impl Collection {
         (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
     }
 
-    /// The BM25F score of a candidate of this collection, each term weighed by `weights`.
+    /// The BM25F score of a candidate of this collection.
     #[must_use]
-    pub fn score(&self, counts: &Counts, weights: &[f64], params: &Params) -> f64 {
+    pub fn score(&self, counts: &Counts, params: &Params) -> f64 {
         let field_weights = [params.heading_weight, 1.0];
         let bs = [params.heading_b, params.body_b];
         let mut norms = [1.0; 2];
@@ -345,7 +340,7 @@ impl Collection {
                 let tf: f64 = (0..2)
                     .map(|f| field_weights[f] * f64::from(tf[f]) / norms[f])
                     .sum();
-                weights[usize::from(t)] * self.idf(t) * (k1 + 1.0) * tf / (k1 + tf)
+                self.idf(t) * (k1 + 1.0) * tf / (k1 + tf)
             })
             .sum()
     }
@@ -459,13 +454,13 @@ impl Pass {
     }
 
     /// The notes scoring above zero, as `(score, index)`, best first, ties in candidate order.
-    fn best_notes(&self, weights: &[f64], params: &Params) -> Vec<(f64, usize)> {
+    fn best_notes(&self, params: &Params) -> Vec<(f64, usize)> {
         let mut scores: Vec<(f64, usize)> = self
             .note_counts
             .iter()
             .enumerate()
             .filter(|(_, c)| !c.terms.is_empty())
-            .map(|(i, c)| (self.notes.score(c, weights, params), i))
+            .map(|(i, c)| (self.notes.score(c, params), i))
             .filter(|&(s, _)| s > 0.0)
             .collect();
         scores.sort_by(|a, b| b.0.total_cmp(&a.0));
@@ -518,11 +513,10 @@ pub fn recall_with(
     };
 
     let mut pass = Pass::run_all(&candidates, &mut lexicon, &terms, keep_stop);
-    let weights: Vec<f64> = terms.iter().map(|t| t.weight).collect();
 
     let mut scored: Vec<Scored> = Vec::new();
     for (event, text, counts) in std::mem::take(&mut pass.matched_events) {
-        let score = pass.events.score(&counts, &weights, params);
+        let score = pass.events.score(&counts, params);
         let score = recall::decay(score, event.get("ts"), ctx.now.ms);
         if score > 0.0 {
             scored.push(Scored {
@@ -532,7 +526,7 @@ pub fn recall_with(
         }
     }
     // Only the notes that can be among the best are copied out of their file.
-    let mut best = pass.best_notes(&weights, params);
+    let mut best = pass.best_notes(params);
     best.truncate(request.limit);
     best.sort_by_key(|&(_, i)| i);
     for (score, i) in best {
@@ -590,10 +584,10 @@ mod tests {
         // avgdl = 5. a: norm = 0.25 + 0.75 * 4/5 = 0.85, tf' = 1/0.85 = 1.17647…,
         // score = ln 2 · 2.2 · 1.17647 / 2.37647 = 0.754913…
         let expected_a = 2f64.ln() * 2.2 * (1.0 / 0.85) / (1.2 + 1.0 / 0.85);
-        assert!((c.score(&a, &[1.0], &params) - expected_a).abs() < 1e-15);
-        assert!((c.score(&a, &[1.0], &params) - 0.754_912_8).abs() < 1e-6);
+        assert!((c.score(&a, &params) - expected_a).abs() < 1e-15);
+        assert!((c.score(&a, &params) - 0.754_912_8).abs() < 1e-6);
         // b: norm = 0.25 + 0.75 * 8/5 = 1.45, tf' = 3/1.45 = 2.06897, score = 0.965142…
-        assert!((c.score(&b, &[1.0], &params) - 0.965_141_6).abs() < 1e-6);
+        assert!((c.score(&b, &params) - 0.965_141_6).abs() < 1e-6);
     }
 
     #[test]
@@ -610,20 +604,20 @@ mod tests {
         //   score = ln 1.2 · 2.2 · 2.6667 / 3.8667 = 0.276626…
         // in_body: body norm 0.25 + 0.75 · 30/20 = 1.375, tf' = 1/1.375 = 0.72727,
         //   score = ln 1.2 · 2.2 · 0.72727 / 1.92727 = 0.151361…
-        assert!((c.score(&in_heading, &[1.0], &params) - 0.276_625_8).abs() < 1e-6);
-        assert!((c.score(&in_body, &[1.0], &params) - 0.151_361_3).abs() < 1e-6);
+        assert!((c.score(&in_heading, &params) - 0.276_625_8).abs() < 1e-6);
+        assert!((c.score(&in_body, &params) - 0.151_361_3).abs() < 1e-6);
     }
 
     #[test]
-    fn term_weights_multiply_each_term() {
+    fn terms_add_up() {
         let params = Params::default();
         let mut c = Collection::new(2);
         let both = counts([0, 4], &[(0, [0, 1]), (1, [0, 1])]);
         c.add(&both);
         c.add(&counts([0, 4], &[]));
-        let one = c.score(&counts([0, 4], &[(0, [0, 1])]), &[1.0, 1.0], &params);
-        assert_eq!(c.score(&both, &[1.0, 1.0], &params), 2.0 * one);
-        assert_eq!(c.score(&both, &[1.0, 0.25], &params), 1.25 * one);
+        // Both terms have the same frequency and document frequency: each scores alike.
+        let one = c.score(&counts([0, 4], &[(0, [0, 1])]), &params);
+        assert_eq!(c.score(&both, &params), 2.0 * one);
     }
 
     fn counter_counts(query: &str, fields: [&str; 2]) -> Counts {
