@@ -4,9 +4,10 @@
 //! A text is cut at Unicode's word boundaries (UAX #29), so Cyrillic, Greek, Arabic or CJK words
 //! are words too (a Chinese or Japanese ideograph is a word of its own, as UAX #29 has it without
 //! a dictionary). A word that joins parts with `_`, `.` or `:` (`rate_limit`, `config.yaml`,
-//! `std::fs`) gives each part. A part is then [`analyze`]d: full Unicode case folding, a French
-//! elision dropped (`l'équipe` is `équipe`, `qu'il` is `il`), then a short stop-word check and the
-//! Snowball English stem (of the word without accents) and French stem (accents removed after). A single ASCII letter or
+//! `std::fs`) gives each part; a part in camel case (`ParserCache`) gives itself and each hump.
+//! A part is then [`analyze`]d: full Unicode case folding, a French elision dropped (`l'équipe`
+//! is `équipe`, `qu'il` is `il`), then a short stop-word check, the Snowball English stem (of the
+//! word without accents) and the French stem (accents removed after). A single ASCII letter or
 //! digit is no word.
 //!
 //! Which of the two stems counts is the document's choice (its language, guessed from its stop
@@ -168,7 +169,7 @@ pub fn for_each_marked_word<'a>(text: &'a str, mut emit: impl FnMut(&'a str, boo
             ascii_words(chunk, &mut emit);
         } else {
             for word in chunk.unicode_words() {
-                parts(word, &mut |part| emit(part, false));
+                parts(word, &mut |part| with_camel_parts(part, false, &mut emit));
             }
         }
     }
@@ -211,8 +212,28 @@ fn ascii_words<'a>(chunk: &'a str, emit: &mut impl FnMut(&'a str, bool)) {
             is_plain = false;
             i += 1;
         }
-        emit(&chunk[start..i], is_plain);
+        with_camel_parts(&chunk[start..i], is_plain, emit);
     }
+}
+
+/// `word`, then, when it is written in camel case (`ParserCache`, `renderingType`), each of its
+/// humps: code identifiers are found by the words they join.
+fn with_camel_parts<'a>(word: &'a str, is_plain: bool, emit: &mut impl FnMut(&'a str, bool)) {
+    emit(word, is_plain);
+    let b = word.as_bytes();
+    let is_hump = |i: usize| b[i - 1].is_ascii_lowercase() && b[i].is_ascii_uppercase();
+    if !(1..b.len()).any(is_hump) {
+        return;
+    }
+    let is_plain = |part: &str| part.bytes().all(|c| c.is_ascii_alphanumeric());
+    let mut start = 0;
+    for i in 1..b.len() {
+        if is_hump(i) {
+            emit(&word[start..i], is_plain(&word[start..i]));
+            start = i;
+        }
+    }
+    emit(&word[start..], is_plain(&word[start..]));
 }
 
 /// Whether ASCII `word` is an English and a French stop word, case ignored.
@@ -345,6 +366,21 @@ mod tests {
                 "rate", "limit", "config", "yaml", "std", "fs", "3", "14", "don't"
             ]
         );
+        assert_eq!(
+            words("ParserCache renderingType HTML écoleRapide"),
+            [
+                "ParserCache",
+                "Parser",
+                "Cache",
+                "renderingType",
+                "rendering",
+                "Type",
+                "HTML",
+                "écoleRapide",
+                "école",
+                "Rapide"
+            ]
+        );
     }
 
     #[test]
@@ -437,7 +473,9 @@ mod tests {
     fn reference_words(text: &str) -> Vec<&str> {
         let mut out = Vec::new();
         for word in text.unicode_words() {
-            parts(word, &mut |p| out.push(p));
+            parts(word, &mut |p| {
+                with_camel_parts(p, false, &mut |w, _| out.push(w))
+            });
         }
         out
     }

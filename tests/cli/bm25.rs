@@ -186,7 +186,8 @@ fn words_of_every_script_and_their_forms_are_found() {
              ### Ελληνικά\nΤο ΛΟΓΟΣ είναι εδώ.\n\
              ### 東京のサーバー\n東京に置く。\n\
              ### Déploiements du vendredi\nL'équipe évite les déploiements le vendredi.\n\
-             ### Rollouts\nWe deployed the canary first.\n",
+             ### Rollouts\nWe deployed the canary first.\n\
+             ### Invalidate ParserCache\nOn incompatible changes.\n",
         )
     };
     let refs = |args: &[&str]| -> Vec<String> {
@@ -208,8 +209,12 @@ fn words_of_every_script_and_their_forms_are_found() {
         ["Déploiements du vendredi"]
     );
     assert_eq!(refs(&["deploying", "--ranking", "bm25"]), ["Rollouts"]);
+    assert_eq!(
+        refs(&["cached", "parsers", "--ranking", "bm25"]),
+        ["Invalidate ParserCache"]
+    );
     // The lexical ranking keeps bmad-plus's tokens: none of these are found there.
-    for query in ["КЭШ", "λόγος", "東京", "equipe", "deploying"] {
+    for query in ["КЭШ", "λόγος", "東京", "equipe", "deploying", "parser"] {
         assert_eq!(refs(&[query]), Vec::<String>::new(), "{query}");
     }
 }
