@@ -474,7 +474,7 @@ mod tests {
         let mut out = Vec::new();
         for word in text.unicode_words() {
             parts(word, &mut |p| {
-                with_camel_parts(p, false, &mut |w, _| out.push(w))
+                with_camel_parts(p, false, &mut |w, _| out.push(w));
             });
         }
         out
