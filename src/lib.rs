@@ -10,6 +10,7 @@
 extern crate self as bmad_mem;
 
 pub mod archive;
+pub mod bm25;
 pub mod brain;
 pub mod brief;
 pub mod cli;

@@ -57,8 +57,10 @@ pub struct RecallArgs {
     /// Maximum number of results, a positive integer (default 8).
     #[arg(long, value_name = "n", allow_hyphen_values = true)]
     pub limit: Option<String>,
-    /// lexical (default), or evidence: boost notes backed by current accepted-outcome receipts.
-    #[arg(long, value_name = "lexical|evidence", allow_hyphen_values = true)]
+    /// lexical (default, as bmad-plus ranks); bm25: BM25F over stemmed words of every script,
+    /// better at finding reworded ideas; evidence: boost notes backed by current
+    /// accepted-outcome receipts.
+    #[arg(long, value_name = "lexical|bm25|evidence", allow_hyphen_values = true)]
     pub ranking: Option<String>,
     /// Comma-separated project paths the question is about (required with --ranking evidence).
     #[arg(
@@ -78,6 +80,8 @@ pub struct RecallArgs {
 pub enum Ranking {
     Lexical,
     Evidence,
+    /// Opt-in BM25F ([`crate::bm25`]).
+    Bm25,
 }
 
 impl Ranking {
@@ -85,6 +89,7 @@ impl Ranking {
         match self {
             Ranking::Lexical => "lexical",
             Ranking::Evidence => "evidence",
+            Ranking::Bm25 => "bm25",
         }
     }
 }
@@ -122,6 +127,8 @@ impl Request {
         let ranking = match args.ranking.as_deref() {
             None | Some("lexical") => Ranking::Lexical,
             Some("evidence") => Ranking::Evidence,
+            Some("bm25") => Ranking::Bm25,
+            // The message predates bm25 and is kept word for word.
             Some(_) => {
                 return Err(Error::refused(
                     "recall: ranking must be lexical or evidence",
@@ -148,6 +155,11 @@ impl Request {
         if args.context_scope.is_some() && ranking != Ranking::Evidence {
             return Err(Error::refused(
                 "--context-scope only applies with --ranking evidence",
+            ));
+        }
+        if args.include_archive && ranking == Ranking::Bm25 {
+            return Err(Error::refused(
+                "--include-archive applies with --ranking lexical or evidence",
             ));
         }
         Ok(Self {
@@ -286,7 +298,7 @@ pub struct Note {
 }
 
 impl Note {
-    fn new(file: &NoteFile, section: &Section<'_>) -> Self {
+    pub(crate) fn new(file: &NoteFile, section: &Section<'_>) -> Self {
         Self {
             source: file.source,
             source_file: file.source_file.clone(),
@@ -775,6 +787,7 @@ pub fn run(args: &RecallArgs, ctx: &Context) -> Result<RecallReport> {
             crate::evidence::recall(ctx, &request, args.context_scope.as_deref())?,
             Vec::new(),
         ),
+        Ranking::Bm25 => crate::bm25::recall(ctx, &request, portfolio)?,
     };
     Ok(RecallReport {
         query: request.query,

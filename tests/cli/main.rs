@@ -8,6 +8,7 @@
 //! * `write`, `recall`, `reinforce`: one module per action (SPEC §5–7).
 //! * `observe`, `outcomes`, `evidence`: receipts bound to accepted Nexus work and evidence
 //!   recall (SPEC §5 evidence part, §8, §9, `NEXUS.md`).
+//! * `bm25`: the opt-in `recall --ranking bm25`.
 //! * `contract`: the command-line rules every action shares (SPEC §4, §2.7, §2.8).
 //! * `lock`, `doctor`: inspecting and recovering the writer lock, the health check and its one
 //!   repair; `archive`: moving older records out of a full store, and finishing an interrupted
@@ -20,6 +21,7 @@
 //! `JSON.stringify`), running the SPEC formulas on the same inputs.
 
 mod archive;
+mod bm25;
 mod brain;
 mod concurrency;
 mod confine;
