@@ -7,11 +7,11 @@
 //! on failure.
 //!
 //! A writer killed between writing such a temporary file and moving it into place leaves it
-//! behind. [`remove_dead_temporaries`] removes those once the caller knows their writers are
-//! dead: the registry writers while they hold the writer lock, the session commands through
+//! behind. [`remove_dead_temporaries`] removes those, listing and removing through one handle on
+//! the folder, once the caller knows their writers are dead: the registry writers while they hold the writer lock, the session commands through
 //! [`sweep_temporaries`], which proves it with a `flock` of the folder — every bmad-mem writer
-//! that puts a temporary file in a folder holds a shared lock of that folder
-//! ([`hold_for_temporaries`]) until the file is gone, so a sweeper that gets the exclusive lock
+//! that puts a temporary file in a folder holds a shared lock of that folder, on the handle it
+//! writes through ([`hold_for_temporaries`]) until the file is gone, so a sweeper that gets the exclusive lock
 //! knows every temporary file there belongs to a process that died.
 
 use std::fs::{self, File, OpenOptions, TryLockError};
@@ -21,10 +21,12 @@ use std::path::{Path, PathBuf};
 use std::thread;
 use std::time::Duration;
 
+use rustix::fs::FileType;
+
 use crate::error::{Error, Result};
 use crate::js::json::Value;
 use crate::store::WriterLock;
-use crate::store::confined;
+use crate::store::confined::{self, Dir};
 use crate::store::paths::REGISTRY_CAP;
 
 /// Writes `bytes` to a fresh `<file>.<uuid>.tmp` beside `path`, created exclusively (so a link
@@ -59,30 +61,6 @@ pub fn replace(path: &Path, bytes: &[u8]) -> io::Result<()> {
     })
 }
 
-/// Gives `tmp`, a synced file from [`write_temp`], the name `path` only if that name is free:
-/// `Ok(false)` when it is taken. A hard link is atomic and refused on an existing name (like
-/// `O_CREAT|O_EXCL`), so the file appears at `path` whole or not at all. `tmp` is left for the
-/// caller to remove.
-///
-/// # Errors
-/// I/O errors, among them the one a filesystem without hard links gives.
-pub fn link_new(tmp: &Path, path: &Path) -> io::Result<bool> {
-    match fs::hard_link(tmp, path) {
-        Ok(()) => Ok(true),
-        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(false),
-        Err(e) => Err(e),
-    }
-}
-
-/// Syncs the folder `dir`, so that names just created, linked or renamed in it survive a
-/// power cut.
-///
-/// # Errors
-/// I/O errors.
-pub fn sync_dir(dir: &Path) -> io::Result<()> {
-    fs::File::open(dir)?.sync_all()
-}
-
 /// How often, 10 ms apart, a writer tries to share a folder a sweeper holds.
 const HOLD_TRIES: u32 = 100;
 
@@ -93,45 +71,52 @@ pub fn temporary_stem(name: &str) -> Option<&str> {
     (!stem.is_empty() && uuid::Uuid::try_parse(uuid).is_ok()).then_some(stem)
 }
 
-/// Removes the regular files `<stem>.<uuid>.tmp` in `dir` whose stem `is_ours` accepts. The
-/// caller knows that their writers are dead; a failure changes nothing else.
-pub fn remove_dead_temporaries(dir: &Path, is_ours: impl Fn(&str) -> bool) {
-    let Ok(entries) = fs::read_dir(dir) else {
+/// Removes the regular files `<stem>.<uuid>.tmp` in `dir` whose stem `is_ours` accepts, listing,
+/// inspecting and removing through that one handle (so a folder swapped for a link meanwhile
+/// changes nothing). The caller knows that their writers are dead; a failure changes nothing
+/// else.
+pub fn remove_dead_temporaries(dir: &Dir, is_ours: impl Fn(&str) -> bool) {
+    let Ok(names) = dir.names() else {
         return;
     };
-    for entry in entries.flatten() {
-        let file_name = entry.file_name();
-        let is_dead = file_name
-            .to_str()
-            .and_then(temporary_stem)
-            .is_some_and(&is_ours);
-        if is_dead && entry.file_type().is_ok_and(|t| t.is_file()) {
-            let _ = fs::remove_file(entry.path());
+    for name in names {
+        let is_dead = name.to_str().and_then(temporary_stem).is_some_and(&is_ours);
+        if is_dead && dir.lstat(&name).ok().flatten() == Some(FileType::RegularFile) {
+            let _ = dir.remove(&name);
         }
     }
 }
 
 /// [`remove_dead_temporaries`] in `dir` when no live bmad-mem writer has a temporary file there
-/// (the folder's exclusive `flock` is free); otherwise nothing — a later run sweeps.
-pub fn sweep_temporaries(dir: &Path, is_ours: impl Fn(&str) -> bool) {
-    let Ok(folder) = File::open(dir) else {
-        return;
-    };
-    if folder.try_lock().is_ok() {
+/// (the folder's exclusive `flock`, taken on the same handle, is free); otherwise nothing — a
+/// later run sweeps.
+pub fn sweep_temporaries(dir: &Dir, is_ours: impl Fn(&str) -> bool) {
+    if dir.file().try_lock().is_ok() {
         remove_dead_temporaries(dir, is_ours);
+        let _ = dir.file().unlock();
     }
 }
 
-/// A shared `flock` of `dir`, held while this process has a temporary file there so that no
-/// sweeper takes it for a dead writer's (released when dropped). `None` when the folder cannot
-/// be opened, or a sweeper or a registry writer keeps it for longer than about a second: the
-/// write then goes ahead unheld.
+/// A shared `flock` of a folder, held while this process has a temporary file there; released
+/// when dropped.
+#[derive(Debug)]
+pub struct Held<'a>(&'a File);
+
+impl Drop for Held<'_> {
+    fn drop(&mut self) {
+        let _ = self.0.unlock();
+    }
+}
+
+/// A shared `flock` of `dir`, on its handle, held while this process has a temporary file there
+/// so that no sweeper takes it for a dead writer's. `None` when a sweeper keeps the folder for
+/// longer than about a second (or the lock fails): the write then goes ahead unheld.
 #[must_use]
-pub fn hold_for_temporaries(dir: &Path) -> Option<File> {
-    let folder = File::open(dir).ok()?;
+pub fn hold_for_temporaries(dir: &Dir) -> Option<Held<'_>> {
+    let folder = dir.file();
     for _ in 0..HOLD_TRIES {
         match folder.try_lock_shared() {
-            Ok(()) => return Some(folder),
+            Ok(()) => return Some(Held(folder)),
             Err(TryLockError::WouldBlock) => thread::sleep(Duration::from_millis(10)),
             Err(TryLockError::Error(_)) => return None,
         }
@@ -183,18 +168,6 @@ mod tests {
     }
 
     #[test]
-    fn link_new_never_replaces_an_existing_name() {
-        let dir = tempfile::tempdir().unwrap();
-        let target = dir.path().join("archive.ndjson");
-        let first = write_temp(&target, b"first\n").unwrap();
-        assert!(link_new(&first, &target).unwrap());
-        let second = write_temp(&target, b"second\n").unwrap();
-        assert!(!link_new(&second, &target).unwrap());
-        assert_eq!(fs::read(&target).unwrap(), b"first\n");
-        sync_dir(dir.path()).unwrap();
-    }
-
-    #[test]
     fn temporary_names() {
         let uuid = "0c7f9a3e-1d2b-4c5d-8e9f-a0b1c2d3e4f5";
         assert_eq!(
@@ -224,11 +197,13 @@ mod tests {
         let theirs = dir.path().join(format!("other.md.{uuid}.tmp"));
         fs::write(&ours, "x").unwrap();
         fs::write(&theirs, "x").unwrap();
-        let hold = hold_for_temporaries(dir.path()).unwrap();
-        sweep_temporaries(dir.path(), |stem| stem == "lessons.md");
+        let writer = Dir::open_plain(dir.path()).unwrap();
+        let sweeper = Dir::open_plain(dir.path()).unwrap();
+        let hold = hold_for_temporaries(&writer).unwrap();
+        sweep_temporaries(&sweeper, |stem| stem == "lessons.md");
         assert!(ours.exists(), "a live writer's temporary file was removed");
         drop(hold);
-        sweep_temporaries(dir.path(), |stem| stem == "lessons.md");
+        sweep_temporaries(&sweeper, |stem| stem == "lessons.md");
         assert!(!ours.exists() && theirs.exists());
     }
 
