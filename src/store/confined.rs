@@ -559,6 +559,29 @@ mod tests {
     }
 
     #[test]
+    fn a_link_into_another_folder_never_replaces_an_existing_name() {
+        let base = tempfile::tempdir().unwrap();
+        fs::create_dir(base.path().join("archive")).unwrap();
+        let memory = Dir::open_plain(base.path()).unwrap();
+        let (archive, created) = memory
+            .open_child(OsStr::new("archive"), true)
+            .unwrap()
+            .unwrap();
+        assert!(!created);
+        let name = OsStr::new("a.ndjson");
+        let first = memory.write_temp(name, b"first\n").unwrap();
+        memory.hard_link_into(&first, &archive, name).unwrap();
+        let second = memory.write_temp(name, b"second\n").unwrap();
+        let err = memory.hard_link_into(&second, &archive, name).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::AlreadyExists);
+        archive.sync().unwrap();
+        assert_eq!(
+            fs::read(base.path().join("archive/a.ndjson")).unwrap(),
+            b"first\n"
+        );
+    }
+
+    #[test]
     fn a_fifo_is_refused_without_blocking() {
         let base = tempfile::tempdir().unwrap();
         let status = std::process::Command::new("mkfifo")

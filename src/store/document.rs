@@ -1,5 +1,5 @@
-//! Rewriting a whole JSON document atomically (SPEC §3.5), and the path-based temporary-file
-//! helpers the session commands use for files outside the registry (exports, brains).
+//! Rewriting a whole JSON document atomically (SPEC §3.5), and the sweep of the temporary files
+//! dead writers leave, with the folder lock that keeps live writers' files out of it.
 //!
 //! Pretty JSON plus `\n`, at most 2 MiB, written to `<file>.<uuid>.tmp` (created exclusively,
 //! so a link planted there is never followed), synced, then renamed over the target: a reader
@@ -7,17 +7,17 @@
 //! on failure.
 //!
 //! A writer killed between writing such a temporary file and moving it into place leaves it
-//! behind. [`remove_dead_temporaries`] removes those, listing and removing through one handle on
-//! the folder, once the caller knows their writers are dead: the registry writers while they hold the writer lock, the session commands through
-//! [`sweep_temporaries`], which proves it with a `flock` of the folder — every bmad-mem writer
-//! that puts a temporary file in a folder holds a shared lock of that folder, on the handle it
-//! writes through ([`hold_for_temporaries`]) until the file is gone, so a sweeper that gets the exclusive lock
-//! knows every temporary file there belongs to a process that died.
+//! behind. The registry writers remove those while they hold the writer lock; the session
+//! commands, whose folders have no such lock, through [`sweep_temporaries`], which proves their
+//! writers dead with a `flock` of the folder: every bmad-mem writer that puts a temporary file in
+//! a folder holds a shared lock of that folder ([`hold_for_temporaries`]) until the file is
+//! gone, so a sweeper that gets the exclusive lock knows every temporary file there belongs to a
+//! process that died. Both take the lock on the very handle the folder is listed, inspected and
+//! written through, so a folder swapped for a link meanwhile changes neither what is locked nor
+//! what is removed.
 
-use std::fs::{self, File, OpenOptions, TryLockError};
-use std::io;
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::fs::{File, TryLockError};
+use std::path::Path;
 use std::thread;
 use std::time::Duration;
 
@@ -29,42 +29,10 @@ use crate::store::WriterLock;
 use crate::store::confined::{self, Dir};
 use crate::store::paths::REGISTRY_CAP;
 
-/// Writes `bytes` to a fresh `<file>.<uuid>.tmp` beside `path`, created exclusively (so a link
-/// planted there is never followed) and synced; returns its path. The caller renames or links it
-/// into place and removes it on failure.
-///
-/// # Errors
-/// I/O errors; the temporary file is removed when writing it fails.
-pub fn write_temp(path: &Path, bytes: &[u8]) -> io::Result<PathBuf> {
-    let mut tmp_name = path.file_name().unwrap_or_default().to_os_string();
-    tmp_name.push(format!(".{}.tmp", uuid::Uuid::new_v4()));
-    let tmp = path.with_file_name(tmp_name);
-    let mut file = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
-    let written = file.write_all(bytes).and_then(|()| file.sync_all());
-    if let Err(e) = written {
-        drop(file);
-        let _ = fs::remove_file(&tmp);
-        return Err(e);
-    }
-    Ok(tmp)
-}
-
-/// Replaces `path` with `bytes` atomically: a reader sees the old content or the new, never
-/// half of either.
-///
-/// # Errors
-/// I/O errors; nothing is left behind on failure.
-pub fn replace(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let tmp = write_temp(path, bytes)?;
-    fs::rename(&tmp, path).inspect_err(|_| {
-        let _ = fs::remove_file(&tmp);
-    })
-}
-
 /// How often, 10 ms apart, a writer tries to share a folder a sweeper holds.
 const HOLD_TRIES: u32 = 100;
 
-/// The stem of a temporary file name `<stem>.<uuid>.tmp`, as [`write_temp`] makes them.
+/// The stem of a temporary file name `<stem>.<uuid>.tmp`, as `Dir::write_temp` makes them.
 #[must_use]
 pub fn temporary_stem(name: &str) -> Option<&str> {
     let (stem, uuid) = name.strip_suffix(".tmp")?.rsplit_once('.')?;
@@ -146,6 +114,7 @@ pub fn write(root: &Path, rel: &str, value: &Value, _lock: &WriterLock) -> Resul
 mod tests {
     use super::*;
     use crate::js::json::Object;
+    use std::fs;
 
     #[test]
     fn writes_pretty_json_and_leaves_no_temporary_file() {
@@ -205,6 +174,25 @@ mod tests {
         drop(hold);
         sweep_temporaries(&sweeper, |stem| stem == "lessons.md");
         assert!(!ours.exists() && theirs.exists());
+    }
+
+    #[test]
+    fn a_sweep_stays_in_the_folder_its_handle_opened() {
+        let base = tempfile::tempdir().unwrap();
+        let uuid = "0c7f9a3e-1d2b-4c5d-8e9f-a0b1c2d3e4f5";
+        let (folder, outside) = (base.path().join("sessions"), base.path().join("outside"));
+        fs::create_dir(&folder).unwrap();
+        fs::create_dir(&outside).unwrap();
+        let name = format!("notes.md.{uuid}.tmp");
+        fs::write(folder.join(&name), "dead").unwrap();
+        fs::write(outside.join(&name), "not ours").unwrap();
+        let handle = Dir::open_plain(&folder).unwrap();
+        // The folder is swapped for a link after its handle was opened.
+        fs::rename(&folder, base.path().join("moved")).unwrap();
+        std::os::unix::fs::symlink(&outside, &folder).unwrap();
+        sweep_temporaries(&handle, |stem| stem == "notes.md");
+        assert!(!base.path().join("moved").join(&name).exists());
+        assert_eq!(fs::read(outside.join(&name)).unwrap(), b"not ours");
     }
 
     #[test]
