@@ -31,6 +31,12 @@
 //! written to the live file again, byte for byte; to restore an archive into the live file,
 //! move the archive file out of `archive/` first.
 //!
+//! All of it happens through two folder handles opened from the root without following links,
+//! one on `.bmad/memory` and one on `.bmad/memory/archive` (created through the first): the
+//! temporary file, the link from one to the other, the syncs, the replacement of the live file,
+//! and the listing and reading of the archives. A folder swapped for a link meanwhile moves
+//! nothing out of the project; a link found in a folder's place is refused.
+//!
 //! A torn final line or invalid UTF-8 is refused before anything is written: a torn line is
 //! never archived (`doctor --repair-tail` keeps it aside first). Refusals, and a run with
 //! nothing to do, create nothing, not even the memory folder.
