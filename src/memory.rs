@@ -56,8 +56,15 @@ pub fn create_only(path: &Path, bytes: &[u8]) -> io::Result<bool> {
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    let folder = Dir::open_plain(parent)?;
-    create_in(&folder, name, bytes).map_err(into_io)
+    create_only_in(&Dir::open_plain(parent)?, name, bytes)
+}
+
+/// [`create_only`] of `name` in the folder `dir` is a handle on.
+///
+/// # Errors
+/// Any I/O failure other than "the name exists".
+pub fn create_only_in(dir: &Dir, name: &OsStr, bytes: &[u8]) -> io::Result<bool> {
+    create_in(dir, name, bytes).map_err(into_io)
 }
 
 /// The I/O error inside `e` (the writers in [`create_in`] only fail with those).
