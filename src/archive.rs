@@ -31,14 +31,23 @@
 //! written to the live file again, byte for byte; to restore an archive into the live file,
 //! move the archive file out of `archive/` first.
 //!
+//! All of it happens through two folder handles opened from the root without following links,
+//! one on `.bmad/memory` and one on `.bmad/memory/archive` (created through the first): the
+//! temporary file, the link from one to the other, the syncs, the replacement of the live file,
+//! and the listing and reading of the archives. A folder swapped for a link meanwhile moves
+//! nothing out of the project; a link found in a folder's place is refused.
+//!
 //! A torn final line or invalid UTF-8 is refused before anything is written: a torn line is
 //! never archived (`doctor --repair-tail` keeps it aside first). Refusals, and a run with
 //! nothing to do, create nothing, not even the memory folder.
 
+use std::ffi::{OsStr, OsString};
 use std::fmt::Write as _;
-use std::fs;
 use std::io;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+use rustix::fs::FileType;
+use rustix::io::Errno;
 
 use crate::context::Context;
 use crate::error::{Error, Result};
@@ -47,14 +56,16 @@ use crate::js::json::{Object, Value};
 use crate::js::text::trim;
 use crate::output::Report;
 use crate::reinforce::PROMOTIONS;
-use crate::store::document::{link_new, replace, sync_dir, write_temp};
+use crate::store::WriterLock;
+use crate::store::confined::{self, Dir};
 use crate::store::journal;
-use crate::store::paths::{confine, read_registry_bytes};
-use crate::store::{MEMORY_DIR, WriterLock};
+use crate::store::paths::read_registry_bytes;
 use crate::write::JOURNAL;
 
 /// Where archived records go, relative to the project root.
 pub const ARCHIVE_DIR: &str = ".bmad/memory/archive";
+/// The archive folder's name in the memory folder.
+const ARCHIVE_NAME: &str = "archive";
 /// How many of the newest records `archive` keeps by default.
 pub const DEFAULT_KEEP: usize = 1000;
 /// The largest magnitude of a time value JavaScript can write as a date.
@@ -306,24 +317,35 @@ fn archive_stem(
     format!("{}-{}--{}", store.name(), stamp(first), stamp(last))
 }
 
-/// The archive files of `store` in `dir`, by name (a `-2` after the name it clashed with).
+/// The archive files of `store` in the folder `dir` (followed when a link: for readers), by
+/// name (a `-2` after the name it clashed with).
 ///
 /// # Errors
 /// A folder that cannot be listed (a missing one has no files).
 pub fn archive_names(dir: &Path, store: Store) -> io::Result<Vec<String>> {
-    let entries = match fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(e),
-    };
+    match Dir::open_plain(dir) {
+        Ok(folder) => archive_names_in(&folder, store),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Vec::new()),
+        Err(e) => Err(e),
+    }
+}
+
+/// The archive files of `store` in the folder `dir` is a handle on, by name (a `-2` after the
+/// name it clashed with).
+///
+/// # Errors
+/// A folder that cannot be listed, or an entry that cannot be inspected.
+fn archive_names_in(dir: &Dir, store: Store) -> io::Result<Vec<String>> {
     let prefix = format!("{}-", store.name());
     let mut names = Vec::new();
-    for entry in entries {
-        let entry = entry?;
-        let Ok(name) = entry.file_name().into_string() else {
+    for name in dir.names()? {
+        let Ok(name) = name.into_string() else {
             continue;
         };
-        if name.starts_with(&prefix) && name.ends_with(".ndjson") && !entry.file_type()?.is_dir() {
+        if name.starts_with(&prefix)
+            && name.ends_with(".ndjson")
+            && dir.lstat(OsStr::new(&name))? != Some(FileType::Directory)
+        {
             names.push(name);
         }
     }
@@ -375,23 +397,44 @@ fn remove_pending(root: &Path, store: Store, live: &mut String) -> Result<Vec<(S
 }
 
 /// Every archive file of `store` that is whole (valid UTF-8, ending with `\n`), by name, with
-/// its path relative to the project root.
+/// its path relative to the project root; listed and read through one handle on the folder.
 fn read_archives(root: &Path, store: Store) -> Result<Vec<(String, String)>> {
-    let dir = confine(root, ARCHIVE_DIR)?;
-    let names = archive_names(&dir, store).map_err(|e| Error::io("cannot list", &dir, e))?;
+    let Some(dir) = open_archive_dir(root)? else {
+        return Ok(Vec::new());
+    };
+    let names =
+        archive_names_in(&dir, store).map_err(|e| Error::io("cannot list", dir.path(), e))?;
     let mut out = Vec::with_capacity(names.len());
     for name in names {
-        let rel = format!("{ARCHIVE_DIR}/{name}");
-        let Some(bytes) = read_registry_bytes(root, &rel, true)? else {
+        let Some((bytes, _)) = dir.read(OsStr::new(&name))? else {
             continue;
         };
         if let Ok(text) = String::from_utf8(bytes)
             && text.ends_with('\n')
         {
-            out.push((rel, text));
+            out.push((format!("{ARCHIVE_DIR}/{name}"), text));
         }
     }
     Ok(out)
+}
+
+/// A handle on `.bmad/memory/archive/`, opened from the root without following links; `None`
+/// when it does not exist.
+fn open_archive_dir(root: &Path) -> Result<Option<Dir>> {
+    let target = confined::locate(root, ARCHIVE_DIR, false)?;
+    let Some(memory) = target.dir() else {
+        return Ok(None);
+    };
+    match memory.open_child(target.name(), false) {
+        Ok(dir) => Ok(dir.map(|(dir, _)| dir)),
+        // Something else than a folder holds the name: it cannot be listed.
+        Err(Error::ParentNotDirectory) => Err(Error::io(
+            "cannot list",
+            target.path(),
+            io::Error::from_raw_os_error(Errno::NOTDIR.raw_os_error()),
+        )),
+        Err(e) => Err(e),
+    }
 }
 
 /// What a run will do.
@@ -457,26 +500,43 @@ impl Plan {
         self.live != self.original
     }
 
-    /// Writes the archive, then replaces the live file; returns the archive's path.
+    /// Writes the archive, then replaces the live file; returns the archive's path. Everything
+    /// happens through one handle on the memory folder and one on the archive folder, opened
+    /// from the root without following links, so a folder swapped for a link meanwhile does
+    /// not move the writes out of the project.
     fn write(&self, ctx: &Context, store: Store, _lock: &WriterLock) -> Result<Option<String>> {
-        let memory = confine(&ctx.root, MEMORY_DIR)?;
+        let live = confined::locate(&ctx.root, store.rel(), false)?;
+        let memory = live.require_dir("cannot write")?;
         let mut archive_file = None;
         if let Some((stem, text)) = &self.archive {
-            let dir = create_archive_dir(&ctx.root)?;
+            let dir = create_archive_dir(memory)?;
             // Staged in the memory folder, where the next writer removes what a kill leaves.
-            let staging = memory.join(format!("{stem}.ndjson"));
-            let tmp = write_temp(&staging, text.as_bytes())
-                .map_err(|e| Error::io("cannot write", &staging, e))?;
-            let linked = link_free_name(&ctx.root, stem, &tmp);
-            let _ = fs::remove_file(&tmp);
+            let staging = OsString::from(format!("{stem}.ndjson"));
+            let tmp = memory
+                .write_temp(&staging, text.as_bytes())
+                .map_err(|e| match e {
+                    Error::Io { source, .. } => {
+                        Error::io("cannot write", &memory.path().join(&staging), source)
+                    }
+                    e => e,
+                })?;
+            let linked = link_free_name(memory, &dir, stem, &tmp);
+            let _ = memory.remove(&tmp);
             let rel = linked?;
-            sync_dir(&dir).map_err(|e| Error::io("cannot sync", &dir, e))?;
+            dir.sync()
+                .map_err(|e| Error::io("cannot sync", dir.path(), e))?;
             archive_file = Some(rel);
         }
         // The live file is cut back only once the archive is safely on disk.
-        let path = confine(&ctx.root, store.rel())?;
-        replace(&path, self.live.as_bytes()).map_err(|e| Error::io("cannot write", &path, e))?;
-        sync_dir(&memory).map_err(|e| Error::io("cannot sync", &memory, e))?;
+        memory
+            .replace(live.name(), self.live.as_bytes())
+            .map_err(|e| match e {
+                Error::Io { source, .. } => Error::io("cannot write", live.path(), source),
+                e => e,
+            })?;
+        memory
+            .sync()
+            .map_err(|e| Error::io("cannot sync", memory.path(), e))?;
         Ok(archive_file)
     }
 
@@ -497,37 +557,37 @@ impl Plan {
     }
 }
 
-/// Links `tmp` to `archive/<stem>.ndjson`, or `<stem>-2.ndjson`, `-3`, … when taken; returns
-/// the name used, relative to the project root.
-fn link_free_name(root: &Path, stem: &str, tmp: &Path) -> Result<String> {
+/// Links `tmp`, in `memory`, to `<stem>.ndjson` in the archive folder `dir`, or
+/// `<stem>-2.ndjson`, `-3`, … when taken; returns the name used, relative to the project root.
+fn link_free_name(memory: &Dir, dir: &Dir, stem: &str, tmp: &OsStr) -> Result<String> {
     for n in 1_u64.. {
-        let rel = if n == 1 {
-            format!("{ARCHIVE_DIR}/{stem}.ndjson")
+        let name = if n == 1 {
+            format!("{stem}.ndjson")
         } else {
-            format!("{ARCHIVE_DIR}/{stem}-{n}.ndjson")
+            format!("{stem}-{n}.ndjson")
         };
-        let path = confine(root, &rel)?;
-        if link_new(tmp, &path).map_err(|e| Error::io("cannot create", &path, e))? {
-            return Ok(rel);
+        match memory.hard_link_into(tmp, dir, OsStr::new(&name)) {
+            Ok(()) => return Ok(format!("{ARCHIVE_DIR}/{name}")),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(Error::io("cannot create", &dir.path().join(&name), e)),
         }
     }
     unreachable!("an unbounded counter always finds a free name")
 }
 
-/// Creates `.bmad/memory/archive/` when missing; a link or a file in its place is refused.
-fn create_archive_dir(root: &Path) -> Result<PathBuf> {
-    let dir = confine(root, ARCHIVE_DIR)?;
-    match fs::create_dir(&dir) {
-        Ok(()) => {}
-        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
-        Err(e) => return Err(Error::io("cannot create", &dir, e)),
+/// Opens `archive/` in the memory folder, creating it when missing, never through a link: a
+/// link or a file in its place is refused.
+fn create_archive_dir(memory: &Dir) -> Result<Dir> {
+    let name = OsStr::new(ARCHIVE_NAME);
+    match memory.open_child(name, true)? {
+        Some((dir, _)) => Ok(dir),
+        // Removed by someone else between its creation and its opening.
+        None => Err(Error::io(
+            "cannot create",
+            &memory.path().join(name),
+            io::ErrorKind::NotFound.into(),
+        )),
     }
-    // Checked again now that it exists: a link planted in its place is refused.
-    let dir = confine(root, ARCHIVE_DIR)?;
-    if !dir.is_dir() {
-        return Err(Error::ParentNotDirectory);
-    }
-    Ok(dir)
 }
 
 impl Report for ArchiveReport {

@@ -434,8 +434,8 @@ pub fn complete_global_brain(dir: &Path, day: &str) -> Result<Vec<PathBuf>> {
             created.push(folder);
         }
     }
-    memory::sweep_dead_temporaries(dir, |stem| stem == IDENTITY || NOTE_FILES.contains(&stem));
-    memory::sweep_dead_temporaries(&dir.join(PROJECTS), |stem| {
+    memory::sweep_plain_folder(dir, |stem| stem == IDENTITY || NOTE_FILES.contains(&stem));
+    memory::sweep_plain_folder(&dir.join(PROJECTS), |stem| {
         Path::new(stem).extension().is_some_and(|e| e == "yaml")
     });
     let files = [

@@ -29,8 +29,9 @@ use crate::brain::{self, Brain, LINK_FILE, LinkState};
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::js::json::{Object, Value};
-use crate::memory::{count, create_only, day, sweep_dead_temporaries};
+use crate::memory::{count, create_only_in, day, sweep_dead_temporaries};
 use crate::output::Report;
+use crate::store::confined::Dir;
 use crate::store::document;
 use crate::store::paths::{Loose, REGISTRY_CAP, Skip, decode_lossy, read_loose_bytes, resolve};
 
@@ -331,14 +332,24 @@ pub fn run(args: &ExportArgs, ctx: &Context) -> Result<ExportReport> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    sweep_dead_temporaries(folder, |stem| is_export_stem(stem, &out_name));
+    // The destination is the user's own folder, anywhere: opened once, following links, and
+    // swept and written through that one handle.
+    let handle = Dir::open_plain(folder).map_err(|e| Error::io("cannot write", &out, e))?;
+    sweep_dead_temporaries(&handle, |stem| is_export_stem(stem, &out_name));
+    let name = out.file_name().unwrap_or_default();
     let is_replacement = if args.force {
         let existed = existing.is_some();
-        let _hold = document::hold_for_temporaries(folder);
-        document::replace(&out, text.as_bytes()).map_err(|e| Error::io("cannot write", &out, e))?;
+        let _hold = document::hold_for_temporaries(&handle);
+        handle.replace(name, text.as_bytes()).map_err(|e| match e {
+            Error::Io { source, .. } => Error::io("cannot write", &out, source),
+            e => e,
+        })?;
         existed
     } else {
-        if !create_only(&out, text.as_bytes()).map_err(|e| Error::io("cannot write", &out, e))? {
+        let created = !name.is_empty()
+            && create_only_in(&handle, name, text.as_bytes())
+                .map_err(|e| Error::io("cannot write", &out, e))?;
+        if !created {
             return Err(Error::refused(format!(
                 "{} already exists; pass --force to replace it",
                 out.display()

@@ -39,6 +39,7 @@ use crate::memory::{
     sweep_dead_temporaries,
 };
 use crate::output::Report;
+use crate::store::confined;
 use crate::store::paths::{REGISTRY_CAP, confine, resolve};
 use crate::templates::{self, HANDOFF_PARTS, HandoffHead};
 
@@ -283,7 +284,9 @@ pub fn run_with_input(
     let stem = format!("{today}-{}", slug(&topic));
     confine(&ctx.root, &format!("{SESSIONS_DIR}/{stem}.md"))?;
     ensure_project_dir(&ctx.root, SESSIONS_DIR)?;
-    sweep_dead_temporaries(&confine(&ctx.root, SESSIONS_DIR)?, is_session_stem);
+    if let Some((sessions, _)) = confined::open_dir(&ctx.root, SESSIONS_DIR, false)? {
+        sweep_dead_temporaries(&sessions, is_session_stem);
+    }
     for n in 1..=MAX_SUFFIX {
         let rel = if n == 1 {
             format!("{SESSIONS_DIR}/{stem}.md")

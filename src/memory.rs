@@ -12,7 +12,8 @@
 //!
 //! This module never rewrites or deletes a file that exists, and knows nothing of brains.
 
-use std::fs::{self, OpenOptions};
+use std::ffi::OsStr;
+use std::fs;
 use std::io::{self, Write};
 use std::path::Path;
 use std::time::UNIX_EPOCH;
@@ -22,9 +23,8 @@ use crate::error::{Error, Result};
 use crate::js::date;
 use crate::js::json::Value;
 use crate::js::text::trim;
-use crate::store::confined;
+use crate::store::confined::{self, Dir};
 use crate::store::document;
-use crate::store::paths::confine;
 
 /// The project memory folder, relative to the project root.
 pub const MEMORY_DIR: &str = ".agents/memory";
@@ -41,41 +41,72 @@ pub fn memory_path(rel: &str) -> String {
 
 /// Writes `bytes` as `path` unless `path` exists: `Ok(true)` when created, `Ok(false)` when
 /// something (a file, a folder, a link) already holds the name. Atomic and never clobbering.
+/// For files outside the project (the global brain, an export): the folder is opened once,
+/// following links, and the look, the temporary file, the link and the removal all happen
+/// through that handle.
 ///
 /// # Errors
 /// Any I/O failure other than "the name exists".
 pub fn create_only(path: &Path, bytes: &[u8]) -> io::Result<bool> {
-    if fs::symlink_metadata(path).is_ok() {
+    let Some(name) = path.file_name() else {
+        // `/` or a path ending in `..`: a folder already holds the name.
+        return Ok(false);
+    };
+    let parent = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    create_only_in(&Dir::open_plain(parent)?, name, bytes)
+}
+
+/// [`create_only`] of `name` in the folder `dir` is a handle on.
+///
+/// # Errors
+/// Any I/O failure other than "the name exists".
+pub fn create_only_in(dir: &Dir, name: &OsStr, bytes: &[u8]) -> io::Result<bool> {
+    create_in(dir, name, bytes).map_err(into_io)
+}
+
+/// The I/O error inside `e` (the writers in [`create_in`] only fail with those).
+fn into_io(e: Error) -> io::Error {
+    match e {
+        Error::Io { source, .. } => source,
+        e => io::Error::other(e.to_string()),
+    }
+}
+
+/// [`create_only`] of `name` in the folder `dir`.
+fn create_in(dir: &Dir, name: &OsStr, bytes: &[u8]) -> Result<bool> {
+    let path = dir.path().join(name);
+    if matches!(dir.lstat(name), Ok(Some(_))) {
         return Ok(false);
     }
-    let _hold = path.parent().and_then(document::hold_for_temporaries);
-    let tmp = document::write_temp(path, bytes)?;
-    let linked = match fs::hard_link(&tmp, path) {
+    // Held while the temporary file exists, so that a sweep (which needs the folder to itself)
+    // never takes it for a dead writer's.
+    let _held = document::hold_for_temporaries(dir);
+    let tmp = dir.write_temp(name, bytes)?;
+    let linked = match dir.hard_link(&tmp, name) {
         Ok(()) => Ok(true),
         Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(false),
         // A file system without hard links: an exclusive create still never clobbers.
-        Err(e) if is_unsupported(&e) => write_exclusive(path, bytes),
-        Err(e) => Err(e),
+        Err(e) if is_unsupported(&e) => match dir.create_new(name) {
+            Ok(Some(mut file)) => file
+                .write_all(bytes)
+                .and_then(|()| file.sync_all())
+                .map(|()| true)
+                .map_err(|e| Error::io("cannot create", &path, e)),
+            Ok(None) => Ok(false),
+            Err(e) => Err(e),
+        },
+        Err(e) => Err(Error::io("cannot create", &path, e)),
     };
-    let _ = fs::remove_file(&tmp);
+    let _ = dir.remove(&tmp);
     linked
 }
 
 /// `EPERM`/`ENOTSUP`/`EXDEV` from `link(2)`: the file system cannot hard-link.
 fn is_unsupported(e: &io::Error) -> bool {
     e.kind() == io::ErrorKind::Unsupported || matches!(e.raw_os_error(), Some(1 | 18 | 95))
-}
-
-fn write_exclusive(path: &Path, bytes: &[u8]) -> io::Result<bool> {
-    match OpenOptions::new().write(true).create_new(true).open(path) {
-        Ok(mut file) => {
-            file.write_all(bytes)?;
-            file.sync_all()?;
-            Ok(true)
-        }
-        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(false),
-        Err(e) => Err(e),
-    }
 }
 
 /// Creates the project-relative folder `rel` and its missing parents inside the project:
@@ -96,11 +127,19 @@ pub fn ensure_project_dir(root: &Path, rel: &str) -> Result<bool> {
     }
 }
 
-/// Removes the temporary files `<stem>.<uuid>.tmp` that killed bmad-mem writers left in `dir`,
-/// for the stems `is_ours` accepts, when no live writer holds the folder (see
-/// [`document::sweep_temporaries`]).
-pub fn sweep_dead_temporaries(dir: &Path, is_ours: impl Fn(&str) -> bool) {
+/// Removes the temporary files `<stem>.<uuid>.tmp` that killed bmad-mem writers left in the
+/// folder `dir` is a handle on, for the stems `is_ours` accepts, when no live writer holds the
+/// folder (see [`document::sweep_temporaries`]).
+pub fn sweep_dead_temporaries(dir: &Dir, is_ours: impl Fn(&str) -> bool) {
     document::sweep_temporaries(dir, is_ours);
+}
+
+/// [`sweep_dead_temporaries`] in a folder outside the project (the user's own), opened once
+/// following links; a folder that cannot be opened is left alone.
+pub fn sweep_plain_folder(dir: &Path, is_ours: impl Fn(&str) -> bool) {
+    if let Ok(folder) = Dir::open_plain(dir) {
+        sweep_dead_temporaries(&folder, is_ours);
+    }
 }
 
 /// The stems of the files the session commands create in [`MEMORY_DIR`].
@@ -115,13 +154,16 @@ pub fn is_session_stem(stem: &str) -> bool {
     Path::new(stem).extension().is_some_and(|e| e == "md")
 }
 
-/// Sweeps the project's [`MEMORY_DIR`] and [`SESSIONS_DIR`], confined (never through a link).
+/// Sweeps the project's [`MEMORY_DIR`] and [`SESSIONS_DIR`], each through a handle opened from
+/// the root without following links.
 pub fn sweep_project_memory(root: &Path) {
-    if let Ok(dir) = confine(root, MEMORY_DIR) {
-        sweep_dead_temporaries(&dir, is_memory_stem);
-    }
-    if let Ok(dir) = confine(root, SESSIONS_DIR) {
-        sweep_dead_temporaries(&dir, is_session_stem);
+    for (rel, is_ours) in [
+        (MEMORY_DIR, is_memory_stem as fn(&str) -> bool),
+        (SESSIONS_DIR, is_session_stem),
+    ] {
+        if let Ok(Some((dir, _))) = confined::open_dir(root, rel, false) {
+            sweep_dead_temporaries(&dir, is_ours);
+        }
     }
 }
 
@@ -133,35 +175,14 @@ pub fn sweep_project_memory(root: &Path) {
 pub fn create_project_file(root: &Path, rel: &str, text: &str) -> Result<bool> {
     let target = confined::locate(root, rel, false)?;
     let dir = target.require_dir("cannot create")?;
-    let (name, path) = (target.name(), target.path());
     if dir
-        .lstat(name)
-        .map_err(|e| Error::io("cannot create", path, e))?
+        .lstat(target.name())
+        .map_err(|e| Error::io("cannot create", target.path(), e))?
         .is_some()
     {
         return Ok(false);
     }
-    // Held while the temporary file exists, so that a sweep (which needs the folder to itself)
-    // never takes it for a dead writer's.
-    let _held = document::hold_for_temporaries(dir.path());
-    let tmp = dir.write_temp(name, text.as_bytes())?;
-    let linked = match dir.hard_link(&tmp, name) {
-        Ok(()) => Ok(true),
-        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(false),
-        // A file system without hard links: an exclusive create still never clobbers.
-        Err(e) if is_unsupported(&e) => match dir.create_new(name) {
-            Ok(Some(mut file)) => file
-                .write_all(text.as_bytes())
-                .and_then(|()| file.sync_all())
-                .map(|()| true)
-                .map_err(|e| Error::io("cannot create", path, e)),
-            Ok(None) => Ok(false),
-            Err(e) => Err(e),
-        },
-        Err(e) => Err(Error::io("cannot create", path, e)),
-    };
-    let _ = dir.remove(&tmp);
-    linked
+    create_in(dir, target.name(), text.as_bytes())
 }
 
 /// The `YYYY-MM-DD` part of an instant, as the files date things.

@@ -177,6 +177,35 @@ impl Dir {
         })
     }
 
+    /// A folder that is not confined to the project (the user's own, such as an export's
+    /// destination or the global brain), opened once, following links: what follows happens in
+    /// the folder opened here, whatever its path comes to name meanwhile.
+    ///
+    /// # Errors
+    /// The system's error (`NotFound` for a missing folder, `NotADirectory` for anything else).
+    pub fn open_plain(path: &Path) -> io::Result<Self> {
+        let fd = rustix::fs::openat(
+            CWD,
+            path,
+            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+            Mode::empty(),
+        )?;
+        Ok(Self {
+            file: File::from(fd),
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// The folder `name` in this one, never through a link; created when missing and `create`.
+    /// `Ok(None)` when missing and not created; the flag says whether it was created.
+    ///
+    /// # Errors
+    /// `Memory paths cannot follow symbolic links or junctions.` for a link, `Memory parent is
+    /// not a directory.` for anything else that is not a folder, I/O errors naming the folder.
+    pub fn open_child(&self, name: &OsStr, create: bool) -> Result<Option<(Self, bool)>> {
+        self.child(name, create)
+    }
+
     /// The folder `name` in this one, never through a link; created when missing and `create`.
     /// `Ok(None)` when missing and not created; the flag says whether it was created.
     fn child(&self, name: &OsStr, create: bool) -> Result<Option<(Self, bool)>> {
@@ -419,6 +448,24 @@ impl Dir {
         rustix::fs::linkat(&self.file, from, &self.file, to, AtFlags::empty()).map_err(Into::into)
     }
 
+    /// Hard-links `from`, in this folder, as `to` in the folder `into`; refused when `to`
+    /// exists. Atomic: the file appears under its new name whole or not at all.
+    ///
+    /// # Errors
+    /// The system's error (`AlreadyExists` when `to` is taken).
+    pub fn hard_link_into(&self, from: &OsStr, into: &Dir, to: &OsStr) -> io::Result<()> {
+        rustix::fs::linkat(&self.file, from, &into.file, to, AtFlags::empty()).map_err(Into::into)
+    }
+
+    /// Syncs this folder, so that the names just created, linked or renamed in it survive a
+    /// power cut.
+    ///
+    /// # Errors
+    /// The system's error.
+    pub fn sync(&self) -> io::Result<()> {
+        self.file.sync_all()
+    }
+
     /// Removes the file (or link) `name` from this folder.
     ///
     /// # Errors
@@ -509,6 +556,29 @@ mod tests {
         assert_eq!(fs::read(&outside).unwrap(), b"secret");
         assert_eq!(fs::read(root.join("journal")).unwrap(), b"new");
         assert_eq!(dir.names().unwrap(), [OsString::from("journal")]);
+    }
+
+    #[test]
+    fn a_link_into_another_folder_never_replaces_an_existing_name() {
+        let base = tempfile::tempdir().unwrap();
+        fs::create_dir(base.path().join("archive")).unwrap();
+        let memory = Dir::open_plain(base.path()).unwrap();
+        let (archive, created) = memory
+            .open_child(OsStr::new("archive"), true)
+            .unwrap()
+            .unwrap();
+        assert!(!created);
+        let name = OsStr::new("a.ndjson");
+        let first = memory.write_temp(name, b"first\n").unwrap();
+        memory.hard_link_into(&first, &archive, name).unwrap();
+        let second = memory.write_temp(name, b"second\n").unwrap();
+        let err = memory.hard_link_into(&second, &archive, name).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::AlreadyExists);
+        archive.sync().unwrap();
+        assert_eq!(
+            fs::read(base.path().join("archive/a.ndjson")).unwrap(),
+            b"first\n"
+        );
     }
 
     #[test]

@@ -1,5 +1,5 @@
-//! Rewriting a whole JSON document atomically (SPEC §3.5), and the path-based temporary-file
-//! helpers the session commands use for files outside the registry (exports, brains).
+//! Rewriting a whole JSON document atomically (SPEC §3.5), and the sweep of the temporary files
+//! dead writers leave, with the folder lock that keeps live writers' files out of it.
 //!
 //! Pretty JSON plus `\n`, at most 2 MiB, written to `<file>.<uuid>.tmp` (created exclusively,
 //! so a link planted there is never followed), synced, then renamed over the target: a reader
@@ -7,131 +7,84 @@
 //! on failure.
 //!
 //! A writer killed between writing such a temporary file and moving it into place leaves it
-//! behind. [`remove_dead_temporaries`] removes those once the caller knows their writers are
-//! dead: the registry writers while they hold the writer lock, the session commands through
-//! [`sweep_temporaries`], which proves it with a `flock` of the folder — every bmad-mem writer
-//! that puts a temporary file in a folder holds a shared lock of that folder
-//! ([`hold_for_temporaries`]) until the file is gone, so a sweeper that gets the exclusive lock
-//! knows every temporary file there belongs to a process that died.
+//! behind. The registry writers remove those while they hold the writer lock; the session
+//! commands, whose folders have no such lock, through [`sweep_temporaries`], which proves their
+//! writers dead with a `flock` of the folder: every bmad-mem writer that puts a temporary file in
+//! a folder holds a shared lock of that folder ([`hold_for_temporaries`]) until the file is
+//! gone, so a sweeper that gets the exclusive lock knows every temporary file there belongs to a
+//! process that died. Both take the lock on the very handle the folder is listed, inspected and
+//! written through, so a folder swapped for a link meanwhile changes neither what is locked nor
+//! what is removed.
 
-use std::fs::{self, File, OpenOptions, TryLockError};
-use std::io;
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::fs::{File, TryLockError};
+use std::path::Path;
 use std::thread;
 use std::time::Duration;
+
+use rustix::fs::FileType;
 
 use crate::error::{Error, Result};
 use crate::js::json::Value;
 use crate::store::WriterLock;
-use crate::store::confined;
+use crate::store::confined::{self, Dir};
 use crate::store::paths::REGISTRY_CAP;
-
-/// Writes `bytes` to a fresh `<file>.<uuid>.tmp` beside `path`, created exclusively (so a link
-/// planted there is never followed) and synced; returns its path. The caller renames or links it
-/// into place and removes it on failure.
-///
-/// # Errors
-/// I/O errors; the temporary file is removed when writing it fails.
-pub fn write_temp(path: &Path, bytes: &[u8]) -> io::Result<PathBuf> {
-    let mut tmp_name = path.file_name().unwrap_or_default().to_os_string();
-    tmp_name.push(format!(".{}.tmp", uuid::Uuid::new_v4()));
-    let tmp = path.with_file_name(tmp_name);
-    let mut file = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
-    let written = file.write_all(bytes).and_then(|()| file.sync_all());
-    if let Err(e) = written {
-        drop(file);
-        let _ = fs::remove_file(&tmp);
-        return Err(e);
-    }
-    Ok(tmp)
-}
-
-/// Replaces `path` with `bytes` atomically: a reader sees the old content or the new, never
-/// half of either.
-///
-/// # Errors
-/// I/O errors; nothing is left behind on failure.
-pub fn replace(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let tmp = write_temp(path, bytes)?;
-    fs::rename(&tmp, path).inspect_err(|_| {
-        let _ = fs::remove_file(&tmp);
-    })
-}
-
-/// Gives `tmp`, a synced file from [`write_temp`], the name `path` only if that name is free:
-/// `Ok(false)` when it is taken. A hard link is atomic and refused on an existing name (like
-/// `O_CREAT|O_EXCL`), so the file appears at `path` whole or not at all. `tmp` is left for the
-/// caller to remove.
-///
-/// # Errors
-/// I/O errors, among them the one a filesystem without hard links gives.
-pub fn link_new(tmp: &Path, path: &Path) -> io::Result<bool> {
-    match fs::hard_link(tmp, path) {
-        Ok(()) => Ok(true),
-        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(false),
-        Err(e) => Err(e),
-    }
-}
-
-/// Syncs the folder `dir`, so that names just created, linked or renamed in it survive a
-/// power cut.
-///
-/// # Errors
-/// I/O errors.
-pub fn sync_dir(dir: &Path) -> io::Result<()> {
-    fs::File::open(dir)?.sync_all()
-}
 
 /// How often, 10 ms apart, a writer tries to share a folder a sweeper holds.
 const HOLD_TRIES: u32 = 100;
 
-/// The stem of a temporary file name `<stem>.<uuid>.tmp`, as [`write_temp`] makes them.
+/// The stem of a temporary file name `<stem>.<uuid>.tmp`, as `Dir::write_temp` makes them.
 #[must_use]
 pub fn temporary_stem(name: &str) -> Option<&str> {
     let (stem, uuid) = name.strip_suffix(".tmp")?.rsplit_once('.')?;
     (!stem.is_empty() && uuid::Uuid::try_parse(uuid).is_ok()).then_some(stem)
 }
 
-/// Removes the regular files `<stem>.<uuid>.tmp` in `dir` whose stem `is_ours` accepts. The
-/// caller knows that their writers are dead; a failure changes nothing else.
-pub fn remove_dead_temporaries(dir: &Path, is_ours: impl Fn(&str) -> bool) {
-    let Ok(entries) = fs::read_dir(dir) else {
+/// Removes the regular files `<stem>.<uuid>.tmp` in `dir` whose stem `is_ours` accepts, listing,
+/// inspecting and removing through that one handle (so a folder swapped for a link meanwhile
+/// changes nothing). The caller knows that their writers are dead; a failure changes nothing
+/// else.
+pub fn remove_dead_temporaries(dir: &Dir, is_ours: impl Fn(&str) -> bool) {
+    let Ok(names) = dir.names() else {
         return;
     };
-    for entry in entries.flatten() {
-        let file_name = entry.file_name();
-        let is_dead = file_name
-            .to_str()
-            .and_then(temporary_stem)
-            .is_some_and(&is_ours);
-        if is_dead && entry.file_type().is_ok_and(|t| t.is_file()) {
-            let _ = fs::remove_file(entry.path());
+    for name in names {
+        let is_dead = name.to_str().and_then(temporary_stem).is_some_and(&is_ours);
+        if is_dead && dir.lstat(&name).ok().flatten() == Some(FileType::RegularFile) {
+            let _ = dir.remove(&name);
         }
     }
 }
 
 /// [`remove_dead_temporaries`] in `dir` when no live bmad-mem writer has a temporary file there
-/// (the folder's exclusive `flock` is free); otherwise nothing — a later run sweeps.
-pub fn sweep_temporaries(dir: &Path, is_ours: impl Fn(&str) -> bool) {
-    let Ok(folder) = File::open(dir) else {
-        return;
-    };
-    if folder.try_lock().is_ok() {
+/// (the folder's exclusive `flock`, taken on the same handle, is free); otherwise nothing — a
+/// later run sweeps.
+pub fn sweep_temporaries(dir: &Dir, is_ours: impl Fn(&str) -> bool) {
+    if dir.file().try_lock().is_ok() {
         remove_dead_temporaries(dir, is_ours);
+        let _ = dir.file().unlock();
     }
 }
 
-/// A shared `flock` of `dir`, held while this process has a temporary file there so that no
-/// sweeper takes it for a dead writer's (released when dropped). `None` when the folder cannot
-/// be opened, or a sweeper or a registry writer keeps it for longer than about a second: the
-/// write then goes ahead unheld.
+/// A shared `flock` of a folder, held while this process has a temporary file there; released
+/// when dropped.
+#[derive(Debug)]
+pub struct Held<'a>(&'a File);
+
+impl Drop for Held<'_> {
+    fn drop(&mut self) {
+        let _ = self.0.unlock();
+    }
+}
+
+/// A shared `flock` of `dir`, on its handle, held while this process has a temporary file there
+/// so that no sweeper takes it for a dead writer's. `None` when a sweeper keeps the folder for
+/// longer than about a second (or the lock fails): the write then goes ahead unheld.
 #[must_use]
-pub fn hold_for_temporaries(dir: &Path) -> Option<File> {
-    let folder = File::open(dir).ok()?;
+pub fn hold_for_temporaries(dir: &Dir) -> Option<Held<'_>> {
+    let folder = dir.file();
     for _ in 0..HOLD_TRIES {
         match folder.try_lock_shared() {
-            Ok(()) => return Some(folder),
+            Ok(()) => return Some(Held(folder)),
             Err(TryLockError::WouldBlock) => thread::sleep(Duration::from_millis(10)),
             Err(TryLockError::Error(_)) => return None,
         }
@@ -161,6 +114,7 @@ pub fn write(root: &Path, rel: &str, value: &Value, _lock: &WriterLock) -> Resul
 mod tests {
     use super::*;
     use crate::js::json::Object;
+    use std::fs;
 
     #[test]
     fn writes_pretty_json_and_leaves_no_temporary_file() {
@@ -180,18 +134,6 @@ mod tests {
             .collect();
         names.sort();
         assert_eq!(names, ["doc.json", "writer.lock"]);
-    }
-
-    #[test]
-    fn link_new_never_replaces_an_existing_name() {
-        let dir = tempfile::tempdir().unwrap();
-        let target = dir.path().join("archive.ndjson");
-        let first = write_temp(&target, b"first\n").unwrap();
-        assert!(link_new(&first, &target).unwrap());
-        let second = write_temp(&target, b"second\n").unwrap();
-        assert!(!link_new(&second, &target).unwrap());
-        assert_eq!(fs::read(&target).unwrap(), b"first\n");
-        sync_dir(dir.path()).unwrap();
     }
 
     #[test]
@@ -224,12 +166,33 @@ mod tests {
         let theirs = dir.path().join(format!("other.md.{uuid}.tmp"));
         fs::write(&ours, "x").unwrap();
         fs::write(&theirs, "x").unwrap();
-        let hold = hold_for_temporaries(dir.path()).unwrap();
-        sweep_temporaries(dir.path(), |stem| stem == "lessons.md");
+        let writer = Dir::open_plain(dir.path()).unwrap();
+        let sweeper = Dir::open_plain(dir.path()).unwrap();
+        let hold = hold_for_temporaries(&writer).unwrap();
+        sweep_temporaries(&sweeper, |stem| stem == "lessons.md");
         assert!(ours.exists(), "a live writer's temporary file was removed");
         drop(hold);
-        sweep_temporaries(dir.path(), |stem| stem == "lessons.md");
+        sweep_temporaries(&sweeper, |stem| stem == "lessons.md");
         assert!(!ours.exists() && theirs.exists());
+    }
+
+    #[test]
+    fn a_sweep_stays_in_the_folder_its_handle_opened() {
+        let base = tempfile::tempdir().unwrap();
+        let uuid = "0c7f9a3e-1d2b-4c5d-8e9f-a0b1c2d3e4f5";
+        let (folder, outside) = (base.path().join("sessions"), base.path().join("outside"));
+        fs::create_dir(&folder).unwrap();
+        fs::create_dir(&outside).unwrap();
+        let name = format!("notes.md.{uuid}.tmp");
+        fs::write(folder.join(&name), "dead").unwrap();
+        fs::write(outside.join(&name), "not ours").unwrap();
+        let handle = Dir::open_plain(&folder).unwrap();
+        // The folder is swapped for a link after its handle was opened.
+        fs::rename(&folder, base.path().join("moved")).unwrap();
+        std::os::unix::fs::symlink(&outside, &folder).unwrap();
+        sweep_temporaries(&handle, |stem| stem == "notes.md");
+        assert!(!base.path().join("moved").join(&name).exists());
+        assert_eq!(fs::read(outside.join(&name)).unwrap(), b"not ours");
     }
 
     #[test]

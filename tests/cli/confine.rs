@@ -5,9 +5,15 @@
 //!   (`renameat2(RENAME_EXCHANGE)`), over and over while a few hundred `write`s (`handoff`s)
 //!   run: not one byte may land outside, every run either lands inside or is refused with the
 //!   links message. Bounded by the number of runs; `-- --nocapture` prints the counts.
+//! * The same for `archive` (the archive folder, then the memory folder, swapped while a few
+//!   hundred archives run on a journal that gets a record before each): nothing lands outside,
+//!   and every record written is inside exactly once, in the journal or an archive.
+//! * The sweeps of dead writers' temporary files (`handoff`'s sessions folder, `init`'s memory
+//!   folder) never remove a file of such a name outside the project.
 //! * A link above the project root is the user's business: the write lands in the real folder.
 //! * `-d` takes any OS path; any other command-line word that is not UTF-8 is refused.
 
+use std::cell::Cell;
 use std::ffi::OsString;
 use std::fs;
 use std::os::unix::ffi::OsStringExt;
@@ -25,6 +31,9 @@ const LINKS: &str = "Memory paths cannot follow symbolic links or junctions.";
 /// Runs made while the swapper works: enough for the swaps to hit every step of a write, few
 /// enough to finish in seconds.
 const WRITES: usize = 300;
+
+/// Where `archive` puts the records it moves.
+const ARCHIVE: &str = ".bmad/memory/archive";
 
 /// An event line, as a fixture for the journal.
 const EVENT: &str =
@@ -57,6 +66,18 @@ fn race_with(
     action: &str,
     args: impl Fn(usize) -> Vec<String>,
 ) -> usize {
+    race_prepared(project, real, link, action, |_| {}, args)
+}
+
+/// [`race_with`], calling `prepare(n)` before run `n` (while the swapper works).
+fn race_prepared(
+    project: &TestProject,
+    real: &Path,
+    link: &Path,
+    action: &str,
+    prepare: impl Fn(usize),
+    args: impl Fn(usize) -> Vec<String>,
+) -> usize {
     // The exchange must work here, or the test would prove nothing.
     exchange(real, link).expect("RENAME_EXCHANGE on the test folder");
     exchange(real, link).expect("RENAME_EXCHANGE back");
@@ -78,6 +99,7 @@ fn race_with(
     };
     let mut succeeded = 0;
     for n in 0..WRITES {
+        prepare(n);
         let output = project
             .command()
             .args(args(n))
@@ -238,6 +260,177 @@ fn a_sessions_folder_swapped_with_a_link_mid_handoff_is_never_written_through() 
 
     assert_eq!(snapshot_of(&outside), before, "bytes landed outside");
     assert_eq!(project.names(".agents/memory/sessions").len(), succeeded);
+}
+
+/// Appends one racer record through bmad-mem (never by path: the folders may be swapped); counts
+/// the records written in `written`.
+fn add_record(project: &TestProject, n: usize, written: &Cell<usize>) {
+    let output = project
+        .command()
+        .args([
+            "write",
+            "--agent",
+            "racer",
+            "--task",
+            &format!("record {n}"),
+        ])
+        .output()
+        .expect("spawn bmad-mem");
+    if output.status.success() {
+        written.set(written.get() + 1);
+    }
+}
+
+/// The racer records in the journal and in every archive of the project.
+fn racer_records(project: &TestProject) -> usize {
+    let archived: usize = project
+        .names(ARCHIVE)
+        .iter()
+        .map(|name| racer_lines(&project.path(&format!("{ARCHIVE}/{name}"))))
+        .sum();
+    archived + racer_lines(&project.path(JOURNAL))
+}
+
+/// `archive journal --keep 0`: every record the store has received since the last run moves.
+fn archive_all(_: usize) -> Vec<String> {
+    ["archive", "journal", "--keep", "0"]
+        .map(String::from)
+        .to_vec()
+}
+
+#[test]
+fn an_archive_folder_swapped_with_a_link_mid_archive_is_never_written_through() {
+    let project = TestProject::new()
+        .write(JOURNAL, format!("{EVENT}\n"))
+        .mkdir(ARCHIVE);
+    let outside = project.base().join("outside");
+    fs::create_dir(&outside).unwrap();
+    // The name the first archive takes, so a followed link would also meet a clash.
+    fs::write(
+        outside.join("journal-20261018T090000Z--20261018T090000Z.ndjson"),
+        format!("{EVENT}\n"),
+    )
+    .unwrap();
+    let link = project.path(".bmad/memory/swap");
+    symlink(&outside, &link).unwrap();
+    let before = snapshot_of(&outside);
+    let written = Cell::new(0);
+
+    race_prepared(
+        &project,
+        &project.path(ARCHIVE),
+        &link,
+        "archive",
+        |n| add_record(&project, n, &written),
+        archive_all,
+    );
+
+    assert_eq!(snapshot_of(&outside), before, "bytes landed outside");
+    // Every record written is inside, once: in the journal or in an archive.
+    assert_eq!(racer_records(&project), written.get());
+    assert!(written.get() > 0);
+    assert!(
+        project
+            .names(".bmad/memory")
+            .iter()
+            .all(|name| Path::new(name).extension().is_none_or(|e| e != "tmp")),
+        "a temporary file was left behind"
+    );
+}
+
+#[test]
+fn a_memory_folder_swapped_with_a_link_mid_archive_is_never_written_through() {
+    let project = TestProject::new()
+        .write(JOURNAL, format!("{EVENT}\n"))
+        .mkdir(ARCHIVE);
+    let outside = project.base().join("outside");
+    fs::create_dir_all(outside.join("archive")).unwrap();
+    fs::write(outside.join("journal.ndjson"), format!("{EVENT}\n")).unwrap();
+    let link = project.path(".bmad/swap");
+    symlink(&outside, &link).unwrap();
+    let before = snapshot_of(&outside);
+    let written = Cell::new(0);
+
+    race_prepared(
+        &project,
+        &project.path(".bmad/memory"),
+        &link,
+        "archive",
+        |n| add_record(&project, n, &written),
+        archive_all,
+    );
+
+    // No archive, journal line, lock or temporary file outside.
+    assert_eq!(snapshot_of(&outside), before, "bytes landed outside");
+    assert_eq!(racer_records(&project), written.get());
+    assert!(written.get() > 0);
+}
+
+/// A dead writer's temporary file name in a session folder, for `stem`.
+fn dead_temporary(stem: &str) -> String {
+    format!("{stem}.0c7f9a3e-1d2b-4c5d-8e9f-a0b1c2d3e4f5.tmp")
+}
+
+#[test]
+fn a_sessions_folder_swapped_with_a_link_mid_sweep_keeps_the_files_outside() {
+    // What a dead writer leaves looks, outside the project, like any file of that name: the
+    // sweep that `handoff` runs must never remove it there.
+    let project = TestProject::new().mkdir(".agents/memory/sessions");
+    let home = project.base().join("home");
+    fs::create_dir(&home).unwrap();
+    let project = project.env("HOME", &home).env("BMAD_PLUS_BRAIN", "");
+    let outside = project.base().join("outside");
+    fs::create_dir(&outside).unwrap();
+    for stem in ["2026-10-18-a.md", "notes.md", "topic.md"] {
+        fs::write(outside.join(dead_temporary(stem)), "keep me").unwrap();
+    }
+    let link = project.path(".agents/memory/swap");
+    symlink(&outside, &link).unwrap();
+    let before = snapshot_of(&outside);
+
+    let succeeded = race_with(
+        &project,
+        &project.path(".agents/memory/sessions"),
+        &link,
+        "handoff",
+        |n| vec!["handoff".into(), "--topic".into(), format!("topic {n}")],
+    );
+
+    assert_eq!(snapshot_of(&outside), before, "a file outside was removed");
+    assert_eq!(project.names(".agents/memory/sessions").len(), succeeded);
+}
+
+#[test]
+fn a_memory_folder_swapped_with_a_link_mid_init_sweep_keeps_the_files_outside() {
+    let project = TestProject::new().mkdir(".agents/memory/sessions");
+    let home = project.base().join("home");
+    fs::create_dir(&home).unwrap();
+    let project = project.env("HOME", &home).env("BMAD_PLUS_BRAIN", "");
+    let outside = project.base().join("outside");
+    fs::create_dir_all(outside.join("sessions")).unwrap();
+    for stem in ["context.md", "lessons.md", "decisions.md"] {
+        fs::write(outside.join(dead_temporary(stem)), "keep me").unwrap();
+    }
+    fs::write(
+        outside
+            .join("sessions")
+            .join(dead_temporary("2026-10-18-a.md")),
+        "keep me",
+    )
+    .unwrap();
+    let link = project.path(".agents/swap");
+    symlink(&outside, &link).unwrap();
+    let before = snapshot_of(&outside);
+
+    race_with(
+        &project,
+        &project.path(".agents/memory"),
+        &link,
+        "init",
+        |_| vec!["init".into()],
+    );
+
+    assert_eq!(snapshot_of(&outside), before, "a file outside was removed");
 }
 
 #[test]
