@@ -13,10 +13,16 @@
 //! `` `Rolled-back` `` and `**superseded**` all read. A value that names no known status is
 //! [`Status::Unreadable`], never silently a status.
 //!
+//! [`status_line`] also says where the status line stands in the file (the line's and the
+//! value's byte ranges), so that a command changing a status can rewrite the value in place and
+//! keep the line as its author spelled it.
+//!
 //! An entry's date is the `YYYY-MM-DD` its heading starts with, else the one a `Date` field
 //! starts with (`**Date:** 2026-08-03`, `- **Date**: 2026-08-03`).
 //!
 //! Pure: no I/O.
+
+use std::ops::Range;
 
 use crate::js::text::{is_whitespace, trim};
 use crate::memory::heading_date;
@@ -88,13 +94,46 @@ pub fn field<'a>(line: &'a str, key: &str) -> Option<&'a str> {
     Some(trim(value.trim_end_matches(is_emphasis)))
 }
 
-/// The first field of an entry's body named by one of `keys`, outside fenced code.
+/// A field line of an entry, located in the text the entry was cut from (the text given to
+/// [`sections`](crate::store::sections::sections)), so that a caller can rewrite its value in
+/// place and keep the line's spelling.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldLine<'a> {
+    /// The value, as [`field`] reads it.
+    pub value: &'a str,
+    /// The byte range of the whole line, without its line terminator (`\n` or `\r\n`).
+    pub line: Range<usize>,
+    /// The byte range of the value, inside `line`: replacing it changes the value and nothing
+    /// else (a closing `**` after the value, as in `**Status: active**`, is outside it).
+    pub value_range: Range<usize>,
+}
+
+/// An entry's status line: the status it states and where it stands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StatusLine<'a> {
+    pub status: Status,
+    pub field: FieldLine<'a>,
+}
+
+/// The byte offset of `inner` in `outer`; `inner` must be a slice of `outer`.
+fn offset_in(outer: &str, inner: &str) -> usize {
+    let offset = (inner.as_ptr() as usize).wrapping_sub(outer.as_ptr() as usize);
+    debug_assert!(offset <= outer.len() && offset + inner.len() <= outer.len());
+    offset
+}
+
+/// The first field line of an entry's body named by one of `keys`, outside fenced code.
 #[must_use]
-pub fn field_of<'a>(section: &Section<'a>, keys: &[&str]) -> Option<&'a str> {
+pub fn field_line<'a>(section: &Section<'a>, keys: &[&str]) -> Option<FieldLine<'a>> {
     let body = section.parts()[2];
     // The open fence's character and length.
     let mut fence: Option<(char, usize)> = None;
-    for line in body.lines() {
+    let mut start = 0;
+    for raw in body.split_inclusive('\n') {
+        let line_start = start;
+        start += raw.len();
+        let line = raw.strip_suffix('\n').unwrap_or(raw);
+        let line = line.strip_suffix('\r').unwrap_or(line);
         let indented = line.trim_start_matches(' ');
         let run = |mark: char| indented.len() - indented.trim_start_matches(mark).len();
         let opens = [('`', run('`')), ('~', run('~'))]
@@ -110,7 +149,13 @@ pub fn field_of<'a>(section: &Section<'a>, keys: &[&str]) -> Option<&'a str> {
             (Some(_), _) => {}
             (None, None) => {
                 if let Some(value) = keys.iter().find_map(|key| field(line, key)) {
-                    return Some(value);
+                    let at = section.body_start() + line_start;
+                    let value_at = at + offset_in(line, value);
+                    return Some(FieldLine {
+                        value,
+                        line: at..at + line.len(),
+                        value_range: value_at..value_at + value.len(),
+                    });
                 }
             }
         }
@@ -118,11 +163,27 @@ pub fn field_of<'a>(section: &Section<'a>, keys: &[&str]) -> Option<&'a str> {
     None
 }
 
+/// The value of the first field of an entry's body named by one of `keys`, outside fenced
+/// code.
+#[must_use]
+pub fn field_of<'a>(section: &Section<'a>, keys: &[&str]) -> Option<&'a str> {
+    field_line(section, keys).map(|f| f.value)
+}
+
+/// The status line of a decision, when it has one: its status and where the line stands.
+#[must_use]
+pub fn status_line<'a>(section: &Section<'a>) -> Option<StatusLine<'a>> {
+    field_line(section, &["status", "statut"]).map(|field| StatusLine {
+        status: parse_status(field.value),
+        field,
+    })
+}
+
 /// The status a decision states; `None` when it has no `Status` line (such a decision stands
 /// until something replaces it).
 #[must_use]
 pub fn status_of(section: &Section<'_>) -> Option<Status> {
-    field_of(section, &["status", "statut"]).map(parse_status)
+    status_line(section).map(|line| line.status)
 }
 
 /// Whether a decision is in force: its status says so, or it says nothing.
@@ -289,6 +350,61 @@ mod tests {
         );
     }
 
+    /// `text` with the status line of its section headed `heading` flipped to `to`.
+    fn flip(text: &str, heading: &str, to: &str) -> String {
+        let all = sections(text);
+        let section = all.iter().find(|s| s.heading == heading).unwrap();
+        let line = status_line(section).unwrap();
+        assert_eq!(&text[line.field.value_range.clone()], line.field.value);
+        let mut out = text.to_owned();
+        out.replace_range(line.field.value_range, to);
+        out
+    }
+
+    #[test]
+    fn the_status_line_is_located_in_the_file() {
+        let text = "# Decisions\r\n\r\n### Auth\r\n**Date:** 2026-08-03\r\n**Status:** active\r\n\r\n### Cache\n```\n- **Status**: draft\n```\n- **Statut** : ✅ actif\n### Session store\n**Status: active**\n### None\ntext\n";
+        let all = sections(text);
+        let lines: Vec<Option<(&str, &str, &str)>> = all
+            .iter()
+            .map(|s| {
+                status_line(s).map(|l| {
+                    (
+                        l.status.as_str(),
+                        &text[l.field.line],
+                        &text[l.field.value_range],
+                    )
+                })
+            })
+            .collect();
+        assert_eq!(
+            lines,
+            [
+                Some(("active", "**Status:** active", "active")),
+                Some(("active", "- **Statut** : ✅ actif", "✅ actif")),
+                Some(("active", "**Status: active**", "active")),
+                None,
+            ]
+        );
+        assert_eq!(
+            flip(text, "Auth", "superseded by Session store"),
+            text.replacen(
+                "**Status:** active\r\n",
+                "**Status:** superseded by Session store\r\n",
+                1
+            )
+        );
+        assert_eq!(
+            flip(text, "Cache", "abrogated"),
+            text.replacen("- **Statut** : ✅ actif", "- **Statut** : abrogated", 1)
+        );
+        let flipped = flip(text, "Session store", "rolled-back");
+        assert!(flipped.contains("\n**Status: rolled-back**\n"), "{flipped}");
+        let again = sections(&flipped);
+        assert_eq!(status_of(&again[2]), Some(Status::RolledBack));
+        assert_eq!(status_of(&again[0]), Some(Status::Active));
+    }
+
     fn spelling() -> impl Strategy<Value = (String, String)> {
         (
             prop::sample::select(vec!["", "- ", "* ", "+ ", "> ", "> - "]),
@@ -333,6 +449,9 @@ mod tests {
             let all = sections(&text);
             let status = status_of(&all[0]);
             prop_assert_eq!(status.as_ref().map(Status::as_str), Some(word.1), "{:?}", line);
+            let located = status_line(&all[0]).unwrap();
+            prop_assert_eq!(&text[located.field.line], line.as_str());
+            prop_assert_eq!(&text[located.field.value_range], located.field.value);
         }
 
         #[test]
@@ -342,6 +461,9 @@ mod tests {
             let text = format!("### T\n{line}\n");
             let all = sections(&text);
             let _ = date_of(&all[0]);
+            if let Some(located) = status_line(&all[0]) {
+                prop_assert_eq!(&text[located.field.value_range], located.field.value);
+            }
         }
     }
 }
