@@ -170,25 +170,40 @@ pub fn handoff_names(dir: &Path) -> Vec<String> {
 /// modification times (a `touch` or a clone must not change the answer): the newest date its
 /// name starts with; among that day's handoffs, the newest `written_at` of their front matter
 /// (one without it comes before one with it), then the highest `-N` suffix (none counts as 1),
-/// then the name.
+/// then the name. A name's last `-N` is a suffix only when another handoff of the day shares
+/// the name before it (`…-sprint-3.md` is the topic "Sprint 3", not the third "Sprint").
 #[must_use]
 pub fn latest_handoff(dir: &Path) -> Option<String> {
     let names = handoff_names(dir);
     let day = names.iter().filter_map(|n| heading_date(n)).max();
-    names
-        .iter()
-        .filter(|n| heading_date(n) == day)
-        .max_by_key(|name| (written_at(dir, name), suffix(name), (*name).clone()))
-        .cloned()
+    let days: Vec<&String> = names.iter().filter(|n| heading_date(n) == day).collect();
+    days.iter()
+        .max_by_key(|name| (written_at(dir, name), suffix(name, &days), (**name).clone()))
+        .map(|name| (*name).clone())
 }
 
-/// The `-N` a handoff's name ends with before `.md`, as `handoff` numbers them; 1 without.
-fn suffix(name: &str) -> u64 {
-    let stem = name.get(..name.len().saturating_sub(3)).unwrap_or_default();
-    stem.rsplit_once('-')
-        .filter(|(head, _)| head.len() > 10)
-        .and_then(|(_, n)| n.parse().ok())
-        .unwrap_or(1)
+/// The stem of a handoff's name and the number of its last `-N`, when it ends with one after
+/// its date.
+fn split_suffix(name: &str) -> Option<(&str, u64)> {
+    let stem = name.get(..name.len().saturating_sub(3))?;
+    let (head, n) = stem.rsplit_once('-')?;
+    (head.len() > 10).then_some(())?;
+    Some((head, n.parse().ok()?))
+}
+
+/// The `-N` a handoff's name ends with before `.md`, as `handoff` numbers a second and third
+/// handoff on one topic; 1 without, or when no other handoff of the day (`names`) is named
+/// `<head>.md` or `<head>-<M>.md` — then the number is part of the topic.
+fn suffix(name: &str, names: &[&String]) -> u64 {
+    let Some((head, n)) = split_suffix(name) else {
+        return 1;
+    };
+    let sibling = |other: &&String| {
+        other.as_str() != name
+            && (other.get(..other.len().saturating_sub(3)) == Some(head)
+                || split_suffix(other).is_some_and(|(h, _)| h == head))
+    };
+    if names.iter().any(sibling) { n } else { 1 }
 }
 
 /// The `written_at` instant of a handoff's front matter, in epoch milliseconds. A handoff the
@@ -623,7 +638,14 @@ mod tests {
             Some("2026-10-18-a.md")
         );
         assert_eq!(handoff_names(dir.path()).len(), 5);
-        assert_eq!(suffix("2026-10-18-a-12.md"), 12);
-        assert_eq!(suffix("2026-10-18-2.md"), 1);
+        let day = |names: &[&str]| names.iter().map(|n| (*n).to_owned()).collect::<Vec<_>>();
+        let names = day(&["2026-10-18-a.md", "2026-10-18-a-12.md", "2026-10-18-2.md"]);
+        let names: Vec<&String> = names.iter().collect();
+        assert_eq!(suffix("2026-10-18-a-12.md", &names), 12);
+        assert_eq!(suffix("2026-10-18-2.md", &names), 1);
+        let names = day(&["2026-10-18-sprint-3.md", "2026-10-18-sprint-3-2.md"]);
+        let names: Vec<&String> = names.iter().collect();
+        assert_eq!(suffix("2026-10-18-sprint-3.md", &names), 1);
+        assert_eq!(suffix("2026-10-18-sprint-3-2.md", &names), 2);
     }
 }

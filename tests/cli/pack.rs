@@ -675,3 +675,54 @@ fn scan_dates_a_git_repository_by_its_last_commit() {
     );
     assert_eq!(projects[0].markers, ["go.mod", ".git"]);
 }
+
+#[test]
+fn a_topic_ending_with_a_number_is_not_taken_for_a_handoff_suffix() {
+    // Two handoffs on "Sprint 3" written by hand the same day, no front matter: the second
+    // is `-sprint-3-2.md`, and the `3` of the topic is no suffix.
+    let p = project()
+        .write(
+            &format!("{SESSIONS}/2026-10-18-sprint-3.md"),
+            "# Sprint 3, morning\n",
+        )
+        .write(
+            &format!("{SESSIONS}/2026-10-18-sprint-3-2.md"),
+            "# Sprint 3, evening\n",
+        );
+    let (brief, p) = run_brief(p, &[]);
+    assert_eq!(
+        brief.text,
+        "# Session brief — project\n\n## Latest handoff — .agents/memory/sessions/2026-10-18-sprint-3-2.md\n\n# Sprint 3, evening\n"
+    );
+    let status: Status = p
+        .args(["--json", "status"])
+        .code(0)
+        .unchanged()
+        .run()
+        .json();
+    assert_eq!(
+        status.handoffs,
+        Handoffs {
+            count: 2,
+            latest: Some("2026-10-18-sprint-3-2.md".into())
+        }
+    );
+    // Written by `handoff` within the same instant: the same answer.
+    let ran = project()
+        .args(["handoff", "--topic", "Sprint 3"])
+        .code(0)
+        .run()
+        .then()
+        .args(["handoff", "--topic", "Sprint 3"])
+        .code(0)
+        .run()
+        .then()
+        .args(["--json", "status"])
+        .code(0)
+        .run();
+    let status: Status = ran.json();
+    assert_eq!(
+        status.handoffs.latest.as_deref(),
+        Some("2026-10-18-sprint-3-2.md")
+    );
+}
