@@ -18,7 +18,8 @@
 //! keep the line as its author spelled it.
 //!
 //! An entry's date is the `YYYY-MM-DD` its heading starts with, else the one a `Date` field
-//! starts with (`**Date:** 2026-08-03`, `- **Date**: 2026-08-03`).
+//! starts with (`**Date:** 2026-08-03`, `- **Date**: 2026-08-03`); backticks, brackets or
+//! emphasis in front of the date are skipped (`### [2026-08-03] Title`).
 //!
 //! Pure: no I/O.
 
@@ -250,13 +251,13 @@ fn successor(value: &str) -> Option<String> {
 }
 
 /// The date of an entry: the `YYYY-MM-DD` its heading starts with, else the one its first
-/// `Date` field starts with (decoration such as backticks or brackets skipped).
+/// `Date` field starts with (in both, decoration such as backticks, brackets or emphasis
+/// before the date skipped: `### [2026-10-01] A`, `### **2026-10-01** — A`).
 #[must_use]
 pub fn date_of<'a>(section: &Section<'a>) -> Option<&'a str> {
-    heading_date(section.heading).or_else(|| {
-        let value = field_of(section, &["date"])?;
-        heading_date(value.trim_start_matches(['`', '[', '(', '*', '_']))
-    })
+    let undecorated =
+        |text: &'a str| heading_date(text.trim_start_matches(['`', '[', '(', '*', '_']));
+    undecorated(section.heading).or_else(|| undecorated(field_of(section, &["date"])?))
 }
 
 #[cfg(test)]
@@ -336,7 +337,7 @@ mod tests {
 
     #[test]
     fn dates_from_the_heading_or_a_date_line() {
-        let text = "### 2026-10-01 — A\n**Date:** 2026-09-01\n### B\n**Date:** 2026-08-03\n### C\n- **Date**: `2026-08-04` (approx.)\n### D\n- **Date** : someday\n### E\nDated 2026-08-05\n";
+        let text = "### 2026-10-01 — A\n**Date:** 2026-09-01\n### B\n**Date:** 2026-08-03\n### C\n- **Date**: `2026-08-04` (approx.)\n### D\n- **Date** : someday\n### E\nDated 2026-08-05\n### [2026-08-06] F\n### **2026-08-07** — G\n";
         let dates: Vec<Option<&str>> = sections(text).iter().map(date_of).collect();
         assert_eq!(
             dates,
@@ -345,7 +346,9 @@ mod tests {
                 Some("2026-08-03"),
                 Some("2026-08-04"),
                 None,
-                None
+                None,
+                Some("2026-08-06"),
+                Some("2026-08-07")
             ]
         );
     }

@@ -726,3 +726,41 @@ fn a_topic_ending_with_a_number_is_not_taken_for_a_handoff_suffix() {
         Some("2026-10-18-sprint-3-2.md")
     );
 }
+
+#[test]
+fn lessons_headed_by_a_bracketed_or_emphasised_date_are_dated() {
+    // A journal-style lessons file, newest at the top, each heading starting with its date
+    // in brackets or in bold; a dated lesson in `.bmad/memory/` in between.
+    let lessons = "# Lessons (newest first)\n\n\
+        ### [2026-10-16] Pin the runner image\nAn image update broke CI.\n\n\
+        ### **2026-10-09** — Clock skew on tokens\nAllow 30 s.\n\n\
+        ### [2026-09-02] Backups need a restore drill\nThe backup was empty.\n";
+    let p = project().write(LESSONS_MD, lessons).write(
+        ".bmad/memory/lessons.md",
+        "### 2026-10-12 — Canary on login\n- **Lesson**: watch the login rate\n",
+    );
+    let (brief, p) = run_brief(p, &[]);
+    assert_eq!(
+        headings_under(&brief.text, "Lessons"),
+        [
+            "[2026-10-16] Pin the runner image",
+            "2026-10-12 — Canary on login",
+            "**2026-10-09** — Clock skew on tokens",
+            "[2026-09-02] Backups need a restore drill",
+        ]
+    );
+    // Under a budget, the newest lesson is the one kept.
+    let (brief, p) = run_brief(p, &["--max-chars", "260"]);
+    assert_eq!(
+        headings_under(&brief.text, "Lessons"),
+        ["[2026-10-16] Pin the runner image"]
+    );
+    let status: Status = p
+        .args(["--json", "status"])
+        .code(0)
+        .unchanged()
+        .run()
+        .json();
+    assert_eq!(status.notes[1].path, LESSONS_MD);
+    assert_eq!(status.notes[1].latest_entry.as_deref(), Some("2026-10-16"));
+}
