@@ -10,8 +10,10 @@
 //!
 //! The health percentage is the share of checks that pass, rounded as `Math.round` does: the
 //! four project files of `.agents/memory/`, at least one handoff, a valid link; and for a linked
-//! brain, that it exists plus, for the BMAD+ global brain, `identity.yaml`, the three note
-//! files, `projects/` and this project's index entry, or for any other brain, an entry point.
+//! brain, that it exists plus, for a brain laid out as the BMAD+ global brain, `identity.yaml`
+//! and the three note files — and for this home's global brain, the one `init` indexes
+//! projects in, `projects/` and this project's index entry — or for any other brain, an entry
+//! point.
 //! Every check that fails is named.
 
 use std::fmt::Write as _;
@@ -55,6 +57,7 @@ pub struct NoteStatus {
 
 /// The linked brain's side of the report.
 #[derive(Debug, Clone)]
+#[allow(clippy::struct_excessive_bools)] // independent facts, reported side by side
 pub struct BrainStatus {
     pub brain: Brain,
     pub linked_at: Option<String>,
@@ -64,6 +67,8 @@ pub struct BrainStatus {
     pub has_identity: bool,
     pub projects: Option<usize>,
     pub is_indexed: bool,
+    /// Whether it is this home's global brain, the only one `init` indexes projects in.
+    pub is_home_global: bool,
 }
 
 /// The whole report.
@@ -247,7 +252,13 @@ fn brain_status(
     let is_indexed = dir
         .join(brain::index_rel(&brain::project_hash(&ctx.root)))
         .is_file();
+    let is_home_global = is_global
+        && ctx
+            .home
+            .as_deref()
+            .is_some_and(|home| brain::global_brain_dir(home) == *dir);
     BrainStatus {
+        is_home_global,
         is_present: dir.is_dir(),
         entry_point: brain.entry_point().map(|(name, _)| name.to_owned()),
         has_identity: dir.join(IDENTITY).is_file(),
@@ -363,11 +374,15 @@ fn health_checks(report: &StatusReport, checked_notes: usize) -> Vec<(bool, Stri
                     .iter()
                     .map(|n| (n.is_present, format!("{} exists", n.path))),
             );
-            checks.push((b.projects.is_some(), format!("{dir}/{PROJECTS}/ exists")));
-            checks.push((
-                b.is_indexed,
-                format!("this project indexed in {dir}/{PROJECTS}/"),
-            ));
+            // Only this home's global brain gets `projects/` and the project's index entry
+            // from `init`; another brain following the same layout is left as its owners keep it.
+            if b.is_home_global {
+                checks.push((b.projects.is_some(), format!("{dir}/{PROJECTS}/ exists")));
+                checks.push((
+                    b.is_indexed,
+                    format!("this project indexed in {dir}/{PROJECTS}/"),
+                ));
+            }
         } else {
             checks.push((
                 b.entry_point.is_some(),

@@ -764,3 +764,59 @@ fn lessons_headed_by_a_bracketed_or_emphasised_date_are_dated() {
     assert_eq!(status.notes[1].path, LESSONS_MD);
     assert_eq!(status.notes[1].latest_entry.as_deref(), Some("2026-10-16"));
 }
+
+#[test]
+fn a_team_brain_laid_out_as_the_global_brain_is_not_asked_for_an_index_entry() {
+    // A team's brain, shared through `BMAD_PLUS_BRAIN`, laid out as the BMAD+ global brain.
+    // `init` links it and writes nothing into it, so `status` must not fail it for lacking
+    // `projects/` or this project's entry: nothing the project can run would ever add them.
+    let p = project();
+    let brain = p.base().join("team-brain");
+    let p = p
+        .write("../team-brain/identity.yaml", "name: platform team\n")
+        .write("../team-brain/decisions.md", "# Decisions\n")
+        .write("../team-brain/lessons.md", "# Lessons\n")
+        .write("../team-brain/patterns.md", "# Patterns\n")
+        .write(&format!("{SESSIONS}/2026-10-18-auth.md"), "# Auth\n")
+        .env("BMAD_PLUS_BRAIN", &brain)
+        .args(["init"])
+        .code(0)
+        .run()
+        .then();
+    assert!(!brain.join("projects").exists());
+    let ran = p.args(["--json", "status"]).code(0).unchanged().run();
+    let status: Status = ran.json();
+    assert_eq!(status.brain.as_ref().unwrap()["type"], "bmad-global");
+    assert_eq!(
+        status.health,
+        Health {
+            percent: 100,
+            passed: 11,
+            checks: 11,
+            failed: vec![],
+        }
+    );
+    // This home's own global brain is still asked for both.
+    let p = ran
+        .then()
+        .env("BMAD_PLUS_BRAIN", "")
+        .remove(".agents/memory/.brain-link")
+        .args(["init"])
+        .code(0)
+        .run()
+        .then();
+    let projects = p.base().join("home/.bmad-plus/brain/projects");
+    for entry in fs::read_dir(&projects).unwrap() {
+        fs::remove_file(entry.unwrap().path()).unwrap();
+    }
+    let status: Status = p
+        .args(["--json", "status"])
+        .code(0)
+        .unchanged()
+        .run()
+        .json();
+    assert_eq!(
+        status.health.failed,
+        [format!("this project indexed in {}/", projects.display())]
+    );
+}
