@@ -1,7 +1,8 @@
 //! `brief`: the session-start read of the memory protocol in one call (read-only).
 //!
-//! In the protocol's order: the brain's entry point (`identity.yaml`, or a portfolio brain's
-//! `README.md`/`AGENTS.md`/`HOT.md`), `context.md`, the active decisions, the lessons newest
+//! In the protocol's order: the brain's entry point (`identity.yaml`, a portfolio brain's
+//! `README.md`/`AGENTS.md`/`HOT.md`, claude-memory's `MEMORY.md`/`README.md`: the first that
+//! can be read, see [`crate::brain::Brain::read_entry_point`]), `context.md`, the active decisions, the lessons newest
 //! first, the latest handoff in `sessions/`, the latest journal events, and the last commits
 //! when the project is a git repository. Missing pieces are skipped silently: memory is
 //! optional. The brain is the linked one, else the one detection would link.
@@ -279,14 +280,8 @@ fn brain_group(ctx: &Context, warnings: &mut Vec<String>) -> Option<Group> {
     let (brain, found_warnings) = brain::linked_or_detected(ctx);
     warnings.extend(found_warnings);
     let brain = brain?;
-    let (name, path) = brain.entry_point()?;
-    let text = trim(&read_text(
-        &path,
-        &brain.dir,
-        &path.to_string_lossy(),
-        warnings,
-    )?)
-    .to_owned();
+    let (name, path, text) = brain.read_entry_point(warnings)?;
+    let text = trim(&text).to_owned();
     if text.is_empty() {
         return None;
     }

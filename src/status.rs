@@ -260,7 +260,9 @@ fn brain_status(
     BrainStatus {
         is_home_global,
         is_present: dir.is_dir(),
-        entry_point: brain.entry_point().map(|(name, _)| name.to_owned()),
+        entry_point: brain
+            .read_entry_point(warnings)
+            .map(|(name, _, _)| name.to_owned()),
         has_identity: dir.join(IDENTITY).is_file(),
         notes,
         projects,

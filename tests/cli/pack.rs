@@ -820,3 +820,53 @@ fn a_team_brain_laid_out_as_the_global_brain_is_not_asked_for_an_index_entry() {
         [format!("this project indexed in {}/", projects.display())]
     );
 }
+
+#[test]
+fn a_portfolio_entry_point_linked_out_of_the_brain_gives_way_to_the_next_one() {
+    // A portfolio whose `_brain/README.md` is a link to the portfolio's own README (outside
+    // the brain, so never read), and whose `AGENTS.md` is a regular file: the brief shows
+    // `AGENTS.md`, says why `README.md` was passed over, and `status` names the same one.
+    let p = project()
+        .write("../README.md", "# Portfolio site\n")
+        .symlink("../README.md", "../_brain/README.md")
+        .write("../_brain/AGENTS.md", "# Agents\nRead HOT.md first.\n")
+        .args(["init"])
+        .code(0)
+        .run()
+        .then();
+    let base = p.base().to_path_buf();
+    let warning = format!(
+        "warning: {0}/_brain/README.md skipped: resolves to {0}/README.md, outside {0}/_brain",
+        base.display()
+    );
+    let (brief, p) = run_brief(p, &[]);
+    assert!(
+        brief.text.starts_with(&format!(
+            "# Session brief — project\n\n## Brain — AGENTS.md (portfolio brain, {}/_brain)\n\n# Agents\nRead HOT.md first.\n",
+            base.display()
+        )),
+        "{}",
+        brief.text
+    );
+    assert_eq!(brief.warnings, std::slice::from_ref(&warning));
+    let ran = p.args(["--json", "status"]).code(0).unchanged().run();
+    let status: Status = ran.json();
+    assert_eq!(status.brain.as_ref().unwrap()["entryPoint"], "AGENTS.md");
+    assert_eq!(status.warnings, [warning]);
+    // With no other entry point, `status` fails the check instead of naming one `brief` skips.
+    let p = ran.then().remove("../_brain/AGENTS.md");
+    let status: Status = p
+        .args(["--json", "status"])
+        .code(0)
+        .unchanged()
+        .run()
+        .json();
+    assert!(status.brain.as_ref().unwrap()["entryPoint"].is_null());
+    assert_eq!(
+        status.health.failed,
+        [
+            format!("a handoff in {SESSIONS}/"),
+            format!("an entry point in the brain {}/_brain", base.display())
+        ]
+    );
+}
