@@ -32,15 +32,16 @@ use crate::store::sections::Section;
 /// A decision's status, as its `Status` line states it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Status {
-    /// In force (`active`; also `accepted`, `adopted`, and the French `actif`).
+    /// In force (`active`; also `accepted`, `adopted`, `approved`, and the French `actif`,
+    /// `accepté`, `adopté`, `validé`, `approuvé`).
     Active,
     /// Replaced by another decision, named when the line says `superseded by <heading>`.
     Superseded { by: Option<String> },
-    /// Withdrawn without a successor (`abrogated`, `revoked`).
+    /// Withdrawn without a successor (`abrogated`, `revoked`, `abrogé`, `abandonné`).
     Abrogated,
     /// Undone after it was applied (`rolled-back`, `rolled back`, `rollback`, `reverted`).
     RolledBack,
-    /// Not yet decided (`proposed`, `draft`).
+    /// Not yet decided (`proposed`, `draft`, `proposé`, `brouillon`).
     Proposed,
     /// A status line whose value names none of the above: the value as written, trimmed.
     Unreadable(String),
@@ -219,14 +220,19 @@ pub fn parse_status(value: &str) -> Status {
     let first = words.next().unwrap_or_default();
     let second = words.next().unwrap_or_default();
     match first {
-        "active" | "actif" | "accepted" | "adopted" => Status::Active,
+        "active" | "actif" | "accepted" | "adopted" | "approved" | "accepté" | "acceptée"
+        | "adopté" | "adoptée" | "validé" | "validée" | "approuvé" | "approuvée" => {
+            Status::Active
+        }
         "superseded" | "replaced" | "remplacé" | "remplacée" => Status::Superseded {
             by: successor(&plain),
         },
-        "abrogated" | "revoked" | "abrogé" | "abrogée" => Status::Abrogated,
+        "abrogated" | "revoked" | "abrogé" | "abrogée" | "abandonné" | "abandonnée" => {
+            Status::Abrogated
+        }
         "rolled" | "rolledback" if first != "rolled" || second == "back" => Status::RolledBack,
         "rollback" | "reverted" => Status::RolledBack,
-        "proposed" | "draft" | "proposé" | "proposée" => Status::Proposed,
+        "proposed" | "draft" | "proposé" | "proposée" | "brouillon" => Status::Proposed,
         _ => Status::Unreadable(trim(value).to_owned()),
     }
 }

@@ -870,3 +870,37 @@ fn a_portfolio_entry_point_linked_out_of_the_brain_gives_way_to_the_next_one() {
         ]
     );
 }
+
+#[test]
+fn french_decision_statuses_are_read() {
+    // A decisions file written in French, as the seeds are: accepted, adopted, validated and
+    // approved decisions are in force; abandoned and draft ones are not.
+    let decisions = "# Décisions\n\n\
+        ### Sessions côté serveur\n- **Statut** : Acceptée\n\n\
+        ### Déploiement progressif\n- **Statut** : ✅ adopté\n\n\
+        ### Cache des fragments\n**Statut :** Validé\n\n\
+        ### API versionnée\n- **Status**: Approved\n\n\
+        ### GraphQL partout\n- **Statut** : abandonnée\n\n\
+        ### Files de messages\n- **Statut** : brouillon\n\n\
+        ### Sessions en base\n- **Statut** : remplacé par « Sessions côté serveur »\n";
+    let (brief, p) = run_brief(project().write(DECISIONS_MD, decisions), &[]);
+    assert_eq!(
+        headings_under(&brief.text, "Active decisions"),
+        [
+            "Sessions côté serveur",
+            "Déploiement progressif",
+            "Cache des fragments",
+            "API versionnée"
+        ]
+    );
+    let status: Status = p
+        .args(["--json", "status"])
+        .code(0)
+        .unchanged()
+        .run()
+        .json();
+    assert_eq!(
+        (status.notes[0].entries, status.notes[0].active),
+        (7, Some(4))
+    );
+}
