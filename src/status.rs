@@ -150,7 +150,9 @@ fn note_status(
     }
 }
 
-/// The handoffs (`*.md`) of a sessions folder: their names, sorted.
+/// The handoffs of a sessions folder — the `.md` files whose name starts with a `YYYY-MM-DD`
+/// date, as `handoff` names them (a `README.md` or a template beside them is none): their
+/// names, sorted.
 #[must_use]
 pub fn handoff_names(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = fs::read_dir(dir)
@@ -160,9 +162,10 @@ pub fn handoff_names(dir: &Path) -> Vec<String> {
                 .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
                 .map(|e| e.file_name().to_string_lossy().into_owned())
                 .filter(|n| {
-                    Path::new(n)
-                        .extension()
-                        .is_some_and(|e| e.eq_ignore_ascii_case("md"))
+                    heading_date(n).is_some()
+                        && Path::new(n)
+                            .extension()
+                            .is_some_and(|e| e.eq_ignore_ascii_case("md"))
                 })
                 .collect()
         })
@@ -654,7 +657,8 @@ mod tests {
             latest_handoff(dir.path()).as_deref(),
             Some("2026-10-18-a.md")
         );
-        assert_eq!(handoff_names(dir.path()).len(), 5);
+        // `notes.md` is no handoff: its name does not start with a date.
+        assert_eq!(handoff_names(dir.path()).len(), 4);
         let day = |names: &[&str]| names.iter().map(|n| (*n).to_owned()).collect::<Vec<_>>();
         let names = day(&["2026-10-18-a.md", "2026-10-18-a-12.md", "2026-10-18-2.md"]);
         let names: Vec<&String> = names.iter().collect();

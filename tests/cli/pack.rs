@@ -904,3 +904,42 @@ fn french_decision_statuses_are_read() {
         (7, Some(4))
     );
 }
+
+#[test]
+fn a_readme_or_template_in_sessions_is_no_handoff() {
+    // Teams keep a README and a template beside their handoffs; neither is a handoff.
+    let template = "---\ntitle: Session Handoff\n---\n\n# Session Handoff — YYYY-MM-DD — <topic>\n";
+    let p = project()
+        .write(
+            &format!("{SESSIONS}/README.md"),
+            "# Sessions\n\nOne handoff per session: `bmad-mem handoff --topic …`.\n",
+        )
+        .write(&format!("{SESSIONS}/_template.md"), template);
+    let (brief, p) = run_brief(p, &[]);
+    assert_eq!(brief.text, "# Session brief — project\n");
+    let ran = p.args(["--json", "status"]).code(0).unchanged().run();
+    let status: Status = ran.json();
+    assert_eq!(
+        status.handoffs,
+        Handoffs {
+            count: 0,
+            latest: None
+        }
+    );
+    assert!(
+        status
+            .health
+            .failed
+            .contains(&format!("a handoff in {SESSIONS}/")),
+        "{:?}",
+        status.health
+    );
+    let p = ran
+        .then()
+        .write(&format!("{SESSIONS}/2026-10-18-auth.md"), "# Auth\n");
+    let (brief, _) = run_brief(p, &[]);
+    assert_eq!(
+        brief.text,
+        "# Session brief — project\n\n## Latest handoff — .agents/memory/sessions/2026-10-18-auth.md\n\n# Auth\n"
+    );
+}
