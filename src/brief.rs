@@ -265,15 +265,21 @@ pub fn lessons_newest_first<'a, 's>(all: &[(&'s str, Section<'a>)]) -> Vec<(&'s 
     indexed.into_iter().map(|(_, e)| e).collect()
 }
 
-/// The text of a file (nothing when it is missing or unreadable); a file the loose reader skips
-/// (a FIFO, a device, over 64 MiB, a link leaving `within`) adds a warning naming it as `shown`.
+/// The text of a file (nothing when it is missing or unreadable), without a leading byte-order
+/// mark (some Windows editors write one; it would hide a first `###` heading); a file the loose
+/// reader skips (a FIFO, a device, over 64 MiB, a link leaving `within`) adds a warning naming
+/// it as `shown`.
 fn read_text(
     path: &Path,
     within: &Path,
     shown: &str,
     warnings: &mut Vec<String>,
 ) -> Option<String> {
-    read_loose(path, within).ok()?.or_warn(shown, warnings)
+    let text = read_loose(path, within).ok()?.or_warn(shown, warnings)?;
+    Some(match text.strip_prefix('\u{feff}') {
+        Some(rest) => rest.to_owned(),
+        None => text,
+    })
 }
 
 fn brain_group(ctx: &Context, warnings: &mut Vec<String>) -> Option<Group> {

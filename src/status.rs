@@ -128,7 +128,8 @@ fn note_status(
     let meta = fs::metadata(path)
         .ok()
         .filter(|m| m.is_file() && !is_skipped);
-    let sections = sections(&text);
+    // A byte-order mark (left by some Windows editors) must not hide the first heading.
+    let sections = sections(text.strip_prefix('\u{feff}').unwrap_or(&text));
     let is_decisions = path.file_name().is_some_and(|n| n == "decisions.md");
     NoteStatus {
         is_present: meta.is_some(),

@@ -943,3 +943,40 @@ fn a_readme_or_template_in_sessions_is_no_handoff() {
         "# Session brief — project\n\n## Latest handoff — .agents/memory/sessions/2026-10-18-auth.md\n\n# Auth\n"
     );
 }
+
+#[test]
+fn a_byte_order_mark_does_not_hide_the_first_entry() {
+    // Notes saved by a Windows editor that writes a byte-order mark before the first heading.
+    let p = project()
+        .write(
+            DECISIONS_MD,
+            "\u{feff}### Sessions in Redis\r\n**Status:** active\r\n\r\n### Sessions in Postgres\r\n**Status:** superseded\r\n",
+        )
+        .write(
+            LESSONS_MD,
+            "\u{feff}### 2026-10-16 — Pin the runner image\r\nAn update broke CI.\r\n\r\n### 2026-09-02 — Backups need a restore drill\r\nThe backup was empty.\r\n",
+        );
+    let (brief, p) = run_brief(p, &[]);
+    assert_eq!(
+        headings_under(&brief.text, "Active decisions"),
+        ["Sessions in Redis"]
+    );
+    assert_eq!(
+        headings_under(&brief.text, "Lessons"),
+        [
+            "2026-10-16 — Pin the runner image",
+            "2026-09-02 — Backups need a restore drill"
+        ]
+    );
+    let status: Status = p
+        .args(["--json", "status"])
+        .code(0)
+        .unchanged()
+        .run()
+        .json();
+    let counts: Vec<(usize, Option<usize>, Option<&str>)> = status.notes[..2]
+        .iter()
+        .map(|n| (n.entries, n.active, n.latest_entry.as_deref()))
+        .collect();
+    assert_eq!(counts, [(2, Some(1), None), (2, None, Some("2026-10-16"))]);
+}
