@@ -5,8 +5,10 @@
 //! An entry states a field on a line of its own, in any of the spellings people write:
 //! `**Status:** active`, `- **Status**: active`, `- **Status** : active` (a space, or a no-break
 //! space, before the colon), `*Status*: active`, `__Status__: active`, `Status: active`, a list
-//! marker (`-`, `*`, `+`) and a `>` quote in front allowed. The key is matched without regard to
-//! case; the status key may also be spelled the French way, `Statut`. The first such line of the entry wins; lines inside fenced code are not read.
+//! marker (`-`, `*`, `+`) and a `>` quote in front allowed; or as the row of a key/value table,
+//! `| Status | active |`. The key is matched without regard to case; the status key may also
+//! be spelled the French way, `Statut`. The first such line of the entry wins; lines inside
+//! fenced code are not read.
 //!
 //! A status value is read by its first word, ignoring decoration around it (emoji, brackets,
 //! backticks, emphasis, struck-through text): `❌ superseded`, `[rolled-back]`,
@@ -69,6 +71,17 @@ impl Status {
 pub fn field<'a>(line: &'a str, key: &str) -> Option<&'a str> {
     let is_emphasis = |c: char| c == '*' || c == '_';
     let mut rest = trim(line);
+    if let Some(row) = rest.strip_prefix('|') {
+        // A key/value table row: `| **Status** | superseded |`.
+        let mut cells = row.split('|');
+        let name = trim(cells.next()?).trim_matches(is_emphasis);
+        let name = trim(name.trim_end_matches(':'));
+        let value = cells.next()?;
+        if !name.eq_ignore_ascii_case(key) {
+            return None;
+        }
+        return Some(trim(trim(value).trim_matches(is_emphasis)));
+    }
     loop {
         let before = rest.len();
         if let Some(quoted) = rest.strip_prefix('>') {
@@ -327,6 +340,10 @@ mod tests {
         case("- **Decision**: status: superseded", None);
         case("Status update: superseded", None);
         case("Statuses: superseded", None);
+        case("| Status | Superseded |", superseded(None));
+        case("| **Statut** | ✅ actif |", Some(Status::Active));
+        case("|Status:|rolled back|", Some(Status::RolledBack));
+        case("| Decision | status: superseded |", None);
         case(
             "```\n**Status:** superseded\n```\n**Status:** active",
             Some(Status::Active),

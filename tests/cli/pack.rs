@@ -980,3 +980,30 @@ fn a_byte_order_mark_does_not_hide_the_first_entry() {
         .collect();
     assert_eq!(counts, [(2, Some(1), None), (2, None, Some("2026-10-16"))]);
 }
+
+#[test]
+fn a_status_given_in_a_key_value_table_is_read() {
+    // ADR-style notes that keep each decision's fields in a small table.
+    let decisions = "# Decisions\n\n\
+        ### Session store\n| Field | Value |\n|---|---|\n| **Date** | 2026-09-21 |\n| **Status** | Superseded by Session store in Redis |\n\n\
+        ### Session store in Redis\n| Field | Value |\n|---|---|\n| **Date** | 2026-10-05 |\n| **Status** | ✅ Active |\n";
+    let (brief, p) = run_brief(project().write(DECISIONS_MD, decisions), &[]);
+    assert_eq!(
+        headings_under(&brief.text, "Active decisions"),
+        ["Session store in Redis"]
+    );
+    let status: Status = p
+        .args(["--json", "status"])
+        .code(0)
+        .unchanged()
+        .run()
+        .json();
+    assert_eq!(
+        (
+            status.notes[0].entries,
+            status.notes[0].active,
+            status.notes[0].latest_entry.as_deref()
+        ),
+        (2, Some(1), Some("2026-10-05"))
+    );
+}
