@@ -426,6 +426,11 @@ mod tests {
         );
         let flipped = flip(text, "Session store", "rolled-back");
         assert!(flipped.contains("\n**Status: rolled-back**\n"), "{flipped}");
+        let table = "### ADR 7\n| Field | Value |\n|---|---|\n| **Status** | ✅ Active |\n";
+        assert_eq!(
+            flip(table, "ADR 7", "superseded"),
+            "### ADR 7\n| Field | Value |\n|---|---|\n| **Status** | superseded |\n"
+        );
         let again = sections(&flipped);
         assert_eq!(status_of(&again[2]), Some(Status::RolledBack));
         assert_eq!(status_of(&again[0]), Some(Status::Active));
