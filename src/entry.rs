@@ -63,6 +63,18 @@ impl Status {
             Status::Unreadable(_) => "unreadable",
         }
     }
+
+    /// The value to write on a status line: the canonical spelling, `superseded by <heading>`
+    /// when the successor is known, an unreadable value as it was written. [`parse_status`]
+    /// reads it back as the same status.
+    #[must_use]
+    pub fn to_value(&self) -> String {
+        match self {
+            Status::Superseded { by: Some(by) } => format!("superseded by {by}"),
+            Status::Unreadable(value) => value.clone(),
+            other => other.as_str().to_owned(),
+        }
+    }
 }
 
 /// The value of `line` when it is a `key: value` field line in one of the spellings of the
@@ -265,7 +277,20 @@ fn successor(value: &str) -> Option<String> {
         .iter()
         .find(|p| lower.starts_with(**p))
         .map_or(rest, |p| &rest[p.len()..]);
-    let name = rest.trim_matches(junk);
+    let mut name = rest.trim_start_matches(junk);
+    // Trailing decoration goes, but a bracket closing one of the name's own stays:
+    // `superseded by Cache (v2)` names `Cache (v2)`.
+    while let Some(last) = name.chars().next_back() {
+        let strip = match last {
+            ')' => name.matches('(').count() < name.matches(')').count(),
+            ']' => name.matches('[').count() < name.matches(']').count(),
+            other => junk(other),
+        };
+        if !strip {
+            break;
+        }
+        name = &name[..name.len() - last.len_utf8()];
+    }
     (!name.is_empty()).then(|| name.to_owned())
 }
 
@@ -434,6 +459,29 @@ mod tests {
         let again = sections(&flipped);
         assert_eq!(status_of(&again[2]), Some(Status::RolledBack));
         assert_eq!(status_of(&again[0]), Some(Status::Active));
+    }
+
+    #[test]
+    fn a_written_value_reads_back_as_the_same_status() {
+        for status in [
+            Status::Active,
+            Status::Superseded { by: None },
+            Status::Superseded {
+                by: Some("2026-10-05 — Session store in Redis".into()),
+            },
+            Status::Superseded {
+                by: Some("Cache layer (v2)".into()),
+            },
+            Status::Superseded {
+                by: Some("ADR-0007 [infra]".into()),
+            },
+            Status::Abrogated,
+            Status::RolledBack,
+            Status::Proposed,
+            Status::Unreadable("deprecated".into()),
+        ] {
+            assert_eq!(parse_status(&status.to_value()), status, "{status:?}");
+        }
     }
 
     fn spelling() -> impl Strategy<Value = (String, String)> {
