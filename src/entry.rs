@@ -5,7 +5,8 @@
 //! An entry states a field on a line of its own, in any of the spellings people write:
 //! `**Status:** active`, `- **Status**: active`, `- **Status** : active` (a space, or a no-break
 //! space, before the colon), `*Status*: active`, `__Status__: active`, `Status: active`, a list
-//! marker (`-`, `*`, `+`) and a `>` quote in front allowed; or as the row of a key/value table,
+//! marker (`-`, `*`, `+`), a `>` quote and a symbol such as an emoji (`❌ **Status**: x`)
+//! in front allowed; or as the row of a key/value table,
 //! `| Status | active |`. The key is matched without regard to case; the status key may also
 //! be spelled the French way, `Statut`. The first such line of the entry wins; lines inside
 //! fenced code are not read.
@@ -108,6 +109,11 @@ pub fn field<'a>(line: &'a str, key: &str) -> Option<&'a str> {
             break;
         }
     }
+    // A marker before the key (`❌ **Status**: superseded`): symbols such as emoji.
+    let symbols = rest.trim_start_matches(|c: char| {
+        !c.is_alphanumeric() && !is_whitespace(c) && !"*_`[(<|".contains(c)
+    });
+    rest = trim(symbols);
     rest = rest.trim_start_matches(is_emphasis);
     let head = rest.get(..key.len())?;
     if !head.eq_ignore_ascii_case(key) {
@@ -369,6 +375,10 @@ mod tests {
         case("| **Statut** | ✅ actif |", Some(Status::Active));
         case("|Status:|rolled back|", Some(Status::RolledBack));
         case("| Decision | status: superseded |", None);
+        case("- ❌ **Status**: superseded", superseded(None));
+        case("✅ **Statut** : actif", Some(Status::Active));
+        case("-> Status: abrogated", Some(Status::Abrogated));
+        case("❌**Status**: superseded", superseded(None));
         case(
             "```\n**Status:** superseded\n```\n**Status:** active",
             Some(Status::Active),

@@ -1007,3 +1007,43 @@ fn a_status_given_in_a_key_value_table_is_read() {
         (2, Some(1), Some("2026-10-05"))
     );
 }
+
+#[test]
+fn an_emoji_before_the_field_name_is_read() {
+    // Notes that mark each field with an emoji in front of its name.
+    let decisions = "# Decisions\n\n\
+        ### Session store\n- 📅 **Date**: 2026-09-21\n- ❌ **Status**: superseded by Session store in Redis\n\n\
+        ### Session store in Redis\n- 📅 **Date**: 2026-10-05\n- ✅ **Status**: active\n";
+    let lessons = "# Lessons\n\n\
+        ### Backups need a restore drill\n📅 **Date:** 2026-09-02\n\n\
+        ### Pin the runner image\n📅 **Date:** 2026-10-15\n";
+    let p = project()
+        .write(DECISIONS_MD, decisions)
+        .write(LESSONS_MD, lessons);
+    let (brief, p) = run_brief(p, &[]);
+    assert_eq!(
+        headings_under(&brief.text, "Active decisions"),
+        ["Session store in Redis"]
+    );
+    assert_eq!(
+        headings_under(&brief.text, "Lessons"),
+        ["Pin the runner image", "Backups need a restore drill"]
+    );
+    let status: Status = p
+        .args(["--json", "status"])
+        .code(0)
+        .unchanged()
+        .run()
+        .json();
+    let counts: Vec<(usize, Option<usize>, Option<&str>)> = status.notes[..2]
+        .iter()
+        .map(|n| (n.entries, n.active, n.latest_entry.as_deref()))
+        .collect();
+    assert_eq!(
+        counts,
+        [
+            (2, Some(1), Some("2026-10-05")),
+            (2, None, Some("2026-10-15"))
+        ]
+    );
+}
