@@ -31,7 +31,7 @@ use std::process::{Command, Stdio};
 
 use crate::brain;
 use crate::context::Context;
-use crate::entry::{Status, date_of, status_of};
+use crate::entry::{Status, date_of, may_be_in_force, status_of};
 use crate::error::{Error, Result};
 use crate::init::folder_name;
 use crate::js::json::{Object, Value};
@@ -240,19 +240,19 @@ fn entry_of(section: &Section<'_>, source: Option<&str>) -> Entry {
 /// marked so (it may still be in force); nothing for a superseded, abrogated, rolled-back or
 /// proposed one.
 fn decision_entry(section: &Section<'_>) -> Option<Entry> {
-    match status_of(section) {
-        None | Some(Status::Active) => Some(entry_of(section, None)),
-        Some(Status::Unreadable(_)) => {
-            let full = section.trimmed_text();
-            let body = full.get(section.heading.len()..).unwrap_or_default();
-            Some(Entry {
-                label: section.heading.to_owned(),
-                text: format!("### {} (status unreadable){body}", section.heading),
-                source: None,
-            })
-        }
-        Some(_) => None,
+    if !may_be_in_force(section) {
+        return None;
     }
+    if !matches!(status_of(section), Some(Status::Unreadable(_))) {
+        return Some(entry_of(section, None));
+    }
+    let full = section.trimmed_text();
+    let body = full.get(section.heading.len()..).unwrap_or_default();
+    Some(Entry {
+        label: section.heading.to_owned(),
+        text: format!("### {} (status unreadable){body}", section.heading),
+        source: None,
+    })
 }
 
 /// Lessons newest first, read from every file at once: by their date (heading or `Date` line),

@@ -219,10 +219,20 @@ pub fn status_of(section: &Section<'_>) -> Option<Status> {
     status_line(section).map(|line| line.status)
 }
 
-/// Whether a decision is in force: its status says so, or it says nothing.
+/// Whether a decision is known to be in force: its status says so, or it says nothing.
 #[must_use]
 pub fn is_active(section: &Section<'_>) -> bool {
     matches!(status_of(section), None | Some(Status::Active))
+}
+
+/// Whether a decision may be in force: known to be ([`is_active`]), or its status line cannot
+/// be read. These are the decisions `brief` shows and `status` counts as active.
+#[must_use]
+pub fn may_be_in_force(section: &Section<'_>) -> bool {
+    matches!(
+        status_of(section),
+        None | Some(Status::Active | Status::Unreadable(_))
+    )
 }
 
 /// `text` without its `~~struck-through~~` spans.
@@ -383,6 +393,16 @@ mod tests {
             "```\n**Status:** superseded\n```\n**Status:** active",
             Some(Status::Active),
         );
+    }
+
+    #[test]
+    fn what_may_be_in_force() {
+        let text = "### A\n**Status:** active\n### B\ntext\n### C\n**Status:** deprecated\n### D\n**Status:** superseded\n### E\n**Status:** proposed\n";
+        let all = sections(text);
+        let known: Vec<bool> = all.iter().map(is_active).collect();
+        let may: Vec<bool> = all.iter().map(may_be_in_force).collect();
+        assert_eq!(known, [true, true, false, false, false]);
+        assert_eq!(may, [true, true, true, false, false]);
     }
 
     #[test]

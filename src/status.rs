@@ -22,7 +22,7 @@ use std::path::Path;
 
 use crate::brain::{self, Brain, BrainType, IDENTITY, LINK_FILE, LinkState, PROJECTS};
 use crate::context::Context;
-use crate::entry::{Status, date_of, status_of};
+use crate::entry::{date_of, may_be_in_force};
 use crate::error::Result;
 use crate::js::date;
 use crate::js::json::{Object, Value};
@@ -134,17 +134,7 @@ fn note_status(
     NoteStatus {
         is_present: meta.is_some(),
         entries: sections.len(),
-        active: is_decisions.then(|| {
-            sections
-                .iter()
-                .filter(|s| {
-                    matches!(
-                        status_of(s),
-                        None | Some(Status::Active | Status::Unreadable(_))
-                    )
-                })
-                .count()
-        }),
+        active: is_decisions.then(|| sections.iter().filter(|s| may_be_in_force(s)).count()),
         latest_entry: sections.iter().filter_map(date_of).max().map(str::to_owned),
         path: shown,
         modified: meta.as_ref().and_then(crate::memory::modified),
