@@ -13,7 +13,8 @@
 //!
 //! A status value is read by its first word, ignoring decoration around it (emoji, brackets,
 //! backticks, emphasis, struck-through text): `❌ superseded`, `[rolled-back]`,
-//! `` `Rolled-back` `` and `**superseded**` all read. A value that names no known status is
+//! `` `Rolled-back` `` and `**superseded**` all read. A history written with arrows reads as its
+//! last status: `proposed → accepted` is active. A value that names no known status is
 //! [`Status::Unreadable`], never silently a status.
 //!
 //! [`status_line`] also says where the status line stands in the file (the line's and the
@@ -254,19 +255,38 @@ fn without_strikethrough(text: &str) -> String {
 #[must_use]
 pub fn parse_status(value: &str) -> Status {
     let plain = without_strikethrough(value);
-    let lower = plain.to_lowercase();
+    // A history written with arrows (`proposed → accepted`, `active -> superseded by X`) ends
+    // with the status in force: the last part after an arrow that starts with a status word
+    // counts; otherwise the whole value (an arrow may also name a successor:
+    // `superseded → [[X]]`).
+    let mut starts: Vec<usize> = ["→", "->", "=>", "⇒", "⟶"]
+        .iter()
+        .flat_map(|arrow| plain.match_indices(arrow).map(|(i, a)| i + a.len()))
+        .collect();
+    starts.sort_unstable();
+    starts
+        .iter()
+        .rev()
+        .chain(std::iter::once(&0))
+        .find_map(|&start| status_word(&plain[start..]))
+        .unwrap_or_else(|| Status::Unreadable(trim(value).to_owned()))
+}
+
+/// The status `text` names by its first word, if any.
+fn status_word(text: &str) -> Option<Status> {
+    let lower = text.to_lowercase();
     let mut words = lower
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty());
     let first = words.next().unwrap_or_default();
     let second = words.next().unwrap_or_default();
-    match first {
+    Some(match first {
         "active" | "actif" | "accepted" | "adopted" | "approved" | "accepté" | "acceptée"
         | "adopté" | "adoptée" | "validé" | "validée" | "approuvé" | "approuvée" => {
             Status::Active
         }
         "superseded" | "replaced" | "remplacé" | "remplacée" => Status::Superseded {
-            by: successor(&plain),
+            by: successor(text),
         },
         "abrogated" | "revoked" | "abrogé" | "abrogée" | "abandonné" | "abandonnée" => {
             Status::Abrogated
@@ -274,8 +294,8 @@ pub fn parse_status(value: &str) -> Status {
         "rolled" | "rolledback" if first != "rolled" || second == "back" => Status::RolledBack,
         "rollback" | "reverted" => Status::RolledBack,
         "proposed" | "draft" | "proposé" | "proposée" | "brouillon" => Status::Proposed,
-        _ => Status::Unreadable(trim(value).to_owned()),
-    }
+        _ => return None,
+    })
 }
 
 /// What follows `by`/`par` (or an arrow) after the status word, without quotes and brackets.
@@ -385,6 +405,13 @@ mod tests {
         case("| **Statut** | ✅ actif |", Some(Status::Active));
         case("|Status:|rolled back|", Some(Status::RolledBack));
         case("| Decision | status: superseded |", None);
+        case("- **Status**: Proposed → Accepted", Some(Status::Active));
+        case(
+            "**Status:** Accepted -> Superseded by Session store in Redis",
+            superseded(Some("Session store in Redis")),
+        );
+        case("- **Statut** : actif ⇒ abrogé", Some(Status::Abrogated));
+        case("- **Status**: active → 2026-10-05", Some(Status::Active));
         case("- ❌ **Status**: superseded", superseded(None));
         case("✅ **Statut** : actif", Some(Status::Active));
         case("-> Status: abrogated", Some(Status::Abrogated));

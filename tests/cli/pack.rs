@@ -1047,3 +1047,28 @@ fn an_emoji_before_the_field_name_is_read() {
         ]
     );
 }
+
+#[test]
+fn a_status_history_written_with_arrows_reads_as_its_last_status() {
+    // Teams that keep a decision's history on its status line.
+    let decisions = "# Decisions\n\n\
+        ### Session store\n- **Status**: Accepted → Superseded by Session store in Redis\n\n\
+        ### GraphQL gateway\n**Status:** proposed -> accepted -> rolled back\n\n\
+        ### Session store in Redis\n- **Status**: Proposed → Accepted\n\n\
+        ### Monorepo\n- **Statut** : proposé → actif\n";
+    let (brief, p) = run_brief(project().write(DECISIONS_MD, decisions), &[]);
+    assert_eq!(
+        headings_under(&brief.text, "Active decisions"),
+        ["Session store in Redis", "Monorepo"]
+    );
+    let status: Status = p
+        .args(["--json", "status"])
+        .code(0)
+        .unchanged()
+        .run()
+        .json();
+    assert_eq!(
+        (status.notes[0].entries, status.notes[0].active),
+        (4, Some(2))
+    );
+}
