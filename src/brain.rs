@@ -32,7 +32,7 @@ use crate::error::{Error, Result};
 use crate::js::json::{self, Object, Value, sha256_hex};
 use crate::memory::{self, create_only};
 use crate::recall::NOTE_FILES;
-use crate::store::paths::{read_registry, resolve};
+use crate::store::paths::{read_loose, read_registry, resolve};
 use crate::templates::{self, IndexField, Scope};
 
 /// The brain link, relative to the project root.
@@ -108,6 +108,23 @@ impl Brain {
             .iter()
             .map(|name| (*name, self.dir.join(name)))
             .find(|(_, path)| path.is_file())
+    }
+
+    /// The first entry point that can be read — a regular file, or a link to one inside the
+    /// brain, under the loose reader's bounds — with its name, path and text. One passed over
+    /// (a link leaving the brain, a FIFO, a file too large, an unreadable one) adds a warning
+    /// naming it, and the next one is tried.
+    pub fn read_entry_point(
+        &self,
+        warnings: &mut Vec<String>,
+    ) -> Option<(&'static str, PathBuf, String)> {
+        self.kind.entry_points().iter().find_map(|name| {
+            let path = self.dir.join(name);
+            let text = read_loose(&path, &self.dir)
+                .ok()?
+                .or_warn(&path.to_string_lossy(), warnings)?;
+            Some((*name, path, text))
+        })
     }
 }
 

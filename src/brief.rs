@@ -1,7 +1,8 @@
 //! `brief`: the session-start read of the memory protocol in one call (read-only).
 //!
-//! In the protocol's order: the brain's entry point (`identity.yaml`, or a portfolio brain's
-//! `README.md`/`AGENTS.md`/`HOT.md`), `context.md`, the active decisions, the lessons newest
+//! In the protocol's order: the brain's entry point (`identity.yaml`, a portfolio brain's
+//! `README.md`/`AGENTS.md`/`HOT.md`, claude-memory's `MEMORY.md`/`README.md`: the first that
+//! can be read, see [`crate::brain::Brain::read_entry_point`]), `context.md`, the active decisions, the lessons newest
 //! first, the latest handoff in `sessions/`, the latest journal events, and the last commits
 //! when the project is a git repository. Missing pieces are skipped silently: memory is
 //! optional. The brain is the linked one, else the one detection would link.
@@ -30,7 +31,7 @@ use std::process::{Command, Stdio};
 
 use crate::brain;
 use crate::context::Context;
-use crate::entry::{Status, date_of, status_of};
+use crate::entry::{Status, date_of, may_be_in_force, status_of};
 use crate::error::{Error, Result};
 use crate::init::folder_name;
 use crate::js::json::{Object, Value};
@@ -239,19 +240,19 @@ fn entry_of(section: &Section<'_>, source: Option<&str>) -> Entry {
 /// marked so (it may still be in force); nothing for a superseded, abrogated, rolled-back or
 /// proposed one.
 fn decision_entry(section: &Section<'_>) -> Option<Entry> {
-    match status_of(section) {
-        None | Some(Status::Active) => Some(entry_of(section, None)),
-        Some(Status::Unreadable(_)) => {
-            let full = section.trimmed_text();
-            let body = full.get(section.heading.len()..).unwrap_or_default();
-            Some(Entry {
-                label: section.heading.to_owned(),
-                text: format!("### {} (status unreadable){body}", section.heading),
-                source: None,
-            })
-        }
-        Some(_) => None,
+    if !may_be_in_force(section) {
+        return None;
     }
+    if !matches!(status_of(section), Some(Status::Unreadable(_))) {
+        return Some(entry_of(section, None));
+    }
+    let full = section.trimmed_text();
+    let body = full.get(section.heading.len()..).unwrap_or_default();
+    Some(Entry {
+        label: section.heading.to_owned(),
+        text: format!("### {} (status unreadable){body}", section.heading),
+        source: None,
+    })
 }
 
 /// Lessons newest first, read from every file at once: by their date (heading or `Date` line),
@@ -264,29 +265,29 @@ pub fn lessons_newest_first<'a, 's>(all: &[(&'s str, Section<'a>)]) -> Vec<(&'s 
     indexed.into_iter().map(|(_, e)| e).collect()
 }
 
-/// The text of a file (nothing when it is missing or unreadable); a file the loose reader skips
-/// (a FIFO, a device, over 64 MiB, a link leaving `within`) adds a warning naming it as `shown`.
+/// The text of a file (nothing when it is missing or unreadable), without a leading byte-order
+/// mark (some Windows editors write one; it would hide a first `###` heading); a file the loose
+/// reader skips (a FIFO, a device, over 64 MiB, a link leaving `within`) adds a warning naming
+/// it as `shown`.
 fn read_text(
     path: &Path,
     within: &Path,
     shown: &str,
     warnings: &mut Vec<String>,
 ) -> Option<String> {
-    read_loose(path, within).ok()?.or_warn(shown, warnings)
+    let text = read_loose(path, within).ok()?.or_warn(shown, warnings)?;
+    Some(match text.strip_prefix('\u{feff}') {
+        Some(rest) => rest.to_owned(),
+        None => text,
+    })
 }
 
 fn brain_group(ctx: &Context, warnings: &mut Vec<String>) -> Option<Group> {
     let (brain, found_warnings) = brain::linked_or_detected(ctx);
     warnings.extend(found_warnings);
     let brain = brain?;
-    let (name, path) = brain.entry_point()?;
-    let text = trim(&read_text(
-        &path,
-        &brain.dir,
-        &path.to_string_lossy(),
-        warnings,
-    )?)
-    .to_owned();
+    let (name, path, text) = brain.read_entry_point(warnings)?;
+    let text = trim(&text).to_owned();
     if text.is_empty() {
         return None;
     }

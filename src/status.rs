@@ -10,8 +10,10 @@
 //!
 //! The health percentage is the share of checks that pass, rounded as `Math.round` does: the
 //! four project files of `.agents/memory/`, at least one handoff, a valid link; and for a linked
-//! brain, that it exists plus, for the BMAD+ global brain, `identity.yaml`, the three note
-//! files, `projects/` and this project's index entry, or for any other brain, an entry point.
+//! brain, that it exists plus, for a brain laid out as the BMAD+ global brain, `identity.yaml`
+//! and the three note files — and for this home's global brain, the one `init` indexes
+//! projects in, `projects/` and this project's index entry — or for any other brain, an entry
+//! point.
 //! Every check that fails is named.
 
 use std::fmt::Write as _;
@@ -20,7 +22,7 @@ use std::path::Path;
 
 use crate::brain::{self, Brain, BrainType, IDENTITY, LINK_FILE, LinkState, PROJECTS};
 use crate::context::Context;
-use crate::entry::{Status, date_of, status_of};
+use crate::entry::{date_of, may_be_in_force};
 use crate::error::Result;
 use crate::js::date;
 use crate::js::json::{Object, Value};
@@ -55,6 +57,7 @@ pub struct NoteStatus {
 
 /// The linked brain's side of the report.
 #[derive(Debug, Clone)]
+#[allow(clippy::struct_excessive_bools)] // independent facts, reported side by side
 pub struct BrainStatus {
     pub brain: Brain,
     pub linked_at: Option<String>,
@@ -64,6 +67,8 @@ pub struct BrainStatus {
     pub has_identity: bool,
     pub projects: Option<usize>,
     pub is_indexed: bool,
+    /// Whether it is this home's global brain, the only one `init` indexes projects in.
+    pub is_home_global: bool,
 }
 
 /// The whole report.
@@ -123,29 +128,22 @@ fn note_status(
     let meta = fs::metadata(path)
         .ok()
         .filter(|m| m.is_file() && !is_skipped);
-    let sections = sections(&text);
+    // A byte-order mark (left by some Windows editors) must not hide the first heading.
+    let sections = sections(text.strip_prefix('\u{feff}').unwrap_or(&text));
     let is_decisions = path.file_name().is_some_and(|n| n == "decisions.md");
     NoteStatus {
         is_present: meta.is_some(),
         entries: sections.len(),
-        active: is_decisions.then(|| {
-            sections
-                .iter()
-                .filter(|s| {
-                    matches!(
-                        status_of(s),
-                        None | Some(Status::Active | Status::Unreadable(_))
-                    )
-                })
-                .count()
-        }),
+        active: is_decisions.then(|| sections.iter().filter(|s| may_be_in_force(s)).count()),
         latest_entry: sections.iter().filter_map(date_of).max().map(str::to_owned),
         path: shown,
         modified: meta.as_ref().and_then(crate::memory::modified),
     }
 }
 
-/// The handoffs (`*.md`) of a sessions folder: their names, sorted.
+/// The handoffs of a sessions folder — the `.md` files whose name starts with a `YYYY-MM-DD`
+/// date, as `handoff` names them (a `README.md` or a template beside them is none): their
+/// names, sorted.
 #[must_use]
 pub fn handoff_names(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = fs::read_dir(dir)
@@ -155,9 +153,10 @@ pub fn handoff_names(dir: &Path) -> Vec<String> {
                 .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
                 .map(|e| e.file_name().to_string_lossy().into_owned())
                 .filter(|n| {
-                    Path::new(n)
-                        .extension()
-                        .is_some_and(|e| e.eq_ignore_ascii_case("md"))
+                    heading_date(n).is_some()
+                        && Path::new(n)
+                            .extension()
+                            .is_some_and(|e| e.eq_ignore_ascii_case("md"))
                 })
                 .collect()
         })
@@ -170,25 +169,40 @@ pub fn handoff_names(dir: &Path) -> Vec<String> {
 /// modification times (a `touch` or a clone must not change the answer): the newest date its
 /// name starts with; among that day's handoffs, the newest `written_at` of their front matter
 /// (one without it comes before one with it), then the highest `-N` suffix (none counts as 1),
-/// then the name.
+/// then the name. A name's last `-N` is a suffix only when another handoff of the day shares
+/// the name before it (`…-sprint-3.md` is the topic "Sprint 3", not the third "Sprint").
 #[must_use]
 pub fn latest_handoff(dir: &Path) -> Option<String> {
     let names = handoff_names(dir);
     let day = names.iter().filter_map(|n| heading_date(n)).max();
-    names
-        .iter()
-        .filter(|n| heading_date(n) == day)
-        .max_by_key(|name| (written_at(dir, name), suffix(name), (*name).clone()))
-        .cloned()
+    let days: Vec<&String> = names.iter().filter(|n| heading_date(n) == day).collect();
+    days.iter()
+        .max_by_key(|name| (written_at(dir, name), suffix(name, &days), (**name).clone()))
+        .map(|name| (*name).clone())
 }
 
-/// The `-N` a handoff's name ends with before `.md`, as `handoff` numbers them; 1 without.
-fn suffix(name: &str) -> u64 {
-    let stem = name.get(..name.len().saturating_sub(3)).unwrap_or_default();
-    stem.rsplit_once('-')
-        .filter(|(head, _)| head.len() > 10)
-        .and_then(|(_, n)| n.parse().ok())
-        .unwrap_or(1)
+/// The stem of a handoff's name and the number of its last `-N`, when it ends with one after
+/// its date.
+fn split_suffix(name: &str) -> Option<(&str, u64)> {
+    let stem = name.get(..name.len().saturating_sub(3))?;
+    let (head, n) = stem.rsplit_once('-')?;
+    (head.len() > 10).then_some(())?;
+    Some((head, n.parse().ok()?))
+}
+
+/// The `-N` a handoff's name ends with before `.md`, as `handoff` numbers a second and third
+/// handoff on one topic; 1 without, or when no other handoff of the day (`names`) is named
+/// `<head>.md` or `<head>-<M>.md` — then the number is part of the topic.
+fn suffix(name: &str, names: &[&String]) -> u64 {
+    let Some((head, n)) = split_suffix(name) else {
+        return 1;
+    };
+    let sibling = |other: &&String| {
+        other.as_str() != name
+            && (other.get(..other.len().saturating_sub(3)) == Some(head)
+                || split_suffix(other).is_some_and(|(h, _)| h == head))
+    };
+    if names.iter().any(sibling) { n } else { 1 }
 }
 
 /// The `written_at` instant of a handoff's front matter, in epoch milliseconds. A handoff the
@@ -232,9 +246,17 @@ fn brain_status(
     let is_indexed = dir
         .join(brain::index_rel(&brain::project_hash(&ctx.root)))
         .is_file();
+    let is_home_global = is_global
+        && ctx
+            .home
+            .as_deref()
+            .is_some_and(|home| brain::global_brain_dir(home) == *dir);
     BrainStatus {
+        is_home_global,
         is_present: dir.is_dir(),
-        entry_point: brain.entry_point().map(|(name, _)| name.to_owned()),
+        entry_point: brain
+            .read_entry_point(warnings)
+            .map(|(name, _, _)| name.to_owned()),
         has_identity: dir.join(IDENTITY).is_file(),
         notes,
         projects,
@@ -348,11 +370,15 @@ fn health_checks(report: &StatusReport, checked_notes: usize) -> Vec<(bool, Stri
                     .iter()
                     .map(|n| (n.is_present, format!("{} exists", n.path))),
             );
-            checks.push((b.projects.is_some(), format!("{dir}/{PROJECTS}/ exists")));
-            checks.push((
-                b.is_indexed,
-                format!("this project indexed in {dir}/{PROJECTS}/"),
-            ));
+            // Only this home's global brain gets `projects/` and the project's index entry
+            // from `init`; another brain following the same layout is left as its owners keep it.
+            if b.is_home_global {
+                checks.push((b.projects.is_some(), format!("{dir}/{PROJECTS}/ exists")));
+                checks.push((
+                    b.is_indexed,
+                    format!("this project indexed in {dir}/{PROJECTS}/"),
+                ));
+            }
         } else {
             checks.push((
                 b.entry_point.is_some(),
@@ -622,8 +648,16 @@ mod tests {
             latest_handoff(dir.path()).as_deref(),
             Some("2026-10-18-a.md")
         );
-        assert_eq!(handoff_names(dir.path()).len(), 5);
-        assert_eq!(suffix("2026-10-18-a-12.md"), 12);
-        assert_eq!(suffix("2026-10-18-2.md"), 1);
+        // `notes.md` is no handoff: its name does not start with a date.
+        assert_eq!(handoff_names(dir.path()).len(), 4);
+        let day = |names: &[&str]| names.iter().map(|n| (*n).to_owned()).collect::<Vec<_>>();
+        let names = day(&["2026-10-18-a.md", "2026-10-18-a-12.md", "2026-10-18-2.md"]);
+        let names: Vec<&String> = names.iter().collect();
+        assert_eq!(suffix("2026-10-18-a-12.md", &names), 12);
+        assert_eq!(suffix("2026-10-18-2.md", &names), 1);
+        let names = day(&["2026-10-18-sprint-3.md", "2026-10-18-sprint-3-2.md"]);
+        let names: Vec<&String> = names.iter().collect();
+        assert_eq!(suffix("2026-10-18-sprint-3.md", &names), 1);
+        assert_eq!(suffix("2026-10-18-sprint-3-2.md", &names), 2);
     }
 }

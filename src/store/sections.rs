@@ -11,13 +11,16 @@
 
 use crate::js::text::{is_line_terminator, is_whitespace, trim};
 
-/// One `###` section of a Markdown text.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// One `###` section of a Markdown text. Two sections are equal when they read the same,
+/// wherever they stand in their texts.
+#[derive(Debug, Clone, Copy)]
 pub struct Section<'a> {
     /// The heading text, trimmed.
     pub heading: &'a str,
     /// The body as it stands in the source.
     body: &'a str,
+    /// The byte offset of the body in the text the section was cut from.
+    body_start: usize,
     /// Whether the body takes one more `\n` than the source holds (the file's last line).
     extra_newline: bool,
 }
@@ -34,6 +37,13 @@ impl<'a> Section<'a> {
         ]
     }
 
+    /// The byte offset at which the body (`parts()[2]`) starts in the text given to
+    /// [`sections`]: where the line after the heading starts.
+    #[must_use]
+    pub fn body_start(&self) -> usize {
+        self.body_start
+    }
+
     /// `heading + "\n" + body`.
     #[must_use]
     pub fn full_text(&self) -> String {
@@ -46,6 +56,15 @@ impl<'a> Section<'a> {
         trim(&self.full_text()).to_owned()
     }
 }
+
+impl PartialEq for Section<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        (self.heading, self.body, self.extra_newline)
+            == (other.heading, other.body, other.extra_newline)
+    }
+}
+
+impl Eq for Section<'_> {}
 
 /// The heading of `line` when it opens a section.
 fn heading_of(line: &str) -> Option<&str> {
@@ -88,6 +107,7 @@ pub fn sections(text: &str) -> Vec<Section<'_>> {
             out.push(Section {
                 heading: h,
                 body: &text[start..offset],
+                body_start: start,
                 extra_newline: false,
             });
         }
@@ -106,6 +126,7 @@ pub fn sections(text: &str) -> Vec<Section<'_>> {
         out.push(Section {
             heading,
             body: &text[start..],
+            body_start: start,
             // Every following line takes a `\n`, the last one included.
             extra_newline: has_following,
         });

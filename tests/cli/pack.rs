@@ -675,3 +675,400 @@ fn scan_dates_a_git_repository_by_its_last_commit() {
     );
     assert_eq!(projects[0].markers, ["go.mod", ".git"]);
 }
+
+#[test]
+fn a_topic_ending_with_a_number_is_not_taken_for_a_handoff_suffix() {
+    // Two handoffs on "Sprint 3" written by hand the same day, no front matter: the second
+    // is `-sprint-3-2.md`, and the `3` of the topic is no suffix.
+    let p = project()
+        .write(
+            &format!("{SESSIONS}/2026-10-18-sprint-3.md"),
+            "# Sprint 3, morning\n",
+        )
+        .write(
+            &format!("{SESSIONS}/2026-10-18-sprint-3-2.md"),
+            "# Sprint 3, evening\n",
+        );
+    let (brief, p) = run_brief(p, &[]);
+    assert_eq!(
+        brief.text,
+        "# Session brief — project\n\n## Latest handoff — .agents/memory/sessions/2026-10-18-sprint-3-2.md\n\n# Sprint 3, evening\n"
+    );
+    let status: Status = p
+        .args(["--json", "status"])
+        .code(0)
+        .unchanged()
+        .run()
+        .json();
+    assert_eq!(
+        status.handoffs,
+        Handoffs {
+            count: 2,
+            latest: Some("2026-10-18-sprint-3-2.md".into())
+        }
+    );
+    // Written by `handoff` within the same instant: the same answer.
+    let ran = project()
+        .args(["handoff", "--topic", "Sprint 3"])
+        .code(0)
+        .run()
+        .then()
+        .args(["handoff", "--topic", "Sprint 3"])
+        .code(0)
+        .run()
+        .then()
+        .args(["--json", "status"])
+        .code(0)
+        .run();
+    let status: Status = ran.json();
+    assert_eq!(
+        status.handoffs.latest.as_deref(),
+        Some("2026-10-18-sprint-3-2.md")
+    );
+}
+
+#[test]
+fn lessons_headed_by_a_bracketed_or_emphasised_date_are_dated() {
+    // A journal-style lessons file, newest at the top, each heading starting with its date
+    // in brackets or in bold; a dated lesson in `.bmad/memory/` in between.
+    let lessons = "# Lessons (newest first)\n\n\
+        ### [2026-10-16] Pin the runner image\nAn image update broke CI.\n\n\
+        ### **2026-10-09** — Clock skew on tokens\nAllow 30 s.\n\n\
+        ### [2026-09-02] Backups need a restore drill\nThe backup was empty.\n";
+    let p = project().write(LESSONS_MD, lessons).write(
+        ".bmad/memory/lessons.md",
+        "### 2026-10-12 — Canary on login\n- **Lesson**: watch the login rate\n",
+    );
+    let (brief, p) = run_brief(p, &[]);
+    assert_eq!(
+        headings_under(&brief.text, "Lessons"),
+        [
+            "[2026-10-16] Pin the runner image",
+            "2026-10-12 — Canary on login",
+            "**2026-10-09** — Clock skew on tokens",
+            "[2026-09-02] Backups need a restore drill",
+        ]
+    );
+    // Under a budget, the newest lesson is the one kept.
+    let (brief, p) = run_brief(p, &["--max-chars", "260"]);
+    assert_eq!(
+        headings_under(&brief.text, "Lessons"),
+        ["[2026-10-16] Pin the runner image"]
+    );
+    let status: Status = p
+        .args(["--json", "status"])
+        .code(0)
+        .unchanged()
+        .run()
+        .json();
+    assert_eq!(status.notes[1].path, LESSONS_MD);
+    assert_eq!(status.notes[1].latest_entry.as_deref(), Some("2026-10-16"));
+}
+
+#[test]
+fn a_team_brain_laid_out_as_the_global_brain_is_not_asked_for_an_index_entry() {
+    // A team's brain, shared through `BMAD_PLUS_BRAIN`, laid out as the BMAD+ global brain.
+    // `init` links it and writes nothing into it, so `status` must not fail it for lacking
+    // `projects/` or this project's entry: nothing the project can run would ever add them.
+    let p = project();
+    let brain = p.base().join("team-brain");
+    let p = p
+        .write("../team-brain/identity.yaml", "name: platform team\n")
+        .write("../team-brain/decisions.md", "# Decisions\n")
+        .write("../team-brain/lessons.md", "# Lessons\n")
+        .write("../team-brain/patterns.md", "# Patterns\n")
+        .write(&format!("{SESSIONS}/2026-10-18-auth.md"), "# Auth\n")
+        .env("BMAD_PLUS_BRAIN", &brain)
+        .args(["init"])
+        .code(0)
+        .run()
+        .then();
+    assert!(!brain.join("projects").exists());
+    let ran = p.args(["--json", "status"]).code(0).unchanged().run();
+    let status: Status = ran.json();
+    assert_eq!(status.brain.as_ref().unwrap()["type"], "bmad-global");
+    assert_eq!(
+        status.health,
+        Health {
+            percent: 100,
+            passed: 11,
+            checks: 11,
+            failed: vec![],
+        }
+    );
+    // This home's own global brain is still asked for both.
+    let p = ran
+        .then()
+        .env("BMAD_PLUS_BRAIN", "")
+        .remove(".agents/memory/.brain-link")
+        .args(["init"])
+        .code(0)
+        .run()
+        .then();
+    let projects = p.base().join("home/.bmad-plus/brain/projects");
+    for entry in fs::read_dir(&projects).unwrap() {
+        fs::remove_file(entry.unwrap().path()).unwrap();
+    }
+    let status: Status = p
+        .args(["--json", "status"])
+        .code(0)
+        .unchanged()
+        .run()
+        .json();
+    assert_eq!(
+        status.health.failed,
+        [format!("this project indexed in {}/", projects.display())]
+    );
+}
+
+#[test]
+fn a_portfolio_entry_point_linked_out_of_the_brain_gives_way_to_the_next_one() {
+    // A portfolio whose `_brain/README.md` is a link to the portfolio's own README (outside
+    // the brain, so never read), and whose `AGENTS.md` is a regular file: the brief shows
+    // `AGENTS.md`, says why `README.md` was passed over, and `status` names the same one.
+    let p = project()
+        .write("../README.md", "# Portfolio site\n")
+        .symlink("../README.md", "../_brain/README.md")
+        .write("../_brain/AGENTS.md", "# Agents\nRead HOT.md first.\n")
+        .args(["init"])
+        .code(0)
+        .run()
+        .then();
+    let base = p.base().to_path_buf();
+    let warning = format!(
+        "warning: {0}/_brain/README.md skipped: resolves to {0}/README.md, outside {0}/_brain",
+        base.display()
+    );
+    let (brief, p) = run_brief(p, &[]);
+    assert!(
+        brief.text.starts_with(&format!(
+            "# Session brief — project\n\n## Brain — AGENTS.md (portfolio brain, {}/_brain)\n\n# Agents\nRead HOT.md first.\n",
+            base.display()
+        )),
+        "{}",
+        brief.text
+    );
+    assert_eq!(brief.warnings, std::slice::from_ref(&warning));
+    let ran = p.args(["--json", "status"]).code(0).unchanged().run();
+    let status: Status = ran.json();
+    assert_eq!(status.brain.as_ref().unwrap()["entryPoint"], "AGENTS.md");
+    assert_eq!(status.warnings, [warning]);
+    // With no other entry point, `status` fails the check instead of naming one `brief` skips.
+    let p = ran.then().remove("../_brain/AGENTS.md");
+    let status: Status = p
+        .args(["--json", "status"])
+        .code(0)
+        .unchanged()
+        .run()
+        .json();
+    assert!(status.brain.as_ref().unwrap()["entryPoint"].is_null());
+    assert_eq!(
+        status.health.failed,
+        [
+            format!("a handoff in {SESSIONS}/"),
+            format!("an entry point in the brain {}/_brain", base.display())
+        ]
+    );
+}
+
+#[test]
+fn french_decision_statuses_are_read() {
+    // A decisions file written in French, as the seeds are: accepted, adopted, validated and
+    // approved decisions are in force; abandoned and draft ones are not.
+    let decisions = "# Décisions\n\n\
+        ### Sessions côté serveur\n- **Statut** : Acceptée\n\n\
+        ### Déploiement progressif\n- **Statut** : ✅ adopté\n\n\
+        ### Cache des fragments\n**Statut :** Validé\n\n\
+        ### API versionnée\n- **Status**: Approved\n\n\
+        ### GraphQL partout\n- **Statut** : abandonnée\n\n\
+        ### Files de messages\n- **Statut** : brouillon\n\n\
+        ### Sessions en base\n- **Statut** : remplacé par « Sessions côté serveur »\n";
+    let (brief, p) = run_brief(project().write(DECISIONS_MD, decisions), &[]);
+    assert_eq!(
+        headings_under(&brief.text, "Active decisions"),
+        [
+            "Sessions côté serveur",
+            "Déploiement progressif",
+            "Cache des fragments",
+            "API versionnée"
+        ]
+    );
+    let status: Status = p
+        .args(["--json", "status"])
+        .code(0)
+        .unchanged()
+        .run()
+        .json();
+    assert_eq!(
+        (status.notes[0].entries, status.notes[0].active),
+        (7, Some(4))
+    );
+}
+
+#[test]
+fn a_readme_or_template_in_sessions_is_no_handoff() {
+    // Teams keep a README and a template beside their handoffs; neither is a handoff.
+    let template = "---\ntitle: Session Handoff\n---\n\n# Session Handoff — YYYY-MM-DD — <topic>\n";
+    let p = project()
+        .write(
+            &format!("{SESSIONS}/README.md"),
+            "# Sessions\n\nOne handoff per session: `bmad-mem handoff --topic …`.\n",
+        )
+        .write(&format!("{SESSIONS}/_template.md"), template);
+    let (brief, p) = run_brief(p, &[]);
+    assert_eq!(brief.text, "# Session brief — project\n");
+    let ran = p.args(["--json", "status"]).code(0).unchanged().run();
+    let status: Status = ran.json();
+    assert_eq!(
+        status.handoffs,
+        Handoffs {
+            count: 0,
+            latest: None
+        }
+    );
+    assert!(
+        status
+            .health
+            .failed
+            .contains(&format!("a handoff in {SESSIONS}/")),
+        "{:?}",
+        status.health
+    );
+    let p = ran
+        .then()
+        .write(&format!("{SESSIONS}/2026-10-18-auth.md"), "# Auth\n");
+    let (brief, _) = run_brief(p, &[]);
+    assert_eq!(
+        brief.text,
+        "# Session brief — project\n\n## Latest handoff — .agents/memory/sessions/2026-10-18-auth.md\n\n# Auth\n"
+    );
+}
+
+#[test]
+fn a_byte_order_mark_does_not_hide_the_first_entry() {
+    // Notes saved by a Windows editor that writes a byte-order mark before the first heading.
+    let p = project()
+        .write(
+            DECISIONS_MD,
+            "\u{feff}### Sessions in Redis\r\n**Status:** active\r\n\r\n### Sessions in Postgres\r\n**Status:** superseded\r\n",
+        )
+        .write(
+            LESSONS_MD,
+            "\u{feff}### 2026-10-16 — Pin the runner image\r\nAn update broke CI.\r\n\r\n### 2026-09-02 — Backups need a restore drill\r\nThe backup was empty.\r\n",
+        );
+    let (brief, p) = run_brief(p, &[]);
+    assert_eq!(
+        headings_under(&brief.text, "Active decisions"),
+        ["Sessions in Redis"]
+    );
+    assert_eq!(
+        headings_under(&brief.text, "Lessons"),
+        [
+            "2026-10-16 — Pin the runner image",
+            "2026-09-02 — Backups need a restore drill"
+        ]
+    );
+    let status: Status = p
+        .args(["--json", "status"])
+        .code(0)
+        .unchanged()
+        .run()
+        .json();
+    let counts: Vec<(usize, Option<usize>, Option<&str>)> = status.notes[..2]
+        .iter()
+        .map(|n| (n.entries, n.active, n.latest_entry.as_deref()))
+        .collect();
+    assert_eq!(counts, [(2, Some(1), None), (2, None, Some("2026-10-16"))]);
+}
+
+#[test]
+fn a_status_given_in_a_key_value_table_is_read() {
+    // ADR-style notes that keep each decision's fields in a small table.
+    let decisions = "# Decisions\n\n\
+        ### Session store\n| Field | Value |\n|---|---|\n| **Date** | 2026-09-21 |\n| **Status** | Superseded by Session store in Redis |\n\n\
+        ### Session store in Redis\n| Field | Value |\n|---|---|\n| **Date** | 2026-10-05 |\n| **Status** | ✅ Active |\n";
+    let (brief, p) = run_brief(project().write(DECISIONS_MD, decisions), &[]);
+    assert_eq!(
+        headings_under(&brief.text, "Active decisions"),
+        ["Session store in Redis"]
+    );
+    let status: Status = p
+        .args(["--json", "status"])
+        .code(0)
+        .unchanged()
+        .run()
+        .json();
+    assert_eq!(
+        (
+            status.notes[0].entries,
+            status.notes[0].active,
+            status.notes[0].latest_entry.as_deref()
+        ),
+        (2, Some(1), Some("2026-10-05"))
+    );
+}
+
+#[test]
+fn an_emoji_before_the_field_name_is_read() {
+    // Notes that mark each field with an emoji in front of its name.
+    let decisions = "# Decisions\n\n\
+        ### Session store\n- 📅 **Date**: 2026-09-21\n- ❌ **Status**: superseded by Session store in Redis\n\n\
+        ### Session store in Redis\n- 📅 **Date**: 2026-10-05\n- ✅ **Status**: active\n";
+    let lessons = "# Lessons\n\n\
+        ### Backups need a restore drill\n📅 **Date:** 2026-09-02\n\n\
+        ### Pin the runner image\n📅 **Date:** 2026-10-15\n";
+    let p = project()
+        .write(DECISIONS_MD, decisions)
+        .write(LESSONS_MD, lessons);
+    let (brief, p) = run_brief(p, &[]);
+    assert_eq!(
+        headings_under(&brief.text, "Active decisions"),
+        ["Session store in Redis"]
+    );
+    assert_eq!(
+        headings_under(&brief.text, "Lessons"),
+        ["Pin the runner image", "Backups need a restore drill"]
+    );
+    let status: Status = p
+        .args(["--json", "status"])
+        .code(0)
+        .unchanged()
+        .run()
+        .json();
+    let counts: Vec<(usize, Option<usize>, Option<&str>)> = status.notes[..2]
+        .iter()
+        .map(|n| (n.entries, n.active, n.latest_entry.as_deref()))
+        .collect();
+    assert_eq!(
+        counts,
+        [
+            (2, Some(1), Some("2026-10-05")),
+            (2, None, Some("2026-10-15"))
+        ]
+    );
+}
+
+#[test]
+fn a_status_history_written_with_arrows_reads_as_its_last_status() {
+    // Teams that keep a decision's history on its status line.
+    let decisions = "# Decisions\n\n\
+        ### Session store\n- **Status**: Accepted → Superseded by Session store in Redis\n\n\
+        ### GraphQL gateway\n**Status:** proposed -> accepted -> rolled back\n\n\
+        ### Session store in Redis\n- **Status**: Proposed → Accepted\n\n\
+        ### Monorepo\n- **Statut** : proposé → actif\n";
+    let (brief, p) = run_brief(project().write(DECISIONS_MD, decisions), &[]);
+    assert_eq!(
+        headings_under(&brief.text, "Active decisions"),
+        ["Session store in Redis", "Monorepo"]
+    );
+    let status: Status = p
+        .args(["--json", "status"])
+        .code(0)
+        .unchanged()
+        .run()
+        .json();
+    assert_eq!(
+        (status.notes[0].entries, status.notes[0].active),
+        (4, Some(2))
+    );
+}
