@@ -410,6 +410,50 @@ fn every_reading_command_agrees_on_linked_notes() {
 }
 
 #[test]
+fn brief_reads_the_journal_as_recall_does() {
+    // A journal linked to a file inside the project: recall reads its events, and so does brief.
+    let event =
+        r#"{"ts":"2026-10-18T09:00:00.000Z","agent":"zebra","task":"Needle here","id":"z1"}"#;
+    let p = with_home(
+        TestProject::new()
+            .write("logs/journal.ndjson", format!("{event}\n"))
+            .symlink("../../logs/journal.ndjson", JOURNAL),
+    );
+    let p = p.args(["recall", "needle"]);
+    let recall = success(&p);
+    assert!(
+        recall.stdout.starts_with("mem recall: 1 match(es)"),
+        "{}",
+        recall.stdout
+    );
+    let p = p.args(["brief"]);
+    let brief = success(&p);
+    assert!(
+        brief.stdout.contains("zebra: Needle here"),
+        "{}",
+        brief.stdout
+    );
+    assert_eq!(brief.stderr, "");
+    // Leaving the project, it is skipped by both, with the same warning.
+    let mut p = with_home(
+        TestProject::new()
+            .write("../journal.ndjson", format!("{event}\n"))
+            .symlink("../../../journal.ndjson", JOURNAL),
+    );
+    for args in [&["recall", "needle"][..], &["brief"]] {
+        p = p.args(args);
+        let run = success(&p);
+        assert!(!run.stdout.contains("Needle"), "{args:?}: {}", run.stdout);
+        assert!(
+            run.stderr
+                .contains("warning: .bmad/memory/journal.ndjson skipped: resolves to "),
+            "{args:?}: {}",
+            run.stderr
+        );
+    }
+}
+
+#[test]
 fn reinforce_refuses_a_scores_file_it_cannot_read_and_changes_nothing() {
     let p = TestProject::new().args(["reinforce", "--pattern", "p", "--accept", "true"]);
     mkfifo(&p.path(SCORES));
