@@ -454,6 +454,24 @@ fn brief_reads_the_journal_as_recall_does() {
 }
 
 #[test]
+fn brief_does_not_call_a_tear_inside_a_character_an_encoding_fault() {
+    // A torn tail is left out silently, as a torn ASCII tail is; doctor names it as torn.
+    let p = with_home(
+        TestProject::new()
+            .fixture("example")
+            .append(JOURNAL, b"{\"task\":\"caf\xc3"),
+    )
+    .args(["brief"]);
+    let brief = success(&p);
+    assert!(
+        brief.stdout.contains("Latest journal events"),
+        "{}",
+        brief.stdout
+    );
+    assert_eq!(brief.stderr, "");
+}
+
+#[test]
 fn reinforce_refuses_a_scores_file_it_cannot_read_and_changes_nothing() {
     let p = TestProject::new().args(["reinforce", "--pattern", "p", "--accept", "true"]);
     mkfifo(&p.path(SCORES));
