@@ -472,6 +472,39 @@ fn brief_does_not_call_a_tear_inside_a_character_an_encoding_fault() {
 }
 
 #[test]
+fn status_does_not_count_handoffs_in_a_sessions_folder_leading_out() {
+    let handoff = "---\nwritten_at: 2026-10-18T09:00:00.000Z\n---\n# Elsewhere\n";
+    let p = with_home(
+        TestProject::new()
+            .fixture("example")
+            .write("../elsewhere/2026-10-18-x.md", handoff)
+            .symlink("../../../elsewhere", ".agents/memory/sessions"),
+    )
+    .args(["status", "--json"]);
+    let status = success(&p);
+    let json: serde_json::Value = serde_json::from_str(&status.stdout).unwrap();
+    assert_eq!(json["handoffs"]["count"], 0, "{}", status.stdout);
+    assert_eq!(json["handoffs"]["latest"], serde_json::Value::Null);
+    let warned = json["warnings"].as_array().unwrap().iter().any(|w| {
+        w.as_str()
+            .unwrap()
+            .starts_with("warning: .agents/memory/sessions skipped: resolves to ")
+    });
+    assert!(warned, "{}", status.stdout);
+    // Inside the project, the same folder counts.
+    let p = with_home(
+        TestProject::new()
+            .fixture("example")
+            .write("notes/2026-10-18-x.md", handoff)
+            .symlink("../../notes", ".agents/memory/sessions"),
+    )
+    .args(["status", "--json"]);
+    let status = success(&p);
+    let json: serde_json::Value = serde_json::from_str(&status.stdout).unwrap();
+    assert_eq!(json["handoffs"]["count"], 1, "{}", status.stdout);
+}
+
+#[test]
 fn reinforce_refuses_a_scores_file_it_cannot_read_and_changes_nothing() {
     let p = TestProject::new().args(["reinforce", "--pattern", "p", "--accept", "true"]);
     mkfifo(&p.path(SCORES));
