@@ -238,6 +238,34 @@ fn a_link_file_reached_through_a_memory_folder_linked_inside_the_project_is_read
 }
 
 #[test]
+fn a_brain_whose_path_is_not_utf8_is_not_linked_with_an_altered_path() {
+    use std::os::unix::ffi::OsStrExt as _;
+    let p = project();
+    let home = p.base().join(OsStr::from_bytes(b"h\xff"));
+    fs::create_dir(&home).expect("create the home");
+    // The link would have to record the path with U+FFFD in place of the byte: a link that no
+    // later run could honour. The brain is made; the link is not, and init says why.
+    let ran = p
+        .env("HOME", &home)
+        .args(["--json", "init"])
+        .code(0)
+        .stderr("")
+        .absent(LINK)
+        .run();
+    let inited: Inited = ran.json();
+    assert!(inited.brain.is_none(), "{}", ran.stdout);
+    assert!(
+        inited
+            .warnings
+            .iter()
+            .any(|w| w.contains("not valid UTF-8") && w.contains("no brain is linked")),
+        "{:?}",
+        inited.warnings
+    );
+    assert!(home.join(".bmad-plus/brain/identity.yaml").is_file());
+}
+
+#[test]
 fn a_symbolic_link_named_brain_is_never_detected() {
     let p = project();
     let ssh = home(&p).join(".ssh");
