@@ -32,7 +32,7 @@ use crate::error::{Error, Result};
 use crate::js::json::{self, Object, Value, sha256_hex};
 use crate::memory::{self, create_only};
 use crate::recall::NOTE_FILES;
-use crate::store::paths::{read_loose, read_registry, resolve};
+use crate::store::paths::{Loose, read_loose, read_loose_bytes, resolve};
 use crate::templates::{self, IndexField, Scope};
 
 /// The brain link, relative to the project root.
@@ -345,12 +345,18 @@ pub enum LinkState {
     Valid(Link),
 }
 
-/// Reads `.brain-link` (confined, at most 2 MiB).
+/// Reads `.brain-link` by the rule every reader follows: never blocking, a regular file only,
+/// through a link only when it resolves inside the project (so a memory folder linked inside
+/// the project reads the same as the notes beside it). What it names is checked separately.
 #[must_use]
 pub fn read_link(root: &Path) -> LinkState {
-    let text = match read_registry(root, LINK_FILE, true) {
-        Ok(None) => return LinkState::Missing,
-        Ok(Some(text)) => text,
+    let text = match read_loose_bytes(&root.join(LINK_FILE), root) {
+        Ok(Loose::Missing) => return LinkState::Missing,
+        Ok(Loose::Skipped(skip)) => return LinkState::Invalid(skip.to_string()),
+        Ok(Loose::Read(bytes)) => match String::from_utf8(bytes) {
+            Ok(text) => text,
+            Err(_) => return LinkState::Invalid(Error::SourceNotUtf8.to_string()),
+        },
         Err(e) => return LinkState::Invalid(e.to_string()),
     };
     let object = match json::parse(&text) {

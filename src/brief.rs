@@ -42,7 +42,7 @@ use crate::memory::{
 use crate::output::Report;
 use crate::status::latest_handoff;
 use crate::store::journal;
-use crate::store::paths::{read_loose, read_registry_bytes};
+use crate::store::paths::{read_loose, read_loose_bytes};
 use crate::store::sections::{Section, sections};
 use crate::write::JOURNAL;
 
@@ -398,8 +398,10 @@ fn handoff_group(ctx: &Context, warnings: &mut Vec<String>) -> Option<Group> {
 }
 
 fn journal_group(ctx: &Context, warnings: &mut Vec<String>) -> Option<Group> {
-    let bytes = match read_registry_bytes(&ctx.root, JOURNAL, true) {
-        Ok(bytes) => bytes?,
+    // Read as recall reads it: a link inside the project is followed, anything it may not
+    // read is skipped with a warning naming the journal.
+    let bytes = match read_loose_bytes(&ctx.root.join(JOURNAL), &ctx.root) {
+        Ok(found) => found.or_warn(JOURNAL, warnings)?,
         Err(e) => {
             warnings.push(format!("warning: {JOURNAL} skipped: {e}"));
             return None;

@@ -189,6 +189,15 @@ fn link_brain(ctx: &Context, name: &str, today: &str, report: &mut InitReport) -
             else {
                 return Ok(());
             };
+            // `.brain-link` is JSON text: a path that is not UTF-8 would be recorded altered, and
+            // no later run could honour the link. Better no link, and say why.
+            if brain.dir.to_str().is_none() {
+                report.warnings.push(format!(
+                    "warning: the brain {} has a path that is not valid UTF-8, which {LINK_FILE} cannot record; no brain is linked",
+                    brain.dir.display()
+                ));
+                return Ok(());
+            }
             let link = Link::new(&brain, &ctx.now.iso);
             if !create_project_file(&ctx.root, LINK_FILE, &link.to_text())? {
                 // Another writer linked the project meanwhile: theirs stands.

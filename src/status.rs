@@ -30,7 +30,7 @@ use crate::js::text::trim;
 use crate::memory::{CONTEXT_FILE, MEMORY_DIR, SESSIONS_DIR, count, heading_date, memory_path};
 use crate::output::Report;
 use crate::recall::NOTE_FILES;
-use crate::store::paths::{Loose, read_loose};
+use crate::store::paths::{Loose, Skip, read_loose};
 use crate::store::sections::sections;
 
 /// The second folder of notes that `recall` and `brief` read, relative to the project root.
@@ -139,6 +139,17 @@ fn note_status(
         path: shown,
         modified: meta.as_ref().and_then(crate::memory::modified),
     }
+}
+
+/// Why the folder `dir` is not looked at: it resolves (through a link, its own or a folder's
+/// above it) outside the project `root`. `None` when it stays inside or does not exist.
+fn leads_out(dir: &Path, root: &Path) -> Option<Skip> {
+    let target = fs::canonicalize(dir).ok()?;
+    let real_root = fs::canonicalize(root).ok()?;
+    (!target.starts_with(&real_root)).then(|| Skip::Outside {
+        target,
+        within: root.to_path_buf(),
+    })
 }
 
 /// The handoffs of a sessions folder — the `.md` files whose name starts with a `YYYY-MM-DD`
@@ -299,10 +310,18 @@ pub fn run(_args: &StatusArgs, ctx: &Context) -> Result<StatusReport> {
         &mut warnings,
     );
     let sessions = root.join(SESSIONS_DIR);
-    let handoffs = handoff_names(&sessions).len();
+    // The handoffs are looked at by the readers' rule too: a sessions folder linked out of the
+    // project is skipped, with a warning, rather than counted and read.
+    let (handoffs, latest) = match leads_out(&sessions, root) {
+        Some(skip) => {
+            warnings.push(skip.warning(SESSIONS_DIR));
+            (0, None)
+        }
+        None => (handoff_names(&sessions).len(), latest_handoff(&sessions)),
+    };
     let mut report = StatusReport {
         handoffs,
-        latest_handoff: latest_handoff(&sessions),
+        latest_handoff: latest,
         link: "missing",
         link_problem: None,
         brain: None,

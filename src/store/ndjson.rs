@@ -2,7 +2,8 @@
 //!
 //! Under the writer lock: the existing file is read with the confined reader; a record that
 //! would take the file past 2 MiB is refused, and so is any append after a torn final line
-//! (text not ending in `\n`), so a crash's half-written record is never buried under new ones.
+//! (text not ending in `\n`, even one cut inside a character), so a crash's half-written record
+//! is never buried under new ones.
 //! The record goes out as one `write_all` of the whole line, then `fsync`.
 
 use std::path::Path;
@@ -36,8 +37,14 @@ pub fn prepare(
         .read(true)?
         .map(|(bytes, _)| bytes)
         .unwrap_or_default();
-    if std::str::from_utf8(&old).is_err() {
+    // Only complete lines are held to UTF-8: a write cut short can stop inside a character,
+    // and that is the torn-line case, which has its own message and its own repair.
+    let complete = memchr::memrchr(b'\n', &old).map_or(0, |i| i + 1);
+    if std::str::from_utf8(&old[..complete]).is_err() {
         return Err(Error::SourceNotUtf8);
+    }
+    if std::str::from_utf8(&old[complete..]).is_err() {
+        return Err(Error::IncompleteFinalLine);
     }
     if (old.len() + line_len + 1) as u64 > REGISTRY_CAP {
         return Err(Error::StoreFull);

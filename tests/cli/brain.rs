@@ -205,6 +205,67 @@ fn a_link_is_used_while_detection_could_choose_it_and_ignored_once_it_could_not(
 }
 
 #[test]
+fn a_link_file_reached_through_a_memory_folder_linked_inside_the_project_is_read() {
+    // `.agents` is a link to a folder inside the project: the notes behind it are read by
+    // every reader, and so is the brain link beside them — one rule for every read.
+    let p = project()
+        .write("real/memory/lessons.md", "### Lesson\nKeep it.\n")
+        .symlink("real", ".agents");
+    let brain = text(&home(&p).join(".bmad-plus/brain"));
+    fs::create_dir_all(&brain).expect("create the global brain");
+    let mut p = p.write(LINK, link_text(&brain, "bmad-global"));
+    for action in ["status", "brief"] {
+        let ran = p
+            .args(["--json", action])
+            .code(0)
+            .stderr("")
+            .unchanged()
+            .run();
+        let result: Value = serde_json::from_str(&ran.stdout).unwrap();
+        let warned = result
+            .get("warnings")
+            .and_then(Value::as_array)
+            .is_some_and(|w| !w.is_empty());
+        assert!(!warned, "{action}: {}", ran.stdout);
+        p = ran.then();
+    }
+    let ran = p.args(["--json", "status"]).code(0).run();
+    let status: Value = serde_json::from_str(&ran.stdout).unwrap();
+    assert_eq!(status["link"]["state"], "valid", "{}", ran.stdout);
+    // Without a link file there is nothing to warn about, let alone a file to remove.
+    let p = ran.then().remove("real/memory/.brain-link");
+    let _ = p.args(["status"]).code(0).stderr("").unchanged().run();
+}
+
+#[test]
+fn a_brain_whose_path_is_not_utf8_is_not_linked_with_an_altered_path() {
+    use std::os::unix::ffi::OsStrExt as _;
+    let p = project();
+    let home = p.base().join(OsStr::from_bytes(b"h\xff"));
+    fs::create_dir(&home).expect("create the home");
+    // The link would have to record the path with U+FFFD in place of the byte: a link that no
+    // later run could honour. The brain is made; the link is not, and init says why.
+    let ran = p
+        .env("HOME", &home)
+        .args(["--json", "init"])
+        .code(0)
+        .stderr("")
+        .absent(LINK)
+        .run();
+    let inited: Inited = ran.json();
+    assert!(inited.brain.is_none(), "{}", ran.stdout);
+    assert!(
+        inited
+            .warnings
+            .iter()
+            .any(|w| w.contains("not valid UTF-8") && w.contains("no brain is linked")),
+        "{:?}",
+        inited.warnings
+    );
+    assert!(home.join(".bmad-plus/brain/identity.yaml").is_file());
+}
+
+#[test]
 fn a_symbolic_link_named_brain_is_never_detected() {
     let p = project();
     let ssh = home(&p).join(".ssh");

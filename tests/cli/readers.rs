@@ -410,6 +410,101 @@ fn every_reading_command_agrees_on_linked_notes() {
 }
 
 #[test]
+fn brief_reads_the_journal_as_recall_does() {
+    // A journal linked to a file inside the project: recall reads its events, and so does brief.
+    let event =
+        r#"{"ts":"2026-10-18T09:00:00.000Z","agent":"zebra","task":"Needle here","id":"z1"}"#;
+    let p = with_home(
+        TestProject::new()
+            .write("logs/journal.ndjson", format!("{event}\n"))
+            .symlink("../../logs/journal.ndjson", JOURNAL),
+    );
+    let p = p.args(["recall", "needle"]);
+    let recall = success(&p);
+    assert!(
+        recall.stdout.starts_with("mem recall: 1 match(es)"),
+        "{}",
+        recall.stdout
+    );
+    let p = p.args(["brief"]);
+    let brief = success(&p);
+    assert!(
+        brief.stdout.contains("zebra: Needle here"),
+        "{}",
+        brief.stdout
+    );
+    assert_eq!(brief.stderr, "");
+    // Leaving the project, it is skipped by both, with the same warning.
+    let mut p = with_home(
+        TestProject::new()
+            .write("../journal.ndjson", format!("{event}\n"))
+            .symlink("../../../journal.ndjson", JOURNAL),
+    );
+    for args in [&["recall", "needle"][..], &["brief"]] {
+        p = p.args(args);
+        let run = success(&p);
+        assert!(!run.stdout.contains("Needle"), "{args:?}: {}", run.stdout);
+        assert!(
+            run.stderr
+                .contains("warning: .bmad/memory/journal.ndjson skipped: resolves to "),
+            "{args:?}: {}",
+            run.stderr
+        );
+    }
+}
+
+#[test]
+fn brief_does_not_call_a_tear_inside_a_character_an_encoding_fault() {
+    // A torn tail is left out silently, as a torn ASCII tail is; doctor names it as torn.
+    let p = with_home(
+        TestProject::new()
+            .fixture("example")
+            .append(JOURNAL, b"{\"task\":\"caf\xc3"),
+    )
+    .args(["brief"]);
+    let brief = success(&p);
+    assert!(
+        brief.stdout.contains("Latest journal events"),
+        "{}",
+        brief.stdout
+    );
+    assert_eq!(brief.stderr, "");
+}
+
+#[test]
+fn status_does_not_count_handoffs_in_a_sessions_folder_leading_out() {
+    let handoff = "---\nwritten_at: 2026-10-18T09:00:00.000Z\n---\n# Elsewhere\n";
+    let p = with_home(
+        TestProject::new()
+            .fixture("example")
+            .write("../elsewhere/2026-10-18-x.md", handoff)
+            .symlink("../../../elsewhere", ".agents/memory/sessions"),
+    )
+    .args(["status", "--json"]);
+    let status = success(&p);
+    let json: serde_json::Value = serde_json::from_str(&status.stdout).unwrap();
+    assert_eq!(json["handoffs"]["count"], 0, "{}", status.stdout);
+    assert_eq!(json["handoffs"]["latest"], serde_json::Value::Null);
+    let warned = json["warnings"].as_array().unwrap().iter().any(|w| {
+        w.as_str()
+            .unwrap()
+            .starts_with("warning: .agents/memory/sessions skipped: resolves to ")
+    });
+    assert!(warned, "{}", status.stdout);
+    // Inside the project, the same folder counts.
+    let p = with_home(
+        TestProject::new()
+            .fixture("example")
+            .write("notes/2026-10-18-x.md", handoff)
+            .symlink("../../notes", ".agents/memory/sessions"),
+    )
+    .args(["status", "--json"]);
+    let status = success(&p);
+    let json: serde_json::Value = serde_json::from_str(&status.stdout).unwrap();
+    assert_eq!(json["handoffs"]["count"], 1, "{}", status.stdout);
+}
+
+#[test]
 fn reinforce_refuses_a_scores_file_it_cannot_read_and_changes_nothing() {
     let p = TestProject::new().args(["reinforce", "--pattern", "p", "--accept", "true"]);
     mkfifo(&p.path(SCORES));

@@ -922,6 +922,19 @@ fn a_torn_promotions_file_blocks_a_due_promotion_and_changes_nothing() {
             "reinforce",
             "Memory store has an incomplete final line; inspect it before writing.",
         );
+    // Cut inside a character: the same torn line, the same message.
+    let _ = TestProject::new()
+        .fixture("example")
+        .write(SCORES, TWO_SUCCESSES)
+        .write(PROMOTIONS, b"{\"patternId\":\"caf\xc3")
+        .args(reinforce_args(
+            "Request id everywhere",
+            &["--accept", "true", "--ci", "pass"],
+        ))
+        .refused(
+            "reinforce",
+            "Memory store has an incomplete final line; inspect it before writing.",
+        );
     // No promotion due: the promotions file is not touched and the score is updated.
     let _ = TestProject::new()
         .write(SCORES, TWO_SUCCESSES)

@@ -526,6 +526,24 @@ fn a_torn_last_line_is_refused() {
             "write",
             "Memory store has an incomplete final line; inspect it before writing.",
         );
+    // A write cut short inside a character is a torn line too, not an encoding fault: the
+    // message sends the person to the repair that fixes it.
+    let _ = TestProject::new()
+        .fixture("example")
+        .append(
+            JOURNAL,
+            b"{\"ts\":\"2026-10-18T09:00:00.000Z\",\"task\":\"caf\xc3",
+        )
+        .args(["write", "--agent", "forge"])
+        .refused(
+            "write",
+            "Memory store has an incomplete final line; inspect it before writing.",
+        );
+    // A bad byte in a complete line is still the encoding fault, torn tail or not.
+    let _ = TestProject::new()
+        .write(JOURNAL, b"{\"task\":\"\xff\"}\n{\"task\":\"caf\xc3")
+        .args(["write", "--agent", "forge"])
+        .refused("write", "Memory source must contain valid UTF-8.");
 }
 
 #[test]
