@@ -628,6 +628,22 @@ impl Report for ArchiveReport {
         }
         out
     }
+
+    fn written(&self) -> Option<String> {
+        let file = self.store.rel();
+        let mut parts: Vec<String> = self
+            .completed
+            .iter()
+            .map(|completed| format!("the records of {completed} removed from {file}"))
+            .collect();
+        if let Some(archive) = &self.archive_file {
+            parts.push(format!(
+                "{} record(s) of {file} moved into {archive}",
+                self.archived
+            ));
+        }
+        (!parts.is_empty()).then(|| parts.join("; "))
+    }
 }
 
 #[cfg(test)]

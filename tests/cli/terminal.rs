@@ -648,3 +648,28 @@ fn observe_takes_a_leading_dot_slash_and_nothing_looser() {
             "Duplicate outcome: this task attempt already supplied a receipt.",
         );
 }
+
+#[test]
+fn an_archive_whose_result_cannot_be_printed_says_what_moved() {
+    let project = TestProject::new()
+        .fixture("example")
+        .args(["archive", "journal", "--keep", "2"]);
+    let (code, stderr) = to_full_disk(&project);
+    assert_eq!(code, 1);
+    assert_eq!(
+        stderr,
+        format!(
+            "mem archive: 40 record(s) of .bmad/memory/journal.ndjson moved into \
+             .bmad/memory/archive/journal-20260803T081240Z--20261015T094512Z.ndjson, but the \
+             result could not be printed: {NO_SPACE}\n"
+        )
+    );
+    // Nothing to move: nothing was written, so the failure says only that printing failed.
+    let project = project.args(["archive", "journal", "--keep", "2"]);
+    let (code, stderr) = to_full_disk(&project);
+    assert_eq!(code, 1);
+    assert_eq!(
+        stderr,
+        format!("mem archive: the result could not be printed: {NO_SPACE}\n")
+    );
+}
