@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Whole-process benchmarks of bmad-mem against SPEC §11's targets.
+# Whole-process benchmarks of bmad-mem against docs §11's targets.
 #
 #   benches/cli.sh                 # build, generate stores, measure, print Markdown tables
 #   QUIET_WAIT=0 benches/cli.sh    # do not wait for a quiet machine
@@ -14,7 +14,7 @@
 # packages when missing. The clock is pinned with BMAD_MEM_NOW; write and reinforce reset
 # their files before every run (hyperfine --prepare) so the journal never reaches its cap;
 # observe adds the 1,000th receipt to a store of 999, restored before every run. Beside
-# outcomes, the baseline SPEC §11 compares it with: sha256sum of every file the runs name, once.
+# outcomes, the baseline docs §11 compares it with: sha256sum of every file the runs name, once.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -186,7 +186,7 @@ OUT_TARGET=$(awk -v b="$BASE" 'BEGIN {printf "%.2f", 1.5 * b}')
 
 echo "Measured $(date -u +%Y-%m-%dT%H:%MZ) on $(nproc) cores ($(uname -m), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')), $(hyperfine --version), load average $LOAD_START at start, $LOAD_END at end."
 echo
-echo "| command | bytes read | median | p95 | min | runs | peak RSS (× bytes read) | SPEC §11 target |"
+echo "| command | bytes read | median | p95 | min | runs | peak RSS (× bytes read) | docs §11 target |"
 echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |"
 row recall-typical "\`recall\`, typical store" "$BT" 3
 row recall-full "\`recall\`, full store" "$BF" 40

@@ -1,4 +1,4 @@
-//! JSON text and hashing (SPEC §2.1): compact and pretty writing of a 2 MiB journal's worth of
+//! JSON text and hashing (docs §2.1): compact and pretty writing of a 2 MiB journal's worth of
 //! events, parsing it back, and SHA-256 of 1 MiB (what `observe`/`outcomes` spend on every
 //! Nexus file they hash).
 

@@ -1,4 +1,4 @@
-//! Snapshot hashing (SPEC §8 step 5, §9.2 step 5): what `bmad-mem observe` and `outcomes` spend
+//! Snapshot hashing (docs §8 step 5, §9.2 step 5): what `bmad-mem observe` and `outcomes` spend
 //! re-checking accepted BMAD+ Nexus work. A run file is parsed and its run and plan hashed; a
 //! run is loaded, validated and observed (every file its tasks name hashed once); 1,000
 //! accepted sources are resolved over 5 runs loaded in parallel; and a store of 1,000 receipts

@@ -1,4 +1,4 @@
-//! The hot paths of `recall` on full-size inputs (SPEC §11): tokenizing and scoring a 2 MiB
+//! The hot paths of `recall` on full-size inputs (docs §11): tokenizing and scoring a 2 MiB
 //! note file, cutting it into sections, and reading a 2 MiB journal.
 //!
 //! Inputs come from the same generator as `examples/gen-store.rs` (seed 1), so the figures

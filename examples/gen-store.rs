@@ -5,7 +5,7 @@
 //! ```
 //!
 //! * `typical`: 200 journal events and 150 sections spread over the six note files.
-//! * `full`: the journal and all six note files each filled to just under 2 MiB (SPEC §11).
+//! * `full`: the journal and all six note files each filled to just under 2 MiB (docs §11).
 //! * `<pct>%`: every file filled to that share of 2 MiB (the growth series: `10%`, `25%`, …).
 //! * `<events>,<sections>`: exact counts; the sections are spread over the six files.
 //!
@@ -19,7 +19,7 @@
 //! `benches/support/nexus.rs`) and a valid receipt store `.bmad/memory/outcomes.ndjson` of `N`
 //! receipts, one per task attempt, each bound to its own section of `.agents/memory/lessons.md`
 //! (appended to that file, inside its size budget). Each receipt is built as `bmad-mem observe`
-//! builds it (SPEC §8 step 9): the source from [`bmad_mem::nexus::Nexus::accepted_source`], the
+//! builds it (docs §8 step 9): the source from [`bmad_mem::nexus::Nexus::accepted_source`], the
 //! memory from [`bmad_mem::receipts::SectionReader`], the id the sha256 of the body's compact
 //! JSON. `DIR` must have no link in its path (Nexus compares `run.project` with its real path).
 //! For the benches it also writes, under `DIR/.bench/`: `outcomes-but-last.ndjson` (the first

@@ -14,7 +14,7 @@
 //! `Date` line's — undated ones last. The latest handoff is chosen by its name and content,
 //! never by modification time (see [`crate::status::latest_handoff`]).
 //!
-//! The brief is cut to `--max-chars` (UTF-16 units, SPEC §2.3) without cutting an entry in
+//! The brief is cut to `--max-chars` (UTF-16 units, docs §2.3) without cutting an entry in
 //! half: entries are taken in order while they fit, one that does not fit is left out, and a
 //! closing line says what was left out. That line counts against the budget too (the last
 //! entries kept make room for it), except under a budget too small for the title and the line

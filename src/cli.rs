@@ -1,4 +1,4 @@
-//! The command line (SPEC §4), as clap derive definitions only: global flags, the action enum,
+//! The command line (docs §4), as clap derive definitions only: global flags, the action enum,
 //! and the parser settings that make bmad-plus's argument conventions hold — options anywhere
 //! after the action, `--opt=value`, a value that starts with `-` taken as a value, the last of a
 //! repeated option winning, `--` ending options, negative numbers as query words.
@@ -146,7 +146,7 @@ const VALUE_OPTIONS: [&str; 27] = [
 /// Marks a word that must reach the action as a plain word.
 const SHIELD: char = '\u{1}';
 
-/// clap reads `-.5` as the short option `-.`; SPEC §4 wants every word that looks like a
+/// clap reads `-.5` as the short option `-.`; docs §4 wants every word that looks like a
 /// negative number to be a query word. Such words (outside option values, before `--`) are
 /// shielded by a leading U+0001 that [`unshield`] removes after parsing. A word that already
 /// starts with U+0001 is shielded too, so the mapping is exact.

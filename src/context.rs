@@ -1,4 +1,4 @@
-//! The one place that reads the environment and the clock (SPEC §2.7).
+//! The one place that reads the environment and the clock (docs §2.7).
 //!
 //! A [`Context`] is built once per invocation and handed to the action: the project root
 //! (`-d`, resolved lexically against the current directory, which must be an existing folder),
@@ -23,7 +23,7 @@ pub struct Now {
 }
 
 impl Now {
-    /// The instant `text` names (SPEC §2.5), written back in `toISOString` form.
+    /// The instant `text` names (docs §2.5), written back in `toISOString` form.
     ///
     /// # Errors
     /// When `text` is not a timestamp.

@@ -1,6 +1,6 @@
 //! The one error type. Every variant's text is what the user reads after `mem <action>: ` (or
-//! inside `{"error":…}`), so each documented failure carries the exact SPEC message; tests
-//! assert these texts. Every failure exits 1 (SPEC §4).
+//! inside `{"error":…}`), so each documented failure carries the exact documented message; tests
+//! assert these texts. Every failure exits 1 (docs §4).
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -41,7 +41,7 @@ pub enum Error {
     IncompleteFinalLine,
     #[error("Memory store exceeds 2 MiB.")]
     DocumentTooLarge,
-    /// An I/O failure the SPEC does not name; always says which path.
+    /// An I/O failure the docs do not name; always says which path.
     #[error("{op} {}: {source}", path.display())]
     Io {
         op: &'static str,
@@ -70,7 +70,7 @@ impl Error {
         Error::Refused(message.into())
     }
 
-    /// Every failure exits 1 (SPEC §4).
+    /// Every failure exits 1 (docs §4).
     #[must_use]
     pub fn exit_code(&self) -> u8 {
         1

@@ -1,4 +1,4 @@
-//! Evidence ranking for `recall` (SPEC §5, evidence part).
+//! Evidence ranking for `recall` (docs §5, evidence part).
 //!
 //! Files are read with the confined reader (no links, 2 MiB, UTF-8). Each candidate is then
 //! weighed by the receipts that name it, inspected as `outcomes` does within the

@@ -1,7 +1,7 @@
 //! bmad-mem: a project memory for coding agents, kept in plain files inside the repository.
 //!
 //! A drop-in for the `bmad-plus mem` command of BMAD+: same files, same formats, same
-//! identifiers, same messages (see `SPEC.md`). The binary is a thin shell over this library:
+//! identifiers, same messages (see `docs/`). The binary is a thin shell over this library:
 //! `main` parses the command line into [`cli::Cli`], builds a [`context::Context`] once, and
 //! calls [`run`], which dispatches to one module per action. Actions never read argv, the
 //! environment or the clock, and never print: they return a [`output::Report`].

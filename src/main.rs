@@ -1,4 +1,4 @@
-//! The `bmad-mem` binary: parse, build the context, run, render, exit (SPEC §4).
+//! The `bmad-mem` binary: parse, build the context, run, render, exit (docs §4).
 //!
 //! `main` returns an `ExitCode` rather than calling `process::exit`, so destructors run: the
 //! writer lock is released on every path.
@@ -84,7 +84,7 @@ fn fail(json: bool, action: Option<&str>, message: &str) -> ExitCode {
     ExitCode::from(1)
 }
 
-/// Help and version go to stdout with status 0; every other parser error is a SPEC §4 failure,
+/// Help and version go to stdout with status 0; every other parser error is a docs §4 failure,
 /// in JSON when `--json` was among the options.
 fn parse_failure(args: &[String], error: &clap::Error) -> ExitCode {
     if matches!(

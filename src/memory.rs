@@ -110,7 +110,7 @@ fn is_unsupported(e: &io::Error) -> bool {
 }
 
 /// Creates the project-relative folder `rel` and its missing parents inside the project:
-/// `Ok(true)` when it had to be created. Confined (SPEC §3.1): each folder is opened or made
+/// `Ok(true)` when it had to be created. Confined (docs §3.1): each folder is opened or made
 /// relative to its parent's handle, never through a link.
 ///
 /// # Errors

@@ -1,4 +1,4 @@
-//! The read-only view of BMAD+ Nexus runs (`NEXUS.md`): where a run lives, how it is validated,
+//! The read-only view of BMAD+ Nexus runs (`docs/NEXUS.md`): where a run lives, how it is validated,
 //! how today's files are re-hashed, and the *accepted source* that `observe` and `outcomes` bind
 //! a memory section to.
 //!
@@ -93,7 +93,7 @@ impl Nexus {
         }
     }
 
-    /// `NEXUS.md` "The accepted source": the source object of task `task_id` in run `run_id`
+    /// `docs/NEXUS.md` "The accepted source": the source object of task `task_id` in run `run_id`
     /// (keys in the documented order, fields missing from the run omitted, only `baseline`
     /// falling back to null). Resolved once per instance; later calls return the same result.
     ///
@@ -270,7 +270,7 @@ impl Loaded {
     }
 }
 
-/// `NEXUS.md` "The accepted source" of one task record, over its observation.
+/// `docs/NEXUS.md` "The accepted source" of one task record, over its observation.
 fn accepted_source(
     task: Node<'_>,
     observation: &Observation,
@@ -459,7 +459,7 @@ impl<T: Clone> Memo<T> {
 }
 
 impl Disk {
-    /// `NEXUS.md` "the path rule": no link from `/` down to `.bmad-plus/nexus/`, the root a
+    /// `docs/NEXUS.md` "the path rule": no link from `/` down to `.bmad-plus/nexus/`, the root a
     /// directory, then its real path.
     fn open(root: &Path) -> Result<Self> {
         let lexical = root.to_string_lossy();
@@ -484,7 +484,7 @@ impl Disk {
         })
     }
 
-    /// `NEXUS.md`: load and validate the run, observe every task, then look for a lock — so a
+    /// `docs/NEXUS.md`: load and validate the run, observe every task, then look for a lock — so a
     /// missing or corrupt run wins over a lock.
     fn load(&self, run_id: &str) -> Result<Loaded> {
         let doc = self.load_run(run_id)?;
@@ -494,7 +494,7 @@ impl Disk {
         Ok(Loaded::new(&run, run_id, observations))
     }
 
-    /// `NEXUS.md` "The run file": read `runs/<runId>.json` and validate it, first failure wins.
+    /// `docs/NEXUS.md` "The run file": read `runs/<runId>.json` and validate it, first failure wins.
     /// The envelope is returned; its validated run is [`run_of`] it.
     fn load_run(&self, run_id: &str) -> Result<Doc> {
         if !is_nexus_id(run_id) {
@@ -554,7 +554,7 @@ impl Disk {
             .collect()
     }
 
-    /// `NEXUS.md`: a `writer.lock` or `recovery.lock` means the run may be half written.
+    /// `docs/NEXUS.md`: a `writer.lock` or `recovery.lock` means the run may be half written.
     fn check_locks(&self) -> Result<()> {
         let mut is_locked = false;
         for name in ["writer.lock", "recovery.lock"] {
@@ -571,7 +571,7 @@ impl Disk {
         Ok(())
     }
 
-    /// `NEXUS.md` "Is the evidence of a task current?", steps 1–6, dependencies recursively.
+    /// `docs/NEXUS.md` "Is the evidence of a task current?", steps 1–6, dependencies recursively.
     /// `verified` holds the tasks already found current; `ancestors` the dependency path.
     fn evidence_current(
         &self,
@@ -658,7 +658,7 @@ impl Disk {
         Ok(())
     }
 
-    /// `NEXUS.md` "protected snapshot" of a task definition: resources, check folders and
+    /// `docs/NEXUS.md` "protected snapshot" of a task definition: resources, check folders and
     /// executables as they were when the plan was created.
     fn protected_snapshot(&self, definition: Option<Node<'_>>) -> Result<()> {
         let Some(definition) = definition else {
@@ -691,7 +691,7 @@ impl Disk {
         Ok(())
     }
 
-    /// `NEXUS.md` "files snapshot": unique paths in UTF-16 order, each with its sha256; the
+    /// `docs/NEXUS.md` "files snapshot": unique paths in UTF-16 order, each with its sha256; the
     /// compact JSON of the result.
     fn files_snapshot(&self, files: &[Value]) -> Result<String> {
         // `new Set(files)`: equal primitives collapse, in first-seen order; objects are distinct.
@@ -746,7 +746,7 @@ impl Disk {
         self.hash_file(Path::new(&target))
     }
 
-    /// `NEXUS.md` "scope snapshot": files as they are, scope roots walked as directories.
+    /// `docs/NEXUS.md` "scope snapshot": files as they are, scope roots walked as directories.
     fn scope_snapshot(&self, scopes: Option<Node<'_>>) -> Result<String> {
         let key = scopes.map_or("undefined", Node::compact);
         self.scopes
@@ -923,7 +923,7 @@ impl Disk {
     }
 }
 
-/// `NEXUS.md` envelope checks: `Corrupt or foreign run state` unless every one holds. Returns
+/// `docs/NEXUS.md` envelope checks: `Corrupt or foreign run state` unless every one holds. Returns
 /// the run.
 fn validate_envelope<'d>(envelope: Node<'d>, run_id: &str, project: &str) -> Result<Node<'d>> {
     let foreign = || nexus("Corrupt or foreign run state; original bytes were preserved.");
@@ -958,7 +958,7 @@ fn run_of(envelope: &Doc) -> Node<'_> {
         .expect("a validated envelope holds its run")
 }
 
-/// `NEXUS.md`: the plan hashes to `planHash` and defines the run's tasks, in order.
+/// `docs/NEXUS.md`: the plan hashes to `planHash` and defines the run's tasks, in order.
 fn validate_plan(run: Node<'_>) -> Result<()> {
     let run = Some(run);
     let plan = field(run, "plan");
@@ -985,8 +985,8 @@ fn ids(items: Items<'_>) -> String {
     text
 }
 
-/// `NEXUS.md` lifecycle records: every task and attempt well formed, attempt ids unique within
-/// the run, and the current attempt with its `cancellation` and `backend` (SPEC §10).
+/// `docs/NEXUS.md` lifecycle records: every task and attempt well formed, attempt ids unique within
+/// the run, and the current attempt with its `cancellation` and `backend` (docs §10).
 fn validate_lifecycle(run: Node<'_>, run_id: &str) -> Result<()> {
     let mut attempt_ids = HashSet::new();
     for task in tasks_of(run) {
@@ -1141,7 +1141,7 @@ fn confine_in(
     })
 }
 
-/// `NEXUS.md` relative-path rule for every path a snapshot touches (Nexus's `relative`);
+/// `docs/NEXUS.md` relative-path rule for every path a snapshot touches (Nexus's `relative`);
 /// `allow_dot` admits `.` (a check folder).
 fn check_relative(text: Option<&str>, allow_dot: bool) -> Result<&str> {
     if allow_dot && text == Some(".") {

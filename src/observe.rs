@@ -1,4 +1,4 @@
-//! `observe`: bind a lesson to accepted, independently verified Nexus work (SPEC §8).
+//! `observe`: bind a lesson to accepted, independently verified Nexus work (docs §8).
 //!
 //! The only way a memory section gets evidence. The input names a Nexus run and task, a memory
 //! section and a scope; a receipt is written only when the task is accepted with current
@@ -37,7 +37,7 @@ pub struct ObserveReport {
     pub receipt: Object,
 }
 
-/// Reads the input, then runs SPEC §8's steps under the writer lock.
+/// Reads the input, then runs docs §8's steps under the writer lock.
 ///
 /// # Errors
 /// The documented message of the first failing step; nothing is written then.
@@ -172,7 +172,7 @@ fn observe(root: &Path, input: &Object, ctx: &Context, lock: &WriterLock) -> Res
     Ok(receipt)
 }
 
-/// SPEC §8 step 7 for one list: falsy is `[]`; at most 30 unique strings, each an existing
+/// docs §8 step 7 for one list: falsy is `[]`; at most 30 unique strings, each an existing
 /// receipt whose scope overlaps `scope`; sorted.
 fn relations(value: Option<&Value>, receipts: &[Object], scope: &[String]) -> Result<Vec<String>> {
     let list = match value {
@@ -181,8 +181,8 @@ fn relations(value: Option<&Value>, receipts: &[Object], scope: &[String]) -> Re
         Some(Value::Array(list)) => list,
         Some(_) => return Err(invalid_relations()),
     };
-    // SPEC §8 step 7: at most 30 unique strings. (bmad-plus lets a non-string item through
-    // to the lookup, which then finds nothing; the SPEC's list message is clearer.)
+    // docs §8 step 7: at most 30 unique strings. (bmad-plus lets a non-string item through
+    // to the lookup, which then finds nothing; the documented list message is clearer.)
     let mut ids: Vec<String> = Vec::with_capacity(list.len());
     for item in list {
         match item.as_str() {

@@ -1,4 +1,4 @@
-//! `outcomes`: list every receipt with whether it still counts today (SPEC §9).
+//! `outcomes`: list every receipt with whether it still counts today (docs §9).
 //!
 //! The store is read strictly (a corrupt store is an error, never reset), then each receipt is
 //! re-checked against today's files: `accepted-current`, or the reason it no longer counts.
@@ -24,7 +24,7 @@ pub struct OutcomesReport {
 /// Reads the store and inspects every receipt.
 ///
 /// # Errors
-/// The strict reader's messages (SPEC §9.1).
+/// The strict reader's messages (docs §9.1).
 pub fn run(_args: &OutcomesArgs, ctx: &Context) -> Result<OutcomesReport> {
     let receipts = read_store(&ctx.root)?;
     let mut inspector = Inspector::new(&ctx.root);

@@ -1,4 +1,4 @@
-//! Rendering results and errors (SPEC §4).
+//! Rendering results and errors (docs §4).
 //!
 //! Success: pretty JSON on stdout under `--json`, else the human lines on stdout; warnings go to
 //! stderr in human mode (under `--json` they are part of the result). Failure: one line

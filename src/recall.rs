@@ -1,4 +1,4 @@
-//! `recall`: what do we already know about X? (SPEC §5)
+//! `recall`: what do we already know about X? (docs §5)
 //!
 //! Candidates are every journal event (in file order), then every `###` section of
 //! `decisions.md`, `lessons.md`, `patterns.md` in `.bmad/memory/`, `.agents/memory/` and, with
@@ -106,7 +106,7 @@ pub struct Request {
 }
 
 impl Request {
-    /// SPEC §5's checks, in order.
+    /// docs §5's checks, in order.
     ///
     /// # Errors
     /// The documented message of the first failing check.
@@ -199,7 +199,7 @@ pub fn query_tokens(query: &str) -> Vec<String> {
         .collect()
 }
 
-/// SPEC §5's lexical score of the text made of `parts` (concatenated) against query tokens.
+/// docs §5's lexical score of the text made of `parts` (concatenated) against query tokens.
 #[must_use]
 pub fn score(query: &[String], parts: &[&str]) -> f64 {
     score_with(&QueryCounter::new(query), parts)
@@ -802,7 +802,7 @@ pub fn run(args: &RecallArgs, ctx: &Context) -> Result<RecallReport> {
     })
 }
 
-/// The output entry of a candidate, keys in SPEC §5's order.
+/// The output entry of a candidate, keys in docs §5's order.
 #[must_use]
 pub fn entry(score: f64, candidate: Candidate) -> Object {
     match candidate {
@@ -966,7 +966,7 @@ mod tests {
         reason = "2/sqrt(2) is one ulp below SQRT_2, and that is the point"
     )]
     fn score_follows_the_formula_to_the_bit() {
-        // Expected values printed by node running the SPEC formula on the same strings.
+        // Expected values printed by node running the documented formula on the same strings.
         case("auth", "auth", 1.0);
         case("auth strategy", "Auth strategy", 1.414213562373095);
         case("auth strategy", "auth auth auth other", 0.5246530721670274);

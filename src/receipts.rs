@@ -1,5 +1,5 @@
 //! Accepted-outcome receipts: the strict store reader, the scope rules, the memory-section
-//! binding and each receipt's status (SPEC §8, §9).
+//! binding and each receipt's status (docs §8, §9).
 //!
 //! A receipt binds the exact text of one `###` section to a Nexus task that was independently
 //! verified and accepted. It proves that binding, not that the lesson caused the success
@@ -31,7 +31,7 @@ const SCOPE_REQUIRED: &str = "An explicit non-empty project scope is required.";
 const SCOPE_NOT_NORMALIZED: &str = "Outcome scope must be a normalized relative path.";
 const INTEGRITY: &str = "Outcome receipt integrity or uniqueness check failed.";
 
-/// SPEC §9.1: every receipt of the store, in file order, each checked.
+/// docs §9.1: every receipt of the store, in file order, each checked.
 ///
 /// # Errors
 /// The §9.1 messages; a line that is not JSON names the problem.
@@ -170,7 +170,7 @@ pub fn strings(receipt: &Object, key: &str) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// A normalized relative scope path (SPEC §8 step 5): non-empty, no `\`, not starting with
+/// A normalized relative scope path (docs §8 step 5): non-empty, no `\`, not starting with
 /// `/`, no `:`, no empty, `.` or `..` segment.
 #[must_use]
 pub fn is_normalized_scope_path(path: &str) -> bool {
@@ -188,7 +188,7 @@ pub fn sort_utf16(list: &mut [String]) {
     list.sort_by(|a, b| a.encode_utf16().cmp(b.encode_utf16()));
 }
 
-/// SPEC §8 step 5: 1–30 normalized paths, de-duplicated and sorted.
+/// docs §8 step 5: 1–30 normalized paths, de-duplicated and sorted.
 ///
 /// # Errors
 /// `An explicit non-empty project scope is required.` or
@@ -209,7 +209,7 @@ pub fn validate_scope(paths: &[Value]) -> Result<Vec<String>> {
     Ok(out)
 }
 
-/// `--context-scope` (SPEC §5): split on `,`, each part trimmed, empties kept (and refused).
+/// `--context-scope` (docs §5): split on `,`, each part trimmed, empties kept (and refused).
 ///
 /// # Errors
 /// As [`validate_scope`]; absent or empty text is `An explicit non-empty project scope is
@@ -249,7 +249,7 @@ pub fn is_memory_file(file: &str) -> bool {
         && matches!(name, "decisions.md" | "lessons.md" | "patterns.md")
 }
 
-/// Validates a heading (SPEC §8 step 4).
+/// Validates a heading (docs §8 step 4).
 ///
 /// # Errors
 /// `Memory heading must be non-empty bounded text.`
@@ -327,7 +327,7 @@ impl FileSections {
 }
 
 impl SectionReader {
-    /// SPEC §8 step 4: `{"file","heading","textSha256"}` of the one section named `heading` in
+    /// docs §8 step 4: `{"file","heading","textSha256"}` of the one section named `heading` in
     /// the memory file `file`.
     ///
     /// # Errors
@@ -367,7 +367,7 @@ impl SectionReader {
     }
 }
 
-/// Why a receipt does or does not count today (SPEC §9.2).
+/// Why a receipt does or does not count today (docs §9.2).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Status {
     AcceptedCurrent,
@@ -422,7 +422,7 @@ impl Inspector {
         }
     }
 
-    /// The status of every receipt, in store order (SPEC §9.2), with an optional context scope.
+    /// The status of every receipt, in store order (docs §9.2), with an optional context scope.
     pub fn statuses(&mut self, receipts: &[Object], context: Option<&[String]>) -> Vec<Status> {
         let ids: Vec<String> = receipts
             .iter()
@@ -493,7 +493,7 @@ impl Inspector {
             .collect()
     }
 
-    /// Step 4 of SPEC §9.2 for one receipt: `None` when its section is current.
+    /// Step 4 of docs §9.2 for one receipt: `None` when its section is current.
     fn check_section(&mut self, receipt: &Object) -> Option<Status> {
         let memory = receipt.get("memory").and_then(Value::as_object);
         let resolved = self.sections.resolve(
@@ -511,7 +511,7 @@ impl Inspector {
         }
     }
 
-    /// Step 5 of SPEC §9.2 for one receipt whose section is current.
+    /// Step 5 of docs §9.2 for one receipt whose section is current.
     fn check_source(&mut self, receipt: &Object) -> Status {
         let (run, task, _) = attempt_identity(receipt);
         let nexus = &mut self.nexus;

@@ -1,5 +1,5 @@
 //! `reinforce`: fold reward signals into a pattern's score, and propose — never apply — its
-//! promotion (SPEC §7).
+//! promotion (docs §7).
 //!
 //! Each pattern keeps an Elo rating (start 1200, K = 32, played against a 1200 opponent) and a
 //! Beta distribution (start α = β = 1) whose old evidence fades twice: by a 90-day half-life
@@ -54,7 +54,7 @@ pub struct ReinforceArgs {
     pub evidence: Option<String>,
 }
 
-/// SPEC §7's reward: the given signals' weighted mean, weights renormalized, in [0, 1].
+/// docs §7's reward: the given signals' weighted mean, weights renormalized, in [0, 1].
 #[must_use]
 pub fn reward(signals: &Signals) -> f64 {
     let mut parts: Vec<(f64, f64)> = Vec::with_capacity(3);
@@ -100,7 +100,7 @@ pub struct Score {
     pub beta: f64,
     pub mean: f64,
     pub updates: f64,
-    /// As stored: any JSON value; only a timestamp (SPEC §2.5) enables the time decay.
+    /// As stored: any JSON value; only a timestamp (docs §2.5) enables the time decay.
     pub last_ts: Value,
 }
 
@@ -128,7 +128,7 @@ impl Score {
         }
     }
 
-    /// One update with reward `r` at `now` (SPEC §7, steps 1–4, evaluated left to right).
+    /// One update with reward `r` at `now` (docs §7, steps 1–4, evaluated left to right).
     #[must_use]
     pub fn update(&self, r: f64, now: &Now) -> Self {
         let mut alpha = self.alpha;

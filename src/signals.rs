@@ -1,5 +1,5 @@
 //! Reward signals as given on the command line (`--eval`, `--accept`, `--ci`), shared by
-//! `write` and `reinforce` (SPEC §6, §7, §10).
+//! `write` and `reinforce` (docs §6, §7, §10).
 //!
 //! Numbers must be plain decimals — optional sign, digits with an optional fraction or a
 //! fraction alone, optional exponent, surrounding whitespace allowed — finite and within

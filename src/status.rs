@@ -2,7 +2,7 @@
 //!
 //! Per note file — those of `.agents/memory/`, then those of `.bmad/memory/` that exist, the
 //! two folders `recall` and `brief` read — whether it exists, its number of `###` entries
-//! (SPEC §3.7 sections), for `decisions.md` how many of them are active (as `brief` shows them),
+//! (docs §3.7 sections), for `decisions.md` how many of them are active (as `brief` shows them),
 //! the newest entry date (the heading's, else the `Date` line's, as [`crate::entry`] reads it)
 //! and its last modification; `context.md`; the handoffs in `sessions/`; the brain link and the
 //! linked brain's files. Without a link, the brain detection would choose is shown, but nothing

@@ -4,7 +4,7 @@
 //!
 //! Entry formats are the Memory pack's (decisions: Context, Decision, Rationale, Consequences,
 //! Status). The example entry of each note file is indented four spaces instead of fenced:
-//! sections are cut at every line starting with `###`, fenced or not (SPEC §3.7), so a fenced
+//! sections are cut at every line starting with `###`, fenced or not (docs §3.7), so a fenced
 //! example would become a real entry that `recall` returns and `status` counts. A template has
 //! no `###` line at all.
 //!

@@ -1,4 +1,4 @@
-//! `write`: append one event to the journal (SPEC §6).
+//! `write`: append one event to the journal (docs §6).
 //!
 //! Everything is validated before the writer lock is taken, so a usage error creates nothing.
 //! The event's `id` is the first 12 hex digits of `sha256(ts + "\0" + agent + "\0" + task)`:

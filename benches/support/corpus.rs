@@ -24,7 +24,7 @@ use std::fmt::Write;
 
 use bmad_mem::js::json::{Object, Value, sha256_hex};
 
-/// Every registry file's cap (SPEC §1).
+/// Every registry file's cap (docs §1).
 pub const CAP: usize = 2 * 1024 * 1024;
 
 /// splitmix64: tiny, fast, and good enough for synthetic text.

@@ -461,7 +461,7 @@ pub fn interpretation(task: &TaskRef) -> String {
 }
 
 /// The receipt of `task` bound to the lessons section `heading`, built as `bmad-mem observe`
-/// builds it (SPEC §8 step 9, in this key order; id = SHA-256 of the body's compact JSON).
+/// builds it (docs §8 step 9, in this key order; id = SHA-256 of the body's compact JSON).
 pub fn receipt(
     resolver: &mut Nexus,
     sections: &mut SectionReader,

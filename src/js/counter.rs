@@ -1,6 +1,6 @@
 //! Counting a query's tokens in a text without looking at every token one by one.
 //!
-//! SPEC §5's score needs two numbers from a text: how many tokens it has, and how often each
+//! docs §5's score needs two numbers from a text: how many tokens it has, and how often each
 //! query token occurs. [`QueryCounter::count`] gets both in one pass and gives the same
 //! numbers as [`for_each_token`](super::text::for_each_token) would (a property test holds it to that):
 //!

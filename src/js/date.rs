@@ -4,7 +4,7 @@
 //! This module owns the conversion between timestamp text and *time values*
 //! (milliseconds since 1970-01-01T00:00:00Z, as an `f64` holding an integer,
 //! exactly as JavaScript stores them). It reproduces what V8 (Node.js) does,
-//! restricted to the format defined by ECMAScript (SPEC §2.5):
+//! restricted to the format defined by ECMAScript (docs §2.5):
 //!
 //! * dates `YYYY`, `YYYY-MM`, `YYYY-MM-DD`, where the year is either four
 //!   digits or an expanded year `+YYYYYY` / `-YYYYYY` (`-000000` is invalid);

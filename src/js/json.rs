@@ -1,11 +1,11 @@
-//! The JSON value model and JSON text, exactly as JavaScript has them (SPEC §2.1, §2.6).
+//! The JSON value model and JSON text, exactly as JavaScript has them (docs §2.1, §2.6).
 //!
 //! Every identifier and digest bmad-plus computes is SHA-256 over `JSON.stringify` of a value
 //! that went through `JSON.parse`, so this module reproduces both ends:
 //!
 //! * **Parsing** ([`parse`]) models values as V8 does: every number is a double (`1e400` is
 //!   `Infinity`, `12345678901234567890` is `12345678901234567000`), a duplicate key keeps its
-//!   first position and its last value, and a lone surrogate escape is refused (SPEC §10).
+//!   first position and its last value, and a lone surrogate escape is refused (docs §10).
 //! * **Writing** ([`Value::compact`], [`Value::pretty`]) is `JSON.stringify(x)` and
 //!   `JSON.stringify(x, null, 2)`: keys that are canonical array indices come first in ascending
 //!   numeric order, then the others in insertion order; strings escape only what JavaScript
@@ -346,7 +346,7 @@ impl Value {
         }
     }
 
-    /// JavaScript truthiness of a present value (SPEC §2.6): everything but `null`, `false`,
+    /// JavaScript truthiness of a present value (docs §2.6): everything but `null`, `false`,
     /// `0`, `-0`, `NaN` and `""`; an empty array or object is truthy.
     #[must_use]
     pub fn is_truthy(&self) -> bool {
@@ -359,7 +359,7 @@ impl Value {
         }
     }
 
-    /// `String(value)` as a template literal would write it (SPEC §2.6): strings as is, numbers
+    /// `String(value)` as a template literal would write it (docs §2.6): strings as is, numbers
     /// in JavaScript form, arrays as their elements joined by `,` (null elements empty), any
     /// other object `[object Object]`, and `null` as `null`.
     #[must_use]

@@ -1,7 +1,7 @@
 //! `Math.log` and `Math.pow` exactly as V8 (Node 20) computes them.
 //!
 //! bmad-plus runs in V8 and prints decay and Elo scores with 17 significant
-//! digits; SPEC §2.4 requires our output to agree with it to the last bit.
+//! digits; docs §2.4 requires our output to agree with it to the last bit.
 //! V8 does not use the C library for these two functions: it ships its own
 //! C++ ports of fdlibm's `__ieee754_log` (`e_log.c`) and `__ieee754_pow`
 //! (`e_pow.c`) in `src/base/ieee754.cc`. glibc's `log`/`pow` (which back

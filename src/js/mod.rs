@@ -1,4 +1,4 @@
-//! The JavaScript semantics that bmad-plus's bytes depend on (SPEC §2), one small module each:
+//! The JavaScript semantics that bmad-plus's bytes depend on (docs §2), one small module each:
 //! JSON values and text, numbers as JavaScript writes them, whitespace and UTF-16 lengths,
 //! V8's `Math.log`/`Math.pow`, the timestamp parser, and the recall token counter. Pure
 //! functions; no I/O.

@@ -1,7 +1,7 @@
 //! A JSON document read once into a flat list of nodes, beside its compact text.
 //!
 //! Nexus hashes a run several ways: the whole run, its plan, every verification and every
-//! environment's values, each over the compact text `JSON.stringify` writes (`NEXUS.md`). A
+//! environment's values, each over the compact text `JSON.stringify` writes (`docs/NEXUS.md`). A
 //! [`json::Value`] tree gets there by allocating every string, object and array of a 1.5 MiB
 //! run and then writing the parts out again for each hash. [`Doc`] reads the text once, writes
 //! the compact text as it goes and remembers where each value's text starts and ends, so the
@@ -230,7 +230,7 @@ impl<'d> Node<'d> {
             .map(|(_, value)| value)
     }
 
-    /// JavaScript truthiness (SPEC §2.6).
+    /// JavaScript truthiness (docs §2.6).
     #[must_use]
     pub fn is_truthy(self) -> bool {
         match self.kind() {

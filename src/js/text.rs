@@ -1,10 +1,10 @@
-//! JavaScript's view of text (SPEC §2.2, §2.3, §4, §5): `\s` whitespace, `trim`, UTF-16
+//! JavaScript's view of text (docs §2.2, §2.3, §4, §5): `\s` whitespace, `trim`, UTF-16
 //! lengths, the `truncate` of human output lines and the recall tokenizer.
 //!
 //! JavaScript's `\s` is not Rust's `char::is_whitespace`: it includes U+FEFF and excludes U+0085
 //! and U+180E. Lengths of user text count UTF-16 code units, so 🚀 counts 2.
 
-/// JavaScript's `\s` (SPEC §2.2).
+/// JavaScript's `\s` (docs §2.2).
 #[must_use]
 pub fn is_whitespace(c: char) -> bool {
     matches!(
@@ -51,10 +51,10 @@ pub fn collapse_whitespace(s: &str) -> String {
     out
 }
 
-/// Width of a human output line's text, in UTF-16 units (SPEC §4).
+/// Width of a human output line's text, in UTF-16 units (docs §4).
 const TRUNCATE_AT: usize = 120;
 
-/// SPEC §4 `truncate`: whitespace runs become one space, then trim; beyond 120 UTF-16 units keep
+/// docs §4 `truncate`: whitespace runs become one space, then trim; beyond 120 UTF-16 units keep
 /// the first 119 and add `…`. An astral character cut in half leaves a lone high surrogate in
 /// JavaScript, which reaches the terminal as U+FFFD; so it does here.
 #[must_use]
@@ -80,7 +80,7 @@ pub fn truncate(s: &str) -> String {
     out
 }
 
-/// Characters a recall token is made of, after lowercasing (SPEC §5):
+/// Characters a recall token is made of, after lowercasing (docs §5):
 /// `[a-z0-9àâäéèêëïîôöùûüç_-]`.
 fn is_token_char(c: char) -> bool {
     matches!(c, 'a'..='z' | '0'..='9' | '_' | '-')

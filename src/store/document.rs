@@ -1,4 +1,4 @@
-//! Rewriting a whole JSON document atomically (SPEC §3.5), and the sweep of the temporary files
+//! Rewriting a whole JSON document atomically (docs §3.5), and the sweep of the temporary files
 //! dead writers leave, with the folder lock that keeps live writers' files out of it.
 //!
 //! Pretty JSON plus `\n`, at most 2 MiB, written to `<file>.<uuid>.tmp` (created exclusively,
@@ -92,7 +92,7 @@ pub fn hold_for_temporaries(dir: &Dir) -> Option<Held<'_>> {
     None
 }
 
-/// Writes `value` as the document `rel` (SPEC §3.5): the temporary file is created and renamed
+/// Writes `value` as the document `rel` (docs §3.5): the temporary file is created and renamed
 /// relative to one handle on the document's folder, opened from the root without following
 /// links, so a link swapped in meanwhile is replaced, never written through.
 ///

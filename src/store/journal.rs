@@ -1,4 +1,4 @@
-//! The tolerant journal reader (SPEC §3.6): split on `\n`, trim (JavaScript whitespace), skip
+//! The tolerant journal reader (docs §3.6): split on `\n`, trim (JavaScript whitespace), skip
 //! blank lines; a line that does not parse, or parses to something other than an object, is
 //! skipped — a damaged line never makes the journal unreadable.
 //!

@@ -1,4 +1,4 @@
-//! The writer lock, `.bmad/memory/writer.lock` (SPEC §3.3).
+//! The writer lock, `.bmad/memory/writer.lock` (docs §3.3).
 //!
 //! bmad-plus uses the same protocol, so the two tools exclude each other: the lock is a file
 //! created exclusively (`O_CREAT|O_EXCL`), holding its owner
@@ -190,7 +190,7 @@ fn remove_dead_temporaries(memory: &Dir) {
     }
 }
 
-/// SPEC §3.3's own way: `O_CREAT|O_EXCL`, then the owner, synced.
+/// docs §3.3's own way: `O_CREAT|O_EXCL`, then the owner, synced.
 fn create_then_write(memory: &Dir, owner: &str) -> Result<bool> {
     let lock = OsStr::new(LOCK_NAME);
     let Some(mut file) = memory.create_new(lock)? else {

@@ -1,4 +1,4 @@
-//! The shared layer under every action (SPEC §3): path confinement and the confined reader,
+//! The shared layer under every action (docs §3): path confinement and the confined reader,
 //! the writer lock, NDJSON appends, atomic JSON documents, the tolerant journal reader and the
 //! `###` section cutter. It knows nothing of actions.
 

@@ -1,4 +1,4 @@
-//! Appending one record to an NDJSON registry (SPEC §3.4).
+//! Appending one record to an NDJSON registry (docs §3.4).
 //!
 //! Under the writer lock: the existing file is read with the confined reader; a record that
 //! would take the file past 2 MiB is refused, and so is any append after a torn final line
@@ -20,7 +20,7 @@ pub struct PreparedAppend {
     target: Target,
 }
 
-/// Runs SPEC §3.4's checks for appending `line` (without its `\n`) to `rel`, without writing.
+/// Runs docs §3.4's checks for appending `line` (without its `\n`) to `rel`, without writing.
 /// Used alone where an action must know an append will succeed before it writes anything else.
 ///
 /// # Errors
@@ -70,7 +70,7 @@ impl PreparedAppend {
     }
 }
 
-/// Checks and appends `line` to the registry `rel` (SPEC §3.4).
+/// Checks and appends `line` to the registry `rel` (docs §3.4).
 ///
 /// # Errors
 /// As [`prepare`] and [`PreparedAppend::write`].

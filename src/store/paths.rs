@@ -1,4 +1,4 @@
-//! Path confinement and the two ways of reading a memory file (SPEC §3.1, §3.2, §5).
+//! Path confinement and the two ways of reading a memory file (docs §3.1, §3.2, §5).
 //!
 //! [`confine`] is the gate every registry path passes: a normalized project-relative path that
 //! stays inside the root and crosses no symbolic link from the root down (the walk itself, on
@@ -20,7 +20,7 @@ use std::path::{Component, Path, PathBuf};
 use crate::error::{Error, Result};
 use crate::store::confined;
 
-/// Largest registry file, in bytes (SPEC §1).
+/// Largest registry file, in bytes (docs §1).
 pub const REGISTRY_CAP: u64 = 2 * 1024 * 1024;
 
 /// `path` made absolute against `base` and normalized lexically, as Node's `path.resolve`
@@ -56,7 +56,7 @@ pub fn relative(from: &Path, to: &Path) -> String {
     parts.join("/")
 }
 
-/// SPEC §3.1: the absolute path of the memory path `rel` under `root`, refused unless it is a
+/// docs §3.1: the absolute path of the memory path `rel` under `root`, refused unless it is a
 /// normalized project-relative path that stays inside the root and whose existing components,
 /// from the root down, are directories (all but the target) and never symbolic links. The root
 /// itself is taken as given: links above it are the user's business.
@@ -94,7 +94,7 @@ pub fn normalize(root: &Path, rel: &str) -> Result<PathBuf> {
     Ok(target)
 }
 
-/// SPEC §3.2, the confined reader: `Ok(None)` when the file is absent and `missing_ok`, else the
+/// docs §3.2, the confined reader: `Ok(None)` when the file is absent and `missing_ok`, else the
 /// text of a regular file of at most 2 MiB that is valid UTF-8.
 ///
 /// # Errors

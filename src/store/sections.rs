@@ -1,4 +1,4 @@
-//! The `###` section cutter (SPEC §3.7), byte-compatible with bmad-plus.
+//! The `###` section cutter (docs §3.7), byte-compatible with bmad-plus.
 //!
 //! The text is split on `\n`; a line matching JavaScript's `/^###\s+(.*)/` opens a section whose
 //! heading is the captured text, trimmed. `\s+` is greedy and `.` stops at a line terminator, so

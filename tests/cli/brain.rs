@@ -366,7 +366,7 @@ fn a_brain_folder_with_an_entry_point_and_no_identity_stays_portfolio() {
 // export: what is left out, and --force.
 // ---------------------------------------------------------------------------------------------
 
-/// A portfolio brain as people keep them: an entry point linked from a shared folder, an
+/// A portfolio brain as people keep them: an entry point linked from a team folder, an
 /// Obsidian vault's settings, a `.env`, an image, a link to notes outside the brain, a huge log.
 fn portfolio() -> TestProject {
     project()
@@ -374,14 +374,14 @@ fn portfolio() -> TestProject {
             "ws/_brain/README.md",
             "# Studio brain\nStart with HOT.md.\n",
         )
-        .write("ws/shared/hot.md", "Outside the brain: never exported.\n")
+        .write("ws/team/hot.md", "Outside the brain: never exported.\n")
         .write(
-            "ws/_brain/shared/hot.md",
+            "ws/_brain/team/hot.md",
             "# Hot\n- Orbit: loyalty card sign-up ships Friday\n",
         )
-        .symlink("shared/hot.md", "ws/_brain/HOT.md")
-        .symlink("../shared/hot.md", "ws/_brain/inbox.md")
-        .symlink("shared", "ws/_brain/current")
+        .symlink("team/hot.md", "ws/_brain/HOT.md")
+        .symlink("../team/hot.md", "ws/_brain/inbox.md")
+        .symlink("team", "ws/_brain/current")
         .symlink("missing.md", "ws/_brain/old.md")
         .write("ws/_brain/.env", "FIGMA_TOKEN=secret\n")
         .write("ws/_brain/.obsidian/workspace.json", "{\"main\":{}}\n")
@@ -404,7 +404,7 @@ fn export_follows_links_inside_the_brain_and_lists_every_file_left_out() {
     let exported: Exported = ran.json();
     assert_eq!(
         exported.files,
-        ["README.md", "HOT.md", "shared/hot.md"],
+        ["README.md", "HOT.md", "team/hot.md"],
         "{exported:?}"
     );
     let skipped: Vec<(&str, &str)> = exported

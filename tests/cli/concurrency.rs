@@ -1,4 +1,4 @@
-//! Concurrency (issue 5, SPEC §3.3–3.5): many processes on one project at once.
+//! Concurrency (issue 5, docs §3.3–3.5): many processes on one project at once.
 //!
 //! * 8 processes × 250 `write` each: exactly 2,000 complete lines, every event id present once
 //!   and each writer's events in its own order, no `writer.lock` or temporary file left, and no

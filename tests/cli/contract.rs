@@ -1,4 +1,4 @@
-//! The command-line contract every action shares (SPEC §4, §2.7, §2.8, §10): unknown and
+//! The command-line contract every action shares (docs §4, §2.7, §2.8, §10): unknown and
 //! missing actions, help and version, global options before the action, the project folder,
 //! the clock override, and arguments that are not valid UTF-8.
 

@@ -15,7 +15,7 @@
 //! * **dead owner's lock** — `bmad-mem lock` shows the owner (the killed pid) as not running,
 //!   `lock --recover --expect <sha256>` removes it and leaves a receipt;
 //! * **torn final line** (always with a dead owner's lock, which was holding it) — after the
-//!   recovery, the next `write` refuses with the SPEC message and changes nothing, `doctor`
+//!   recovery, the next `write` refuses with the documented message and changes nothing, `doctor`
 //!   reports the byte offset, `doctor --repair-tail` keeps the torn bytes aside, exactly.
 //!
 //! Invariants checked every time: both NDJSON registries only ever grow by whole lines (their
@@ -142,7 +142,7 @@ fn clock(n: usize) -> String {
     )
 }
 
-/// SPEC §6: the first 12 hex digits of `sha256(ts + "\0" + agent + "\0" + task)`.
+/// docs §6: the first 12 hex digits of `sha256(ts + "\0" + agent + "\0" + task)`.
 pub fn event_id(ts: &str, agent: &str, task: &str) -> String {
     sha256_hex(format!("{ts}\0{agent}\0{task}").as_bytes())[..12].to_owned()
 }
@@ -484,7 +484,7 @@ fn settle(
             let old = before.updates.get(*pattern).copied().unwrap_or(0.0);
             let new = updates.get(*pattern).copied().unwrap_or(0.0);
             assert!(new == old + 1.0 || (killed && new == old), "{old} -> {new}");
-            // SPEC §7 with reward 1: every update from the third proposes a promotion, appended
+            // docs §7 with reward 1: every update from the third proposes a promotion, appended
             // after the scores are written.
             let proposes = new == old + 1.0 && new >= 3.0;
             assert!(new_promotions.len() <= usize::from(proposes));

@@ -1,4 +1,4 @@
-//! Evidence recall (SPEC §5, evidence part): a note backed by a current receipt scores exactly
+//! Evidence recall (docs §5, evidence part): a note backed by a current receipt scores exactly
 //! lexical × 1.25 and says why; a note without receipts, and every event, is `unverified`; a note
 //! whose receipts all stopped counting is dropped; the files are read with the confined reader;
 //! `--context-scope` is required and checked.

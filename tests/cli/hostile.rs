@@ -427,7 +427,7 @@ fn invalid_utf8_is_replaced_by_lexical_recall_and_refused_by_confined_readers() 
 
 #[test]
 fn a_scores_document_with_bad_bytes_is_read_as_bmad_plus_reads_it() {
-    // SPEC §7: links followed, invalid UTF-8 replaced — the other pattern keeps its score under
+    // docs §7: links followed, invalid UTF-8 replaced — the other pattern keeps its score under
     // the replaced name when the document is written back.
     let ran = TestProject::new()
         .write(

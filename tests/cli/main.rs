@@ -5,11 +5,11 @@
 //! with a fixed `BMAD_MEM_NOW`, and checks the exit status, both output streams and the bytes of
 //! the files: a success writes exactly the documented bytes, a failure writes nothing.
 //!
-//! * `write`, `recall`, `reinforce`: one module per action (SPEC §5–7).
+//! * `write`, `recall`, `reinforce`: one module per action (docs §5–7).
 //! * `observe`, `outcomes`, `evidence`: receipts bound to accepted Nexus work and evidence
-//!   recall (SPEC §5 evidence part, §8, §9, `NEXUS.md`).
+//!   recall (docs §5 evidence part, §8, §9, `docs/NEXUS.md`).
 //! * `bm25`: the opt-in `recall --ranking bm25`.
-//! * `contract`: the command-line rules every action shares (SPEC §4, §2.7, §2.8).
+//! * `contract`: the command-line rules every action shares (docs §4, §2.7, §2.8).
 //! * `lock`, `doctor`: inspecting and recovering the writer lock, the health check and its one
 //!   repair; `archive`: moving older records out of a full store, and finishing an interrupted
 //!   archive; `concurrency`, `crash`, `hostile`: the reliability proofs (`RELIABILITY.md`).
@@ -18,7 +18,7 @@
 //!   targets and leftovers of killed writers.
 //!
 //! Expected scores were computed independently with Node 20 (V8's `Math.log`/`Math.pow`,
-//! `JSON.stringify`), running the SPEC formulas on the same inputs.
+//! `JSON.stringify`), running the documented formulas on the same inputs.
 
 mod archive;
 mod bm25;

@@ -1,4 +1,4 @@
-//! `observe` (SPEC §8, `NEXUS.md`): the exact receipt bytes for a fixed run and clock, both
+//! `observe` (docs §8, `docs/NEXUS.md`): the exact receipt bytes for a fixed run and clock, both
 //! output forms, and every refusal — each with its exact message, exit 1 in both forms, and the
 //! whole test folder byte-identical afterwards.
 //!
@@ -74,7 +74,7 @@ const INTERPRETATION: &str = "The unit check passed on the hashed comparison.";
 /// A project holding [`LESSONS_TEXT`], an empty `.bmad/memory/` and the accepted demo run.
 ///
 /// `.bmad/memory/` exists so that a refusal under the writer lock leaves the folder exactly as
-/// it was (taking the lock creates it, SPEC §3.3).
+/// it was (taking the lock creates it, docs §3.3).
 pub fn project() -> (TestProject, NexusRun) {
     let project = TestProject::new()
         .write(LESSONS, LESSONS_TEXT)
@@ -715,7 +715,7 @@ fn usage_errors_are_refused_before_the_lock_and_create_nothing() {
         .args(["observe", "--input", INPUT])
         .refused("observe", "Memory source must contain valid UTF-8.");
     let cases: &[(&str, &str)] = &[
-        // Parse errors are described in our own words (SPEC §10), position included.
+        // Parse errors are described in our own words (docs §10), position included.
         (
             "",
             "Outcome input is not valid JSON: invalid JSON: unexpected end of input at byte 0",
@@ -1195,7 +1195,7 @@ fn relations_must_name_earlier_overlapping_receipts() {
         (json!(1), json!([]), LIST),
         (json!(many), json!([]), LIST),
         (json!([1, 1]), json!([]), LIST),
-        // SPEC §8 step 7: "an array of at most 30 unique strings" — any other item is refused
+        // docs §8 step 7: "an array of at most 30 unique strings" — any other item is refused
         // with the list message (bmad-plus would look it up and say RELATED).
         (json!([3]), json!([]), LIST),
         (json!([null]), json!([]), LIST),

@@ -1,4 +1,4 @@
-//! `outcomes` (SPEC §9): the strict store reader and each receipt's status, re-checked against
+//! `outcomes` (docs §9): the strict store reader and each receipt's status, re-checked against
 //! today's files step by step (§9.2's "which is which"), in both output forms; and a corrupt
 //! store making `outcomes`, `observe` and evidence recall fail with the §9.1 message while
 //! changing nothing.

@@ -1,8 +1,8 @@
-//! `recall` (SPEC §5): lexical ranking to the last bit, candidate order on ties, the limit, the
+//! `recall` (docs §5): lexical ranking to the last bit, candidate order on ties, the limit, the
 //! portfolio, how files are read, and every refusal. Recall never writes: every run here also
 //! checks that no byte under the test folder changed.
 //!
-//! Expected outputs were produced by an independent Node 20 implementation of SPEC §5 (tokens,
+//! Expected outputs were produced by an independent Node 20 implementation of docs §5 (tokens,
 //! `Math.log`, `Math.sqrt`, `Math.pow(0.5, ageDays / 30)`, a stable sort, `JSON.stringify`,
 //! `toFixed(3)`) run on the same files, and matched byte for byte.
 

@@ -1,9 +1,9 @@
-//! `reinforce` (SPEC §7): rewards, the Elo and decayed-Beta update to the last bit, the
+//! `reinforce` (docs §7): rewards, the Elo and decayed-Beta update to the last bit, the
 //! scores document and promotion records byte for byte, the governance guard (a promotion is
 //! only ever `PROPOSED`), and the refusals that must change nothing.
 //!
 //! Every expected number, line and document here was produced by an independent Node 20
-//! implementation of SPEC §7 (`Math.pow`, left-to-right evaluation, `toFixed`,
+//! implementation of docs §7 (`Math.pow`, left-to-right evaluation, `toFixed`,
 //! `JSON.stringify(x, null, 2)`, a plain-map scores object) fed the same command lines.
 
 use std::fs;
@@ -475,7 +475,7 @@ fn a_promotion_record_is_always_proposed_with_its_evidence() {
 #[test]
 fn the_time_decay_needs_a_known_past_time() {
     // 90 days (as epoch milliseconds) halve alpha − 1 and beta − 1 before the update; a future,
-    // legacy-format (SPEC §10: no time known) or absent `lastTs` leaves them alone.
+    // legacy-format (docs §10: no time known) or absent `lastTs` leaves them alone.
     let stored = concat!(
         "{\"ninety\":{\"alpha\":3,\"beta\":2,\"updates\":5,\"lastTs\":1784539800000},",
         "\"future\":{\"alpha\":3,\"beta\":2,\"updates\":5,\"lastTs\":\"2027-01-01\"},",
@@ -769,7 +769,7 @@ fn an_unparseable_scores_file_is_kept_aside_with_a_warning() {
 #[test]
 fn an_unparseable_scores_file_is_kept_byte_for_byte() {
     // Invalid UTF-8: the file is read with replacement to parse it, but what is kept aside must
-    // be the bytes that were on disk (SPEC §7: "first its bytes are kept").
+    // be the bytes that were on disk (docs §7: "first its bytes are kept").
     let stored: &[u8] = b"{\"Rate limit on auth routes\": {\"elo\": 1250, \"note\": \"\xff\"";
     let ran = TestProject::new()
         .write(SCORES, stored)

@@ -374,7 +374,7 @@ impl TestProject {
         }
     }
 
-    /// SPEC §4's failure contract for the current arguments: exit 1 with
+    /// docs §4's failure contract for the current arguments: exit 1 with
     /// `mem <action>: <message>` on stderr and nothing on stdout; then the same arguments with
     /// `--json` first: exit 1 with `{"error":"<message>"}` on stdout and nothing on stderr. Both
     /// runs must leave every byte unchanged.

@@ -1,4 +1,4 @@
-//! `write` (SPEC §6): the exact bytes appended, both output forms, and every refusal leaving
+//! `write` (docs §6): the exact bytes appended, both output forms, and every refusal leaving
 //! the project byte-identical. Event ids were computed with Node:
 //! `sha256(ts + "\0" + agent + "\0" + task).slice(0, 12)`.
 

@@ -1,4 +1,4 @@
-//! A builder of real BMAD+ Nexus runs for tests (`NEXUS.md` "Building test runs").
+//! A builder of real BMAD+ Nexus runs for tests (`docs/NEXUS.md` "Building test runs").
 //!
 //! [`NexusRun::accepted`] writes a small project and a run in which both tasks are accepted
 //! with current, independently verified evidence; every other function moves that run to one
@@ -221,7 +221,7 @@ impl NexusRun {
         self.attempt_id(task, attempts.len())
     }
 
-    /// The accepted source Nexus reports for `task` while its evidence is current (NEXUS.md
+    /// The accepted source Nexus reports for `task` while its evidence is current (docs/NEXUS.md
     /// "The accepted source"), computed from the model.
     pub fn source(&self, task: &str) -> Value {
         let index = self.index(task);
