@@ -229,6 +229,7 @@ const CLASSES: [u8; 256] = {
     let mut table = [0u8; 256];
     let mut c = 0;
     while c < 128 {
+        #[allow(clippy::cast_possible_truncation)] // below 128
         let byte = c as u8;
         if byte.is_ascii_digit() {
             table[c] = ALNUM;
@@ -317,8 +318,13 @@ fn ascii_words<'a>(text: &'a str, emit: &mut impl FnMut(&'a str, bool)) {
 /// The masks of up to 64 ASCII bytes: letters and digits, and lowercase letters followed by an
 /// uppercase one (in the window); eight bytes at a time in a `u64`.
 fn masks(b: &[u8]) -> (u64, u64) {
-    let mut block = [0u8; 64];
-    block[..b.len()].copy_from_slice(b);
+    let mut padded = [0u8; 64];
+    let block = if b.len() == 64 {
+        b
+    } else {
+        padded[..b.len()].copy_from_slice(b);
+        &padded
+    };
     let (mut alnum, mut lower, mut upper) = (0u64, 0u64, 0u64);
     for (i, word) in block.chunks_exact(8).enumerate() {
         let word = u64::from_le_bytes(word.try_into().unwrap_or([0; 8]));
@@ -649,7 +655,10 @@ mod tests {
         out
     }
 
-    fn marked(text: &str, cut: fn(&str, &mut dyn FnMut(&str, bool))) -> Vec<(String, bool)> {
+    /// A way to cut text into marked words.
+    type Cut = fn(&str, &mut dyn FnMut(&str, bool));
+
+    fn marked(text: &str, cut: Cut) -> Vec<(String, bool)> {
         let mut out = Vec::new();
         cut(text, &mut |w, plain| out.push((w.to_owned(), plain)));
         out
