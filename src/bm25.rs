@@ -144,11 +144,24 @@ struct Counter<'l> {
     /// The term index of each stem interned when the pass began (`u16::MAX`: none), per language.
     en_terms: Vec<u16>,
     fr_terms: Vec<u16>,
-    /// The first two bytes (lowercase ASCII) an ASCII word may start with to be some term's,
-    /// at `128 × first + second`.
-    prefixes: Vec<bool>,
+    /// What a plain word may be by its first two bytes (lowercase ASCII), at
+    /// `128 × first + second`: [`TERM_PREFIX`] and [`STOP_PREFIX`] flags.
+    prefixes: Vec<u8>,
     en: Vec<[u32; 2]>,
     fr: Vec<[u32; 2]>,
+}
+
+/// A plain word starting with these two bytes may be a query term's.
+const TERM_PREFIX: u8 = 1;
+/// A plain word starting with these two bytes may be a stop word.
+const STOP_PREFIX: u8 = 2;
+
+/// A candidate's running counts: its field lengths and its stop words of each language.
+#[derive(Debug, Default)]
+struct Tally {
+    lengths: [u32; 2],
+    stop_en: u32,
+    stop_fr: u32,
 }
 
 /// A word as one pass sees it.
@@ -164,7 +177,15 @@ impl<'l> Counter<'l> {
     fn new(lexicon: &'l mut Lexicon, terms: &[Term], keep_stop: bool) -> Self {
         let mut en_terms = vec![u16::MAX; lexicon.names.len()];
         let mut fr_terms = vec![u16::MAX; lexicon.names.len()];
-        let mut prefixes = vec![false; 128 * 128];
+        let mut prefixes = vec![0u8; 128 * 128];
+        for word in tokens::STOP_EN.iter().chain(tokens::STOP_FR) {
+            if let [first, second, ..] = **word
+                && first < 128
+                && second < 128
+            {
+                prefixes[usize::from(first) * 128 + usize::from(second)] |= STOP_PREFIX;
+            }
+        }
         for (i, term) in terms.iter().enumerate().rev() {
             let i = u16::try_from(i).unwrap_or(u16::MAX);
             for (map, stem) in [(&mut en_terms, term.en), (&mut fr_terms, term.fr)] {
@@ -172,15 +193,17 @@ impl<'l> Counter<'l> {
                 match *lexicon.names[stem as usize].as_bytes() {
                     [first, second, ..] if first < 128 && second < 128 => {
                         let at = usize::from(first) * 128;
-                        prefixes[at + usize::from(second)] = true;
+                        prefixes[at + usize::from(second)] |= TERM_PREFIX;
                         // English stems `dying` as `die`.
                         if second == b'i' {
-                            prefixes[at + usize::from(b'y')] = true;
+                            prefixes[at + usize::from(b'y')] |= TERM_PREFIX;
                         }
                     }
                     [first, ..] if first < 128 => {
                         let at = usize::from(first) * 128;
-                        prefixes[at..at + 128].fill(true);
+                        prefixes[at..at + 128]
+                            .iter_mut()
+                            .for_each(|p| *p |= TERM_PREFIX);
                     }
                     _ => {}
                 }
@@ -208,7 +231,7 @@ impl<'l> Counter<'l> {
             };
             let prefix = usize::from(first.to_ascii_lowercase()) * 128
                 + usize::from(second.to_ascii_lowercase());
-            if !self.prefixes[prefix] {
+            if self.prefixes[prefix] & TERM_PREFIX == 0 {
                 let (is_stop_en, is_stop_fr) = tokens::ascii_stop(b);
                 return Some(Seen {
                     is_stop_en,
@@ -229,29 +252,91 @@ impl<'l> Counter<'l> {
         })
     }
 
-    /// Counts the terms in a candidate's fields, in the language its stop words suggest.
-    fn count(&mut self, fields: [&str; 2]) -> Counts {
-        let mut lengths = [0u32; 2];
-        let (mut stop_en, mut stop_fr) = (0u32, 0u32);
+    /// Counts word `raw` of `field`, the way that serves every word.
+    #[inline(never)]
+    fn take(&mut self, raw: &str, is_plain: bool, field: usize, tally: &mut Tally) {
+        let Some(w) = self.see(raw, is_plain) else {
+            return;
+        };
+        tally.stop_en += u32::from(w.is_stop_en);
+        tally.stop_fr += u32::from(w.is_stop_fr);
+        if !self.keep_stop && (w.is_stop_en || w.is_stop_fr) {
+            return;
+        }
+        tally.lengths[field] += 1;
+        if let Some(t) = w.en {
+            self.en[usize::from(t)][field] += 1;
+        }
+        if let Some(t) = w.fr {
+            self.fr[usize::from(t)][field] += 1;
+        }
+    }
+
+    /// [`Counter::count`] as it was before its shortcuts: every word through [`Counter::see`],
+    /// cut at whitespace first. The reference the tests hold it to.
+    #[cfg(test)]
+    fn count_reference(&mut self, fields: [&str; 2]) -> Counts {
+        let mut tally = Tally::default();
         for (field, text) in fields.iter().enumerate() {
-            tokens::for_each_marked_word(text, |raw, is_plain| {
-                let Some(w) = self.see(raw, is_plain) else {
-                    return;
-                };
-                stop_en += u32::from(w.is_stop_en);
-                stop_fr += u32::from(w.is_stop_fr);
-                if !self.keep_stop && (w.is_stop_en || w.is_stop_fr) {
-                    return;
-                }
-                lengths[field] += 1;
-                if let Some(t) = w.en {
-                    self.en[usize::from(t)][field] += 1;
-                }
-                if let Some(t) = w.fr {
-                    self.fr[usize::from(t)][field] += 1;
-                }
+            tokens::reference_marked_words(text, |raw, is_plain| {
+                self.take(raw, is_plain, field, &mut tally);
             });
         }
+        let Tally {
+            lengths,
+            stop_en,
+            stop_fr,
+        } = tally;
+        let chosen = if stop_fr > stop_en {
+            &self.fr
+        } else {
+            &self.en
+        };
+        let terms = chosen
+            .iter()
+            .enumerate()
+            .filter(|(_, tf)| tf[0] + tf[1] > 0)
+            .filter_map(|(t, &tf)| Some((u16::try_from(t).ok()?, tf)))
+            .collect();
+        self.en.iter_mut().for_each(|tf| *tf = [0; 2]);
+        self.fr.iter_mut().for_each(|tf| *tf = [0; 2]);
+        Counts { lengths, terms }
+    }
+
+    /// Counts the terms in a candidate's fields, in the language its stop words suggest.
+    fn count(&mut self, fields: [&str; 2]) -> Counts {
+        let mut tally = Tally::default();
+        for (field, text) in fields.iter().enumerate() {
+            tokens::for_each_marked_word(text, |raw, is_plain| {
+                // Most words: plain, starting as no term does and either as no stop word does
+                // or longer than any — only counted.
+                if let (true, &[first, second, ..]) = (is_plain, raw.as_bytes()) {
+                    let prefix = usize::from(first.to_ascii_lowercase()) * 128
+                        + usize::from(second.to_ascii_lowercase());
+                    let flags = self.prefixes[prefix];
+                    if flags == 0 || (flags == STOP_PREFIX && raw.len() > tokens::LONGEST_STOP) {
+                        tally.lengths[field] += 1;
+                        return;
+                    }
+                    // A short word starting as no term does: only its stop-word flags matter.
+                    if flags == STOP_PREFIX {
+                        let (is_stop_en, is_stop_fr) = tokens::ascii_stop(raw.as_bytes());
+                        tally.stop_en += u32::from(is_stop_en);
+                        tally.stop_fr += u32::from(is_stop_fr);
+                        if self.keep_stop || !(is_stop_en || is_stop_fr) {
+                            tally.lengths[field] += 1;
+                        }
+                        return;
+                    }
+                }
+                self.take(raw, is_plain, field, &mut tally);
+            });
+        }
+        let Tally {
+            lengths,
+            stop_en,
+            stop_fr,
+        } = tally;
         let chosen = if stop_fr > stop_en {
             &self.fr
         } else {
@@ -706,6 +791,49 @@ mod tests {
         assert_eq!(events(&single).len(), 2);
         // "cached" is every note's "cache", "queue" two notes in three ("queues").
         assert_eq!(single.notes.frequencies, [15_000, 10_000, 15_000]);
+    }
+
+    /// Both ways of counting, on the same fields.
+    fn both_counts(query: &str, fields: [&str; 2]) -> (Counts, Counts) {
+        let mut lexicon = Lexicon::default();
+        let (terms, keep_stop) = query_terms(query, &mut lexicon);
+        let mut counter = Counter::new(&mut lexicon, &terms, keep_stop);
+        let fast = counter.count(fields);
+        (fast, counter.count_reference(fields))
+    }
+
+    #[test]
+    fn counts_are_the_reference_counts_on_the_corpus() {
+        let dir = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/benches/data/adr/corpus/.agents/memory"
+        );
+        let text = std::fs::read_to_string(format!("{dir}/decisions.md")).unwrap();
+        for query in [
+            "rate limit auth-middleware session",
+            "the of and",
+            "déploiement des bases de données",
+            "why did we replace the self hosted elk stack",
+            "ParserCache dying yes",
+        ] {
+            for section in sections(&text) {
+                let [heading, _, body, _] = section.parts();
+                let (fast, reference) = both_counts(query, [heading, body]);
+                assert_eq!(fast, reference, "{query:?} in {heading:?}");
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn counts_are_the_reference_counts(
+            query in "(the|de|les|cache|caching|rate|limit|session|auth|yes|y|Into|ab|été|à|où|l'équipe|x|[a-z]{2,7}|\\.|\\-| ){1,8}",
+            heading in "(the|The|their|There|cette|de|les|into|a|I|cache|caches|Caching|rate|Rating|limits|sessions|Session|authMiddleware|yes|dying|ab|AB|été|où|à|l'équipe|3,14|don't|[a-zA-Z]{1,9}|[0-9]{1,3}|[ \n',;_.:-]|\\u{2019}|кэш){0,12}",
+            body in "(the|The|their|There|cette|de|les|into|a|I|cache|caches|Caching|rate|Rating|limits|sessions|Session|authMiddleware|yes|dying|ab|AB|été|où|à|l'équipe|3,14|don't|[a-zA-Z]{1,9}|[a-zA-Z]{60,70}|[0-9]{1,3}|[ \n',;_.:-]|\\u{2019}|кэш){0,40}",
+        ) {
+            let (fast, reference) = both_counts(&query, [&heading, &body]);
+            proptest::prop_assert_eq!(fast, reference);
+        }
     }
 
     #[test]

@@ -21,95 +21,110 @@ use unicode_normalization::UnicodeNormalization;
 use unicode_normalization::char::is_combining_mark;
 use unicode_segmentation::UnicodeSegmentation;
 
-/// Whether `word` (case-folded) is an English stop word (Lucene's classic list).
-fn is_stop_en(word: &[u8]) -> bool {
-    matches!(
-        word,
-        b"a" | b"an"
-            | b"and"
-            | b"are"
-            | b"as"
-            | b"at"
-            | b"be"
-            | b"but"
-            | b"by"
-            | b"for"
-            | b"if"
-            | b"in"
-            | b"into"
-            | b"is"
-            | b"it"
-            | b"no"
-            | b"not"
-            | b"of"
-            | b"on"
-            | b"or"
-            | b"such"
-            | b"that"
-            | b"the"
-            | b"their"
-            | b"then"
-            | b"there"
-            | b"these"
-            | b"they"
-            | b"this"
-            | b"to"
-            | b"was"
-            | b"will"
-            | b"with"
-    )
+use crate::js::counter::{gather, in_range};
+
+/// A stop-word list as a `match` (the test) and as a list (for tables built from it), from one
+/// spelling so the two cannot disagree.
+macro_rules! stop_words {
+    ($(#[$doc:meta])* $test:ident, $list:ident: [$($word:literal),* $(,)?]) => {
+        $(#[$doc])*
+        fn $test(word: &[u8]) -> bool {
+            matches!(word, $($word)|*)
+        }
+
+        /// The same words as a list.
+        pub const $list: &[&[u8]] = &[$($word),*];
+    };
 }
 
-/// Whether `word` (case-folded) is a French stop word: articles, common prepositions, pronouns
-/// and auxiliaries.
-fn is_stop_fr(word: &[u8]) -> bool {
-    matches!(
-        word,
-        b"au"
-            | b"aux"
-            | b"avec"
-            | b"ce"
-            | b"ces"
-            | b"cette"
-            | b"dans"
-            | b"de"
-            | b"des"
-            | b"du"
-            | b"elle"
-            | b"en"
-            | b"est"
-            | b"et"
-            | b"il"
-            | b"ils"
-            | b"je"
-            | b"la"
-            | b"le"
-            | b"les"
-            | b"leur"
-            | b"mais"
-            | b"ne"
-            | b"nous"
-            | b"on"
-            | b"ont"
-            | b"ou"
-            | b"o\xc3\xb9"
-            | b"par"
-            | b"pas"
-            | b"pour"
-            | b"qu"
-            | b"que"
-            | b"qui"
-            | b"sa"
-            | b"se"
-            | b"ses"
-            | b"son"
-            | b"sont"
-            | b"sur"
-            | b"un"
-            | b"une"
-            | b"vous"
-            | b"\xc3\xa0"
-    )
+stop_words! {
+    /// Whether `word` (case-folded) is an English stop word (Lucene's classic list).
+    is_stop_en, STOP_EN: [
+        b"a",
+        b"an",
+        b"and",
+        b"are",
+        b"as",
+        b"at",
+        b"be",
+        b"but",
+        b"by",
+        b"for",
+        b"if",
+        b"in",
+        b"into",
+        b"is",
+        b"it",
+        b"no",
+        b"not",
+        b"of",
+        b"on",
+        b"or",
+        b"such",
+        b"that",
+        b"the",
+        b"their",
+        b"then",
+        b"there",
+        b"these",
+        b"they",
+        b"this",
+        b"to",
+        b"was",
+        b"will",
+        b"with",
+    ]
+}
+
+stop_words! {
+    /// Whether `word` (case-folded) is a French stop word: articles, common prepositions, pronouns
+    /// and auxiliaries.
+    is_stop_fr, STOP_FR: [
+        b"au",
+        b"aux",
+        b"avec",
+        b"ce",
+        b"ces",
+        b"cette",
+        b"dans",
+        b"de",
+        b"des",
+        b"du",
+        b"elle",
+        b"en",
+        b"est",
+        b"et",
+        b"il",
+        b"ils",
+        b"je",
+        b"la",
+        b"le",
+        b"les",
+        b"leur",
+        b"mais",
+        b"ne",
+        b"nous",
+        b"on",
+        b"ont",
+        b"ou",
+        b"o\xc3\xb9",
+        b"par",
+        b"pas",
+        b"pour",
+        b"qu",
+        b"que",
+        b"qui",
+        b"sa",
+        b"se",
+        b"ses",
+        b"son",
+        b"sont",
+        b"sur",
+        b"un",
+        b"une",
+        b"vous",
+        b"\xc3\xa0",
+    ]
 }
 
 /// Elided French words that end with an apostrophe before a vowel.
@@ -163,14 +178,87 @@ pub fn for_each_word<'a>(text: &'a str, mut emit: impl FnMut(&'a str)) {
 }
 
 /// [`for_each_word`], each word marked `true` when it is plain: ASCII letters and digits only.
+///
+/// ASCII text is cut in one pass by [`ascii_words`] (no word of it spans whitespace, so it needs
+/// no cutting at whitespace first); only a whitespace-delimited chunk that holds a non-ASCII
+/// byte goes through Unicode's rules.
 pub fn for_each_marked_word<'a>(text: &'a str, mut emit: impl FnMut(&'a str, bool)) {
+    let b = text.as_bytes();
+    let mut rest = 0;
+    while rest < b.len() {
+        let Some(at) = first_non_ascii(&b[rest..]) else {
+            ascii_words(&text[rest..], &mut emit);
+            return;
+        };
+        let at = rest + at;
+        let start = b[rest..at]
+            .iter()
+            .rposition(u8::is_ascii_whitespace)
+            .map_or(rest, |q| rest + q + 1);
+        let end = b[at..]
+            .iter()
+            .position(u8::is_ascii_whitespace)
+            .map_or(b.len(), |q| at + q);
+        ascii_words(&text[rest..start], &mut emit);
+        unicode_chunk(&text[start..end], &mut emit);
+        rest = end;
+    }
+}
+
+/// Where the first byte above 127 is, eight bytes at a time.
+fn first_non_ascii(b: &[u8]) -> Option<usize> {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut blocks = b.chunks_exact(8);
+    let mut at = 0;
+    for block in &mut blocks {
+        let word = u64::from_le_bytes(block.try_into().unwrap_or([0; 8]));
+        if word & HIGH != 0 {
+            return Some(at + (word & HIGH).trailing_zeros() as usize / 8);
+        }
+        at += 8;
+    }
+    let tail = blocks.remainder();
+    tail.iter().position(|c| !c.is_ascii()).map(|q| at + q)
+}
+
+/// The class of each byte for [`ascii_words`]: a letter or digit, and its case.
+const ALNUM: u8 = 1;
+const LOWER: u8 = 2;
+const UPPER: u8 = 4;
+const CLASSES: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut c = 0;
+    while c < 128 {
+        #[allow(clippy::cast_possible_truncation)] // below 128
+        let byte = c as u8;
+        if byte.is_ascii_digit() {
+            table[c] = ALNUM;
+        } else if byte.is_ascii_lowercase() {
+            table[c] = ALNUM | LOWER;
+        } else if byte.is_ascii_uppercase() {
+            table[c] = ALNUM | UPPER;
+        }
+        c += 1;
+    }
+    table
+};
+
+/// The words of a chunk (no ASCII whitespace in it) by Unicode's rules.
+fn unicode_chunk<'a>(chunk: &'a str, emit: &mut impl FnMut(&'a str, bool)) {
+    for word in chunk.unicode_words() {
+        parts(word, &mut |part| with_camel_parts(part, false, emit));
+    }
+}
+
+/// What [`for_each_marked_word`] gave before its one-pass cut: text cut at ASCII whitespace,
+/// each chunk then by [`ascii_words`] or Unicode's rules. The reference the tests hold it to.
+#[cfg(test)]
+pub fn reference_marked_words<'a>(text: &'a str, mut emit: impl FnMut(&'a str, bool)) {
     for chunk in text.split_ascii_whitespace() {
         if chunk.is_ascii() {
             ascii_words(chunk, &mut emit);
         } else {
-            for word in chunk.unicode_words() {
-                parts(word, &mut |part| with_camel_parts(part, false, &mut emit));
-            }
+            unicode_chunk(chunk, &mut emit);
         }
     }
 }
@@ -186,34 +274,118 @@ fn parts<'a>(word: &'a str, emit: &mut impl FnMut(&'a str)) {
 
 /// The word parts of ASCII text, as [`parts`] of UAX #29's words: runs of letters and digits,
 /// where `'` joins two letters or two digits, and `,` or `;` two digits.
-fn ascii_words<'a>(chunk: &'a str, emit: &mut impl FnMut(&'a str, bool)) {
-    let b = chunk.as_bytes();
-    let mut i = 0;
-    while i < b.len() {
-        if !b[i].is_ascii_alphanumeric() {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        let mut is_plain = true;
-        loop {
-            while i < b.len() && b[i].is_ascii_alphanumeric() {
-                i += 1;
+///
+/// The text is classified up to 64 bytes at a time into bit masks (letter or digit; a lowercase
+/// letter before an uppercase one), so a plain word is found by two bit scans; a word that
+/// reaches the end of the window, or may join across punctuation, is read byte by byte.
+fn ascii_words<'a>(text: &'a str, emit: &mut impl FnMut(&'a str, bool)) {
+    let b = text.as_bytes();
+    let mut pos = 0;
+    'windows: while pos < b.len() {
+        let window = (b.len() - pos).min(64);
+        let (alnum, humps) = masks(&b[pos..pos + window]);
+        let mut todo = alnum;
+        while todo != 0 {
+            let s = todo.trailing_zeros() as usize;
+            let e = s + (alnum >> s).trailing_ones() as usize;
+            let (start, end) = (pos + s, pos + e);
+            if e == window && end < b.len() {
+                if s > 0 {
+                    // The word may go on: read it in a window of its own.
+                    pos = start;
+                    continue 'windows;
+                }
+                pos = slow_word(text, start, emit);
+                continue 'windows;
             }
-            let joins = i + 1 < b.len() && {
-                let (before, mid, after) = (b[i - 1], b[i], b[i + 1]);
-                let letters = before.is_ascii_alphabetic() && after.is_ascii_alphabetic();
-                let digits = before.is_ascii_digit() && after.is_ascii_digit();
-                (mid == b'\'' && (letters || digits)) || (matches!(mid, b',' | b';') && digits)
-            };
-            if !joins {
+            if end < b.len() && matches!(b[end], b'\'' | b',' | b';') {
+                pos = slow_word(text, start, emit);
+                continue 'windows;
+            }
+            // Bits s..e-1 of `humps`: a lowercase letter followed by an uppercase one inside.
+            let inside = (u64::MAX >> (64 - e)) & !((1u64 << s) - 1) & !(1u64 << (e - 1));
+            if humps & inside == 0 {
+                emit(&text[start..end], true);
+            } else {
+                with_camel_parts(&text[start..end], true, emit);
+            }
+            todo = if e == 64 { 0 } else { alnum & (u64::MAX << e) };
+        }
+        pos += window;
+    }
+}
+
+/// The masks of up to 64 ASCII bytes: letters and digits, and lowercase letters followed by an
+/// uppercase one (in the window); eight bytes at a time in a `u64`.
+fn masks(b: &[u8]) -> (u64, u64) {
+    let mut padded = [0u8; 64];
+    let block = if b.len() == 64 {
+        b
+    } else {
+        padded[..b.len()].copy_from_slice(b);
+        &padded
+    };
+    let (mut alnum, mut lower, mut upper) = (0u64, 0u64, 0u64);
+    for (i, word) in block.chunks_exact(8).enumerate() {
+        let word = u64::from_le_bytes(word.try_into().unwrap_or([0; 8]));
+        let is_lower = in_range(word, b'a', b'z');
+        let is_upper = in_range(word, b'A', b'Z');
+        let is_digit = in_range(word, b'0', b'9');
+        alnum |= gather(is_lower | is_upper | is_digit) << (8 * i);
+        lower |= gather(is_lower) << (8 * i);
+        upper |= gather(is_upper) << (8 * i);
+    }
+    (alnum, lower & (upper >> 1))
+}
+
+/// [`masks`] byte by byte: the reference the tests hold it to.
+#[cfg(test)]
+fn masks_by_byte(b: &[u8]) -> (u64, u64) {
+    let (mut alnum, mut lower, mut upper) = (0u64, 0u64, 0u64);
+    for (j, &c) in b.iter().enumerate() {
+        alnum |= u64::from(c.is_ascii_alphanumeric()) << j;
+        lower |= u64::from(c.is_ascii_lowercase()) << j;
+        upper |= u64::from(c.is_ascii_uppercase()) << j;
+    }
+    (alnum, lower & (upper >> 1))
+}
+
+/// The word starting at `start` (a letter or digit), read byte by byte and emitted; returns
+/// where it ends.
+fn slow_word<'a>(text: &'a str, start: usize, emit: &mut impl FnMut(&'a str, bool)) -> usize {
+    let b = text.as_bytes();
+    let mut i = start;
+    let mut is_plain = true;
+    let mut has_hump = false;
+    loop {
+        let mut after_lower = false;
+        while let Some(&c) = b.get(i) {
+            let class = CLASSES[usize::from(c)];
+            if class & ALNUM == 0 {
                 break;
             }
-            is_plain = false;
+            has_hump |= after_lower && class & UPPER != 0;
+            after_lower = class & LOWER != 0;
             i += 1;
         }
-        with_camel_parts(&chunk[start..i], is_plain, emit);
+        let joins = i + 1 < b.len() && {
+            let (before, mid, after) = (b[i - 1], b[i], b[i + 1]);
+            let letters = before.is_ascii_alphabetic() && after.is_ascii_alphabetic();
+            let digits = before.is_ascii_digit() && after.is_ascii_digit();
+            (mid == b'\'' && (letters || digits)) || (matches!(mid, b',' | b';') && digits)
+        };
+        if !joins {
+            break;
+        }
+        is_plain = false;
+        i += 1;
     }
+    if has_hump {
+        with_camel_parts(&text[start..i], is_plain, emit);
+    } else {
+        emit(&text[start..i], is_plain);
+    }
+    i
 }
 
 /// `word`, then, when it is written in camel case (`ParserCache`, `renderingType`), each of its
@@ -236,14 +408,17 @@ fn with_camel_parts<'a>(word: &'a str, is_plain: bool, emit: &mut impl FnMut(&'a
     emit(&word[start..], is_plain(&word[start..]));
 }
 
+/// The length in bytes of the longest stop word.
+pub const LONGEST_STOP: usize = 5;
+
 /// Whether ASCII `word` is an English and a French stop word, case ignored.
 #[must_use]
 pub fn ascii_stop(word: &[u8]) -> (bool, bool) {
     // No stop word is longer, and most words are: most calls end here.
-    if word.len() > 5 {
+    if word.len() > LONGEST_STOP {
         return (false, false);
     }
-    let mut lower = [0u8; 5];
+    let mut lower = [0u8; LONGEST_STOP];
     lower[..word.len()].copy_from_slice(word);
     lower.make_ascii_lowercase();
     let lower = &lower[..word.len()];
@@ -480,7 +655,55 @@ mod tests {
         out
     }
 
+    /// A way to cut text into marked words.
+    type Cut = fn(&str, &mut dyn FnMut(&str, bool));
+
+    fn marked(text: &str, cut: Cut) -> Vec<(String, bool)> {
+        let mut out = Vec::new();
+        cut(text, &mut |w, plain| out.push((w.to_owned(), plain)));
+        out
+    }
+
+    fn one_pass(text: &str, emit: &mut dyn FnMut(&str, bool)) {
+        for_each_marked_word(text, emit);
+    }
+
+    fn by_chunks(text: &str, emit: &mut dyn FnMut(&str, bool)) {
+        reference_marked_words(text, emit);
+    }
+
+    #[test]
+    fn the_one_pass_cut_is_the_cut_by_chunks_on_the_corpus() {
+        let dir = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/benches/data/adr/corpus/.agents/memory"
+        );
+        for name in ["decisions.md", "lessons.md", "patterns.md"] {
+            let text = std::fs::read_to_string(format!("{dir}/{name}")).unwrap();
+            assert_eq!(marked(&text, one_pass), marked(&text, by_chunks), "{name}");
+        }
+    }
+
     proptest::proptest! {
+        #[test]
+        fn the_one_pass_cut_is_the_cut_by_chunks(
+            text in "[aAzZ19_.:',;\u{a0} \n\t\r\x0b\x0c\\-é東Я\u{2019}]{0,24}"
+        ) {
+            proptest::prop_assert_eq!(marked(&text, one_pass), marked(&text, by_chunks));
+        }
+
+        #[test]
+        fn word_masks_are_the_masks_byte_by_byte(text in "[\\x00-\\x7f]{0,64}") {
+            proptest::prop_assert_eq!(masks(text.as_bytes()), masks_by_byte(text.as_bytes()));
+        }
+
+        #[test]
+        fn long_ascii_text_is_cut_as_by_chunks(
+            text in "([a-z]{1,9}|[A-Z][a-z]{0,5}|[0-9]{1,4}|[ \n',;_.:-]|[a-zA-Z0-9]{50,90}){0,60}"
+        ) {
+            proptest::prop_assert_eq!(marked(&text, one_pass), marked(&text, by_chunks));
+        }
+
         #[test]
         fn the_fast_cut_is_the_unicode_cut(text in "[aZ19_.:',; \n\t\\-]{0,16}") {
             proptest::prop_assert_eq!(words(&text), reference_words(&text));
@@ -514,6 +737,13 @@ mod tests {
         assert_eq!(ascii_stop(b"THE"), (true, false));
         assert_eq!(ascii_stop(b"On"), (true, true));
         assert_eq!(ascii_stop(b"cache"), (false, false));
+        assert!(
+            STOP_EN
+                .iter()
+                .chain(STOP_FR)
+                .all(|w| w.len() <= LONGEST_STOP)
+        );
+        assert!(STOP_FR.iter().any(|w| w.len() == LONGEST_STOP));
         assert_eq!(analyze("x"), None);
         assert_eq!(analyze("l'"), None);
         assert!(analyze("東").is_some());

@@ -419,14 +419,12 @@ fn below(n: u32) -> u64 {
     u64::MAX.checked_shl(n).map_or(u64::MAX, |m| !m)
 }
 
-const ONES: u64 = 0x0101_0101_0101_0101;
-#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
-const HIGH: u64 = 0x8080_8080_8080_8080;
+pub(crate) const ONES: u64 = 0x0101_0101_0101_0101;
+pub(crate) const HIGH: u64 = 0x8080_8080_8080_8080;
 
 /// For each byte of `word` (all below 0x80): 0x80 when it lies in `lo..=hi` (`hi` < 0x80),
 /// else 0. No carry crosses bytes: every sum stays below 0x100.
-#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
-fn in_range(word: u64, lo: u8, hi: u8) -> u64 {
+pub(crate) fn in_range(word: u64, lo: u8, hi: u8) -> u64 {
     let at_least_lo = word + ONES * u64::from(0x80 - lo);
     let above_hi = word + ONES * u64::from(0x7f - hi);
     at_least_lo & !above_hi & HIGH
@@ -440,8 +438,7 @@ fn equal(word: u64, pattern: u64) -> u64 {
 }
 
 /// The high bit of each byte of `flags`, gathered into the low 8 bits (byte `k` → bit `k`).
-#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
-fn gather(flags: u64) -> u64 {
+pub(crate) fn gather(flags: u64) -> u64 {
     ((flags >> 7).wrapping_mul(0x0102_0408_1020_4080)) >> 56
 }
 
