@@ -37,6 +37,7 @@ use std::time::Duration;
 use crate::error::{Error, Result};
 use crate::js::json::{Object, Value};
 use crate::store::confined::{self, Dir};
+use crate::store::document;
 use crate::store::paths::confine;
 
 /// The memory folder, relative to the project root.
@@ -170,24 +171,7 @@ fn create_with_owner(memory: &Dir, owner: &str) -> Result<bool> {
 /// file belongs to a process that died. Only regular files whose names end in `.<uuid>.tmp` are
 /// touched, and a failure here changes nothing about the lock.
 fn remove_dead_temporaries(memory: &Dir) {
-    let Ok(names) = memory.names() else {
-        return;
-    };
-    for name in names {
-        let is_temporary = name
-            .to_str()
-            .and_then(|n| n.strip_suffix(".tmp"))
-            .and_then(|n| n.rsplit_once('.'))
-            .is_some_and(|(stem, uuid)| !stem.is_empty() && uuid::Uuid::try_parse(uuid).is_ok());
-        let is_file = || {
-            memory
-                .lstat(&name)
-                .is_ok_and(|kind| kind == Some(rustix::fs::FileType::RegularFile))
-        };
-        if is_temporary && is_file() {
-            let _ = memory.remove(&name);
-        }
-    }
+    document::remove_dead_temporaries(memory, |_| true);
 }
 
 /// docs §3.3's own way: `O_CREAT|O_EXCL`, then the owner, synced.
