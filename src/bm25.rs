@@ -272,17 +272,10 @@ impl<'l> Counter<'l> {
         }
     }
 
-    /// [`Counter::count`] as it was before its shortcuts: every word through [`Counter::see`],
-    /// cut at whitespace first. The reference the tests hold it to.
-    #[cfg(test)]
-    fn count_reference(&mut self, fields: [&str; 2]) -> Counts {
-        let mut tally = Tally::default();
-        for (field, text) in fields.iter().enumerate() {
-            tokens::reference_marked_words(text, |raw, is_plain| {
-                self.take(raw, is_plain, field, &mut tally);
-            });
-        }
-        let Tally {
+    /// The counts of what was seen, in the language the stop words suggest; the per-term tallies
+    /// are cleared for the next candidate.
+    fn finish(&mut self, tally: &Tally) -> Counts {
+        let &Tally {
             lengths,
             stop_en,
             stop_fr,
@@ -301,6 +294,19 @@ impl<'l> Counter<'l> {
         self.en.iter_mut().for_each(|tf| *tf = [0; 2]);
         self.fr.iter_mut().for_each(|tf| *tf = [0; 2]);
         Counts { lengths, terms }
+    }
+
+    /// [`Counter::count`] as it was before its shortcuts: every word through [`Counter::see`],
+    /// cut at whitespace first. The reference the tests hold it to.
+    #[cfg(test)]
+    fn count_reference(&mut self, fields: [&str; 2]) -> Counts {
+        let mut tally = Tally::default();
+        for (field, text) in fields.iter().enumerate() {
+            tokens::reference_marked_words(text, |raw, is_plain| {
+                self.take(raw, is_plain, field, &mut tally);
+            });
+        }
+        self.finish(&tally)
     }
 
     /// Counts the terms in a candidate's fields, in the language its stop words suggest.
@@ -332,25 +338,7 @@ impl<'l> Counter<'l> {
                 self.take(raw, is_plain, field, &mut tally);
             });
         }
-        let Tally {
-            lengths,
-            stop_en,
-            stop_fr,
-        } = tally;
-        let chosen = if stop_fr > stop_en {
-            &self.fr
-        } else {
-            &self.en
-        };
-        let terms = chosen
-            .iter()
-            .enumerate()
-            .filter(|(_, tf)| tf[0] + tf[1] > 0)
-            .filter_map(|(t, &tf)| Some((u16::try_from(t).ok()?, tf)))
-            .collect();
-        self.en.iter_mut().for_each(|tf| *tf = [0; 2]);
-        self.fr.iter_mut().for_each(|tf| *tf = [0; 2]);
-        Counts { lengths, terms }
+        self.finish(&tally)
     }
 }
 
