@@ -27,7 +27,6 @@
 use std::cmp::Reverse;
 use std::fmt::Write as _;
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 use crate::brain;
 use crate::context::Context;
@@ -40,6 +39,7 @@ use crate::memory::{
     CONTEXT_FILE, MEMORY_DIR, SESSIONS_DIR, count, memory_path, strip_front_matter, without_prompts,
 };
 use crate::output::Report;
+use crate::scan::git_stdout;
 use crate::status::latest_handoff;
 use crate::store::journal;
 use crate::store::paths::{read_loose, read_loose_bytes};
@@ -455,20 +455,18 @@ fn commits_group(root: &Path) -> Option<Group> {
     if std::fs::symlink_metadata(root.join(".git")).is_err() {
         return None;
     }
-    let output = Command::new("git")
-        .arg("-C")
-        .arg(root)
-        .args(["--no-pager", "log", "--no-color", "--date=short"])
-        .arg(format!("-n{LATEST}"))
-        .arg("--format=%h %ad %s")
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_WORK_TREE")
-        .stdin(Stdio::null())
-        .stderr(Stdio::null())
-        .output()
-        .ok()
-        .filter(|o| o.status.success())?;
-    let text = String::from_utf8_lossy(&output.stdout);
+    let stdout = git_stdout(
+        root,
+        [
+            "--no-pager",
+            "log",
+            "--no-color",
+            "--date=short",
+            &format!("-n{LATEST}"),
+            "--format=%h %ad %s",
+        ],
+    )?;
+    let text = String::from_utf8_lossy(&stdout);
     let entries: Vec<Entry> = text
         .lines()
         .filter(|l| !trim(l).is_empty())

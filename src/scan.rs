@@ -21,6 +21,7 @@
 //! the whole point of the option.
 
 use std::collections::VecDeque;
+use std::ffi::OsStr;
 use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -211,10 +212,23 @@ fn last_change_ms(dir: &Path) -> Option<f64> {
 /// `git log -1 --format=%ct` in `dir`: the last commit's committer date; `None` when git is
 /// missing, fails, or the repository has no commit.
 fn last_commit_ms(dir: &Path) -> Option<u128> {
+    let stdout = git_stdout(dir, ["--no-pager", "log", "-1", "--format=%ct"])?;
+    let seconds: u128 = trim(&String::from_utf8_lossy(&stdout)).parse().ok()?;
+    Some(seconds * 1000)
+}
+
+/// What `git -C dir <args>` prints, run with no input, its errors discarded and the caller's
+/// `GIT_DIR`/`GIT_WORK_TREE` unset (so `dir` alone names the repository); `None` when git is
+/// missing or fails.
+pub fn git_stdout<I, S>(dir: &Path, args: I) -> Option<Vec<u8>>
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
     let output = Command::new("git")
         .arg("-C")
         .arg(dir)
-        .args(["--no-pager", "log", "-1", "--format=%ct"])
+        .args(args)
         .env_remove("GIT_DIR")
         .env_remove("GIT_WORK_TREE")
         .stdin(Stdio::null())
@@ -222,10 +236,7 @@ fn last_commit_ms(dir: &Path) -> Option<u128> {
         .output()
         .ok()
         .filter(|o| o.status.success())?;
-    let seconds: u128 = trim(&String::from_utf8_lossy(&output.stdout))
-        .parse()
-        .ok()?;
-    Some(seconds * 1000)
+    Some(output.stdout)
 }
 
 /// The newest modification time of `dir` and everything below it, breadth first in name order,
