@@ -79,7 +79,9 @@ pub fn locate(root: &Path, rel: &str, create_dirs: bool) -> Result<Target> {
     let mut dir = Some(Dir::open_root(root)?);
     for folder in names {
         dir = match dir {
-            Some(parent) => parent.child(folder, create_dirs)?.map(|(child, _)| child),
+            Some(parent) => parent
+                .open_child(folder, create_dirs)?
+                .map(|(child, _)| child),
             None => None,
         };
     }
@@ -101,7 +103,7 @@ pub fn locate(root: &Path, rel: &str, create_dirs: bool) -> Result<Target> {
 pub fn open_dir(root: &Path, rel: &str, create: bool) -> Result<Option<(Dir, bool)>> {
     let target = locate(root, rel, create)?;
     match target.dir {
-        Some(parent) => parent.child(&target.name, create),
+        Some(parent) => parent.open_child(&target.name, create),
         None => Ok(None),
     }
 }
@@ -203,12 +205,6 @@ impl Dir {
     /// `Memory paths cannot follow symbolic links or junctions.` for a link, `Memory parent is
     /// not a directory.` for anything else that is not a folder, I/O errors naming the folder.
     pub fn open_child(&self, name: &OsStr, create: bool) -> Result<Option<(Self, bool)>> {
-        self.child(name, create)
-    }
-
-    /// The folder `name` in this one, never through a link; created when missing and `create`.
-    /// `Ok(None)` when missing and not created; the flag says whether it was created.
-    fn child(&self, name: &OsStr, create: bool) -> Result<Option<(Self, bool)>> {
         let path = self.path.join(name);
         let (mut tried_create, mut created) = (false, false);
         // A refused open is explained by a second look (`ENOTDIR` covers a link and a file
