@@ -29,7 +29,7 @@ use crate::brain::{self, Brain, LINK_FILE, LinkState};
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::js::json::{Object, Value};
-use crate::memory::{count, create_only_in, day, sweep_dead_temporaries};
+use crate::memory::{count, create_only_in, day};
 use crate::output::Report;
 use crate::store::confined::Dir;
 use crate::store::document;
@@ -335,7 +335,7 @@ pub fn run(args: &ExportArgs, ctx: &Context) -> Result<ExportReport> {
     // The destination is the user's own folder, anywhere: opened once, following links, and
     // swept and written through that one handle.
     let handle = Dir::open_plain(folder).map_err(|e| Error::io("cannot write", &out, e))?;
-    sweep_dead_temporaries(&handle, |stem| is_export_stem(stem, &out_name));
+    document::sweep_temporaries(&handle, |stem| is_export_stem(stem, &out_name));
     let name = out.file_name().unwrap_or_default();
     let is_replacement = if args.force {
         let existed = existing.is_some();

@@ -34,13 +34,10 @@ use crate::js::json::{Object, Value};
 use pulldown_cmark::{Event, HeadingLevel, Parser, Tag, TagEnd};
 
 use crate::js::text::trim;
-use crate::memory::{
-    SESSIONS_DIR, create_project_file, day, ensure_project_dir, is_session_stem,
-    sweep_dead_temporaries,
-};
+use crate::memory::{SESSIONS_DIR, create_project_file, day, ensure_project_dir, is_session_stem};
 use crate::output::Report;
-use crate::store::confined;
 use crate::store::paths::{REGISTRY_CAP, confine, resolve};
+use crate::store::{confined, document};
 use crate::templates::{self, HANDOFF_PARTS, HandoffHead};
 
 /// Longest slug, in characters.
@@ -285,7 +282,7 @@ pub fn run_with_input(
     confine(&ctx.root, &format!("{SESSIONS_DIR}/{stem}.md"))?;
     ensure_project_dir(&ctx.root, SESSIONS_DIR)?;
     if let Some((sessions, _)) = confined::open_dir(&ctx.root, SESSIONS_DIR, false)? {
-        sweep_dead_temporaries(&sessions, is_session_stem);
+        document::sweep_temporaries(&sessions, is_session_stem);
     }
     for n in 1..=MAX_SUFFIX {
         let rel = if n == 1 {

@@ -7,7 +7,7 @@
 //! is never replaced, even by a racing writer, and a reader never sees half a file. The
 //! temporary file is removed on every path. While it exists, the folder is held shared
 //! ([`document::hold_for_temporaries`]) so that a sweep of dead writers' temporary files
-//! ([`sweep_dead_temporaries`]) never takes it for one; the session commands sweep the folders
+//! ([`document::sweep_temporaries`]) never takes it for one; the session commands sweep the folders
 //! they write into before writing.
 //!
 //! This module never rewrites or deletes a file that exists, and knows nothing of brains.
@@ -127,18 +127,11 @@ pub fn ensure_project_dir(root: &Path, rel: &str) -> Result<bool> {
     }
 }
 
-/// Removes the temporary files `<stem>.<uuid>.tmp` that killed bmad-mem writers left in the
-/// folder `dir` is a handle on, for the stems `is_ours` accepts, when no live writer holds the
-/// folder (see [`document::sweep_temporaries`]).
-pub fn sweep_dead_temporaries(dir: &Dir, is_ours: impl Fn(&str) -> bool) {
-    document::sweep_temporaries(dir, is_ours);
-}
-
-/// [`sweep_dead_temporaries`] in a folder outside the project (the user's own), opened once
+/// [`document::sweep_temporaries`] in a folder outside the project (the user's own), opened once
 /// following links; a folder that cannot be opened is left alone.
 pub fn sweep_plain_folder(dir: &Path, is_ours: impl Fn(&str) -> bool) {
     if let Ok(folder) = Dir::open_plain(dir) {
-        sweep_dead_temporaries(&folder, is_ours);
+        document::sweep_temporaries(&folder, is_ours);
     }
 }
 
@@ -162,7 +155,7 @@ pub fn sweep_project_memory(root: &Path) {
         (SESSIONS_DIR, is_session_stem),
     ] {
         if let Ok(Some((dir, _))) = confined::open_dir(root, rel, false) {
-            sweep_dead_temporaries(&dir, is_ours);
+            document::sweep_temporaries(&dir, is_ours);
         }
     }
 }
