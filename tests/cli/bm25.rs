@@ -3,62 +3,8 @@
 //! output is untouched, and refusals are lexical recall's. Recall never writes: every run here
 //! also checks that no byte under the test folder changed.
 
-use serde::Deserialize;
-
+use crate::support::schema::{Hit, Recall, labels};
 use crate::support::{JOURNAL, TestProject};
-
-/// The `--json` result, schema pinned.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Recall {
-    query: String,
-    scope: String,
-    ranking: String,
-    count: usize,
-    results: Vec<Hit>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
-enum Hit {
-    Note {
-        score: f64,
-        source: String,
-        #[serde(rename = "sourceFile")]
-        source_file: String,
-        #[serde(rename = "ref")]
-        reference: String,
-        text: String,
-    },
-    Event {
-        score: f64,
-        source: String,
-        #[serde(rename = "ref")]
-        reference: serde_json::Value,
-        text: String,
-        event: serde_json::Map<String, serde_json::Value>,
-    },
-}
-
-impl Hit {
-    fn score(&self) -> f64 {
-        match self {
-            Hit::Note { score, .. } | Hit::Event { score, .. } => *score,
-        }
-    }
-
-    /// `sourceFile § ref` for a note, `journal#ref` for an event.
-    fn label(&self) -> String {
-        match self {
-            Hit::Note {
-                source_file,
-                reference,
-                ..
-            } => format!("{source_file} § {reference}"),
-            Hit::Event { reference, .. } => format!("journal#{reference}"),
-        }
-    }
-}
 
 fn recall(project: TestProject, args: &[&str]) -> Recall {
     project
@@ -68,10 +14,6 @@ fn recall(project: TestProject, args: &[&str]) -> Recall {
         .unchanged()
         .run()
         .json()
-}
-
-fn labels(recall: &Recall) -> Vec<String> {
-    recall.results.iter().map(Hit::label).collect()
 }
 
 #[test]

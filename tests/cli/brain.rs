@@ -15,39 +15,12 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::support::TestProject;
+use crate::support::schema::Exported;
 
 const LINK: &str = ".agents/memory/.brain-link";
 const RELINK: &str = "to relink: rm .agents/memory/.brain-link && bmad-mem init";
 const KEY: &str = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\n";
 const UUID: &str = "0c7f9a3e-1d2b-4c5d-8e9f-a0b1c2d3e4f5";
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-#[allow(clippy::struct_field_names)] // the JSON key is `exported`
-struct Exported {
-    exported: String,
-    brain: Found,
-    files: Vec<String>,
-    skipped: Vec<Skipped>,
-    bytes: usize,
-    replaced: bool,
-    warnings: Vec<String>,
-}
-
-#[derive(Debug, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-struct Found {
-    path: String,
-    #[serde(rename = "type")]
-    kind: String,
-}
-
-#[derive(Debug, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-struct Skipped {
-    file: String,
-    reason: String,
-}
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -12,6 +12,7 @@ use std::process::Command;
 use bmad_mem::js::json::sha256_hex;
 use serde::Deserialize;
 
+use crate::support::schema::{Problem, Report};
 use crate::support::{JOURNAL, LOCK, PROMOTIONS, SCORES, TestProject};
 
 const OUTCOMES: &str = ".bmad/memory/outcomes.ndjson";
@@ -32,23 +33,6 @@ const EXAMPLE_FILES: [&str; 6] = [
     ".agents/memory/lessons.md",
     ".agents/memory/patterns.md",
 ];
-
-/// `doctor --json`, schema pinned.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Report {
-    healthy: bool,
-    checked: Vec<String>,
-    problems: Vec<Problem>,
-}
-
-#[derive(Debug, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-struct Problem {
-    file: String,
-    kind: String,
-    message: String,
-}
 
 /// `doctor --repair-tail --json`, schema pinned.
 #[derive(Debug, Deserialize, PartialEq)]

@@ -13,6 +13,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use bmad_mem::js::json::sha256_hex;
 use serde::Deserialize;
 
+use crate::support::schema::Receipt;
 use crate::support::{JOURNAL, LOCK, TestProject};
 
 const LOCK_OCCUPIED: &str =
@@ -83,26 +84,6 @@ struct State {
     raw: Option<String>,
     age_ms: f64,
     alive: Option<bool>,
-}
-
-/// The recovery receipt, schema pinned.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct Receipt {
-    recovered_at: String,
-    lock_sha256: String,
-    owner: serde_json::Value,
-    owner_alive: Option<bool>,
-    other_host_is_gone: bool,
-    age_ms: f64,
-    recovered_by: RecoveredBy,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RecoveredBy {
-    pid: u32,
-    hostname: String,
 }
 
 #[track_caller]

@@ -16,37 +16,11 @@ use std::time::{Duration, UNIX_EPOCH};
 use serde::Deserialize;
 
 use crate::support::TestProject;
+use crate::support::schema::{Brief, HandedOff, Handoffs, Health, Included};
 
 const DECISIONS_MD: &str = ".agents/memory/decisions.md";
 const LESSONS_MD: &str = ".agents/memory/lessons.md";
 const SESSIONS: &str = ".agents/memory/sessions";
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct Brief {
-    max_chars: usize,
-    chars: usize,
-    included: Vec<Included>,
-    omitted: Vec<Omitted>,
-    text: String,
-    warnings: Vec<String>,
-}
-
-#[derive(Debug, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-struct Included {
-    part: String,
-    source: String,
-    entries: usize,
-}
-
-#[derive(Debug, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-struct Omitted {
-    part: String,
-    source: String,
-    entry: String,
-}
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -71,31 +45,6 @@ struct Note {
     active: Option<usize>,
     latest_entry: Option<String>,
     modified: Option<String>,
-}
-
-#[derive(Debug, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-struct Handoffs {
-    count: usize,
-    latest: Option<String>,
-}
-
-#[derive(Debug, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-struct Health {
-    percent: usize,
-    passed: usize,
-    checks: usize,
-    failed: Vec<String>,
-}
-
-#[derive(Debug, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-struct HandedOff {
-    written: String,
-    topic: String,
-    agent: Option<String>,
-    filled: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]

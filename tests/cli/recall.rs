@@ -10,8 +10,7 @@ use std::fmt::Write as _;
 use std::io::Read as _;
 use std::process::Stdio;
 
-use serde::Deserialize;
-
+use crate::support::schema::{Hit, Recall, labels};
 use crate::support::{JOURNAL, TestProject, assert_same};
 
 /// `recall auth strategy --json` on the example project at `NOW`.
@@ -84,59 +83,6 @@ mem recall: 4 match(es) for \"auth strategy\" (scope: project)
 
 const QUERY_REQUIRED: &str = "recall: query must be a non-empty string";
 
-/// The `--json` result, schema pinned.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Recall {
-    query: String,
-    scope: String,
-    ranking: String,
-    count: usize,
-    results: Vec<Hit>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
-enum Hit {
-    Note {
-        score: f64,
-        source: String,
-        #[serde(rename = "sourceFile")]
-        source_file: String,
-        #[serde(rename = "ref")]
-        reference: String,
-        text: String,
-    },
-    Event {
-        score: f64,
-        source: String,
-        #[serde(rename = "ref")]
-        reference: serde_json::Value,
-        text: String,
-        event: serde_json::Map<String, serde_json::Value>,
-    },
-}
-
-impl Hit {
-    fn score(&self) -> f64 {
-        match self {
-            Hit::Note { score, .. } | Hit::Event { score, .. } => *score,
-        }
-    }
-
-    /// `sourceFile § ref` for a note, `journal#ref` for an event.
-    fn label(&self) -> String {
-        match self {
-            Hit::Note {
-                source_file,
-                reference,
-                ..
-            } => format!("{source_file} § {reference}"),
-            Hit::Event { reference, .. } => format!("journal#{reference}"),
-        }
-    }
-}
-
 /// The scores of a JSON recall output as printed, parsed with correct rounding.
 fn printed_scores(stdout: &str) -> Vec<f64> {
     stdout
@@ -144,10 +90,6 @@ fn printed_scores(stdout: &str) -> Vec<f64> {
         .filter_map(|line| line.trim().strip_prefix("\"score\": "))
         .map(|n| n.trim_end_matches(',').parse().expect("a number"))
         .collect()
-}
-
-fn labels(recall: &Recall) -> Vec<String> {
-    recall.results.iter().map(Hit::label).collect()
 }
 
 #[test]

@@ -14,6 +14,7 @@ use std::time::Duration;
 use bmad_mem::js::json::sha256_hex;
 use serde::Deserialize;
 
+use crate::support::schema::{Problem, Receipt, Report};
 use crate::support::{JOURNAL, LOCK, TestProject};
 
 const LESSONS: &str = ".bmad/memory/lessons.md";
@@ -46,26 +47,6 @@ fn holds_flock(pid: u32, ino: u64) -> bool {
         let fields: Vec<&str> = line.split_whitespace().collect();
         fields.len() > 5 && fields[1] == "FLOCK" && fields[4] == pid && fields[5].ends_with(&ino)
     })
-}
-
-/// The recovery receipt, schema pinned.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct Receipt {
-    recovered_at: String,
-    lock_sha256: String,
-    owner: serde_json::Value,
-    owner_alive: Option<bool>,
-    other_host_is_gone: bool,
-    age_ms: f64,
-    recovered_by: RecoveredBy,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RecoveredBy {
-    pid: u32,
-    hostname: String,
 }
 
 #[test]
@@ -290,23 +271,6 @@ fn a_recovery_waits_for_the_writer_holding_the_queue() {
         project.names(RECEIPTS),
         [format!("{STAMP}-{}.json", &sha[..12])]
     );
-}
-
-/// `doctor --json`, schema pinned.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Report {
-    healthy: bool,
-    checked: Vec<String>,
-    problems: Vec<Problem>,
-}
-
-#[derive(Debug, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-struct Problem {
-    file: String,
-    kind: String,
-    message: String,
 }
 
 /// 100,000 `###` lines inside one fence (0.9 MB). Checking each against every fence and

@@ -14,6 +14,9 @@ use std::time::{Duration, UNIX_EPOCH};
 use bmad_mem::js::json::sha256_hex;
 use serde::Deserialize;
 
+use crate::support::schema::{
+    Brief, Exported, Found, HandedOff, Handoffs, Health, Omitted, Skipped,
+};
 use crate::support::{JOURNAL, TestProject};
 
 const LINK: &str = ".agents/memory/.brain-link";
@@ -286,13 +289,6 @@ struct Note {
 
 #[derive(Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
-struct Handoffs {
-    count: usize,
-    latest: Option<String>,
-}
-
-#[derive(Debug, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
 struct LinkState {
     path: String,
     state: String,
@@ -312,79 +308,6 @@ struct BrainState {
     notes: Vec<Note>,
     projects: Option<usize>,
     indexed: bool,
-}
-
-#[derive(Debug, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-struct Found {
-    path: String,
-    #[serde(rename = "type")]
-    kind: String,
-}
-
-#[derive(Debug, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-struct Health {
-    percent: usize,
-    passed: usize,
-    checks: usize,
-    failed: Vec<String>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct Brief {
-    max_chars: usize,
-    chars: usize,
-    included: Vec<Included>,
-    omitted: Vec<Omitted>,
-    text: String,
-    warnings: Vec<String>,
-}
-
-#[derive(Debug, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-struct Included {
-    part: String,
-    source: String,
-    entries: usize,
-}
-
-#[derive(Debug, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-struct Omitted {
-    part: String,
-    source: String,
-    entry: String,
-}
-
-#[derive(Debug, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-struct HandedOff {
-    written: String,
-    topic: String,
-    agent: Option<String>,
-    filled: Vec<String>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-#[allow(clippy::struct_field_names)] // the JSON key is `exported`
-struct Exported {
-    exported: String,
-    brain: Found,
-    files: Vec<String>,
-    skipped: Vec<Skipped>,
-    bytes: usize,
-    replaced: bool,
-    warnings: Vec<String>,
-}
-
-#[derive(Debug, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-struct Skipped {
-    file: String,
-    reason: String,
 }
 
 #[derive(Debug, Deserialize)]

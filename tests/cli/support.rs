@@ -17,6 +17,7 @@
 //! never read stdin, and no run may print a Rust panic message.
 
 pub mod nexus_run;
+pub mod schema;
 
 use std::collections::BTreeMap;
 use std::ffi::{OsStr, OsString};
