@@ -8,13 +8,13 @@
 
 use std::ffi::OsStr;
 use std::fs;
-use std::path::PathBuf;
 use std::process::Command;
 
 use serde::Deserialize;
 use serde_json::Value;
 
 use crate::support::TestProject;
+use crate::support::home::{home, link_text};
 use crate::support::schema::Exported;
 
 const LINK: &str = ".agents/memory/.brain-link";
@@ -46,19 +46,8 @@ fn project() -> TestProject {
     p.env("HOME", &home).env("BMAD_PLUS_BRAIN", "")
 }
 
-fn home(p: &TestProject) -> PathBuf {
-    p.base().join("home")
-}
-
 fn text(path: &std::path::Path) -> String {
     path.to_string_lossy().into_owned()
-}
-
-/// `.brain-link` as bmad-plus writes it.
-fn link_text(brain: &str, kind: &str) -> String {
-    format!(
-        "{{\n  \"linked_brain\": \"{brain}\",\n  \"brain_type\": \"{kind}\",\n  \"linked_at\": \"2026-10-18T09:30:00.000Z\"\n}}\n"
-    )
 }
 
 /// Asserts that neither a run's output nor any file outside `~/.ssh` holds the private key.

@@ -24,6 +24,7 @@ use std::time::Duration;
 use serde::Deserialize;
 
 use crate::crash::event_id;
+use crate::support::writers::holds_flock;
 use crate::support::{JOURNAL, LOCK, NOW, PROMOTIONS, SCORES, TestProject};
 
 const WRITERS: usize = 8;
@@ -294,17 +295,6 @@ fn a_foreign_lock_is_waited_for_by_every_writer_and_never_removed() {
     );
     crate::support::assert_same(&before, &project.snapshot(), "behind a foreign lock");
     assert_eq!(project.read(LOCK), FOREIGN.as_bytes());
-}
-
-/// Whether process `pid` holds an exclusive `flock` on the inode `ino` (`/proc/locks`).
-fn holds_flock(pid: u32, ino: u64) -> bool {
-    let locks = fs::read_to_string("/proc/locks").expect("read /proc/locks");
-    let pid = pid.to_string();
-    let ino = format!(":{ino}");
-    locks.lines().filter(|l| !l.contains("->")).any(|line| {
-        let fields: Vec<&str> = line.split_whitespace().collect();
-        fields.len() > 5 && fields[1] == "FLOCK" && fields[4] == pid && fields[5].ends_with(&ino)
-    })
 }
 
 #[test]

@@ -7,13 +7,13 @@
 //! one another host's name. The lock's modification time is set, so its age is exact.
 
 use std::fs::{self, File};
-use std::process::Command;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use bmad_mem::js::json::sha256_hex;
 use serde::Deserialize;
 
 use crate::support::schema::Receipt;
+use crate::support::writers::{dead_pid, host};
 use crate::support::{JOURNAL, LOCK, TestProject};
 
 const LOCK_OCCUPIED: &str =
@@ -28,18 +28,6 @@ const NOW_MS: u64 = 1_792_315_800_000;
 const STAMP: &str = "2026-10-18T09-30-00-000Z";
 /// How long before `NOW` every lock in these tests was last written.
 const AGE_MS: u64 = 90_500;
-
-/// This host's name, as the lock records it.
-fn host() -> String {
-    gethostname::gethostname().to_string_lossy().into_owned()
-}
-
-/// The pid of a process that has exited and been reaped.
-fn dead_pid() -> u32 {
-    let mut child = Command::new("true").spawn().expect("spawn true");
-    child.wait().expect("wait for true");
-    child.id()
-}
 
 /// An owner line as the lock holds it.
 fn owner(pid: u32, host: &str) -> String {

@@ -7,15 +7,14 @@
 //! last commit or by the newest change below it. Runs see `HOME=<tempdir>/home` (empty) and no
 //! `BMAD_PLUS_BRAIN`, so no real brain leaks in.
 
-use std::fs::{self, File};
+use std::fs;
 use std::io::Write as _;
-use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::{Duration, UNIX_EPOCH};
 
 use serde::Deserialize;
 
 use crate::support::TestProject;
+use crate::support::home::{project, set_mtime, set_mtimes_below};
 use crate::support::schema::{Brief, HandedOff, Handoffs, Health, Included};
 
 const DECISIONS_MD: &str = ".agents/memory/decisions.md";
@@ -68,37 +67,6 @@ struct ScannedProject {
     status: String,
     bmad_installed: bool,
     hash: String,
-}
-
-/// A project with an empty temporary home and no brain from the environment.
-fn project() -> TestProject {
-    let p = TestProject::new();
-    let home = p.base().join("home");
-    fs::create_dir(&home).expect("create the temporary home");
-    p.env("HOME", &home).env("BMAD_PLUS_BRAIN", "")
-}
-
-/// Sets the modification time of `path` (a file or a folder) to midnight UTC of `day`.
-fn set_mtime(path: &Path, day: &str) {
-    let ms = bmad_mem::js::date::parse_timestamp(day).expect("a date");
-    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)] // positive, whole
-    let time = UNIX_EPOCH + Duration::from_millis(ms as u64);
-    File::open(path)
-        .and_then(|f| f.set_modified(time))
-        .unwrap_or_else(|e| panic!("set mtime of {}: {e}", path.display()));
-}
-
-/// Sets the modification time of `dir` and of everything below it to `day`.
-fn set_mtimes_below(dir: &Path, day: &str) {
-    for entry in fs::read_dir(dir).unwrap() {
-        let entry = entry.unwrap();
-        if entry.file_type().unwrap().is_dir() {
-            set_mtimes_below(&entry.path(), day);
-        } else {
-            set_mtime(&entry.path(), day);
-        }
-    }
-    set_mtime(dir, day);
 }
 
 /// The `###` headings under the brief's `## <part> — …` headings, in order.

@@ -7,7 +7,7 @@
 use std::fmt::Write as _;
 use std::fs;
 use std::os::unix::fs::MetadataExt;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::thread;
 use std::time::Duration;
 
@@ -15,6 +15,7 @@ use bmad_mem::js::json::sha256_hex;
 use serde::Deserialize;
 
 use crate::support::schema::{Problem, Receipt, Report};
+use crate::support::writers::{dead_pid, holds_flock, host};
 use crate::support::{JOURNAL, LOCK, TestProject};
 
 const LESSONS: &str = ".bmad/memory/lessons.md";
@@ -26,28 +27,6 @@ const FOREIGN: &str =
     r#"{"pid":7,"hostname":"ci-runner-3f9a","token":"5d0c8e2b-1a4f-4b7e-9c3d-2e6f8a0b1c4d"}"#;
 const OCCUPIED: &str =
     "Memory writer lock is occupied. Inspect writer.lock and its owner; do not remove a live lock.";
-
-fn host() -> String {
-    gethostname::gethostname().to_string_lossy().into_owned()
-}
-
-/// The pid of a process that has exited and been reaped.
-fn dead_pid() -> u32 {
-    let mut child = Command::new("true").spawn().expect("spawn true");
-    child.wait().expect("wait for true");
-    child.id()
-}
-
-/// Whether process `pid` holds an exclusive `flock` on the inode `ino` (`/proc/locks`).
-fn holds_flock(pid: u32, ino: u64) -> bool {
-    let locks = fs::read_to_string("/proc/locks").expect("read /proc/locks");
-    let pid = pid.to_string();
-    let ino = format!(":{ino}");
-    locks.lines().filter(|l| !l.contains("->")).any(|line| {
-        let fields: Vec<&str> = line.split_whitespace().collect();
-        fields.len() > 5 && fields[1] == "FLOCK" && fields[4] == pid && fields[5].ends_with(&ino)
-    })
-}
 
 #[test]
 fn a_lock_from_another_host_is_reported_and_removed_only_when_declared_gone() {

@@ -4,16 +4,16 @@
 //! caller's brain never leaks in). Every file format is pinned byte for byte; "a second run
 //! changes nothing" is checked on a snapshot of the whole temporary folder, home included.
 
-use std::fs::{self, File};
+use std::fs;
 use std::io::Write as _;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, UNIX_EPOCH};
 
 use bmad_mem::js::json::sha256_hex;
 use serde::Deserialize;
 
+use crate::support::home::{home, link_text, project, set_mtimes_below};
 use crate::support::schema::{
     Brief, Exported, Found, HandedOff, Handoffs, Health, Omitted, Skipped,
 };
@@ -346,18 +346,6 @@ struct IndexedInto {
 // Helpers.
 // ---------------------------------------------------------------------------------------------
 
-/// A project whose runs see `HOME=<tempdir>/home` (created empty) and no `BMAD_PLUS_BRAIN`.
-fn project() -> TestProject {
-    let p = TestProject::new();
-    let home = p.base().join("home");
-    fs::create_dir(&home).expect("create the temporary home");
-    p.env("HOME", &home).env("BMAD_PLUS_BRAIN", "")
-}
-
-fn home(p: &TestProject) -> PathBuf {
-    p.base().join("home")
-}
-
 fn global_brain(p: &TestProject) -> PathBuf {
     home(p).join(".bmad-plus/brain")
 }
@@ -375,23 +363,6 @@ fn project_hash(path: &str) -> String {
 
 fn read(path: &Path) -> String {
     fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()))
-}
-
-/// `.brain-link` as bmad-plus writes it, plus a final newline.
-fn link_text(brain: &str, kind: &str) -> String {
-    format!(
-        "{{\n  \"linked_brain\": \"{brain}\",\n  \"brain_type\": \"{kind}\",\n  \"linked_at\": \"2026-10-18T09:30:00.000Z\"\n}}\n"
-    )
-}
-
-/// Sets the modification time of `path` to `iso` (a `YYYY-MM-DD` at UTC midnight).
-fn set_mtime(path: &Path, day: &str) {
-    let ms = bmad_mem::js::date::parse_timestamp(day).expect("a date");
-    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)] // positive, whole
-    let time = UNIX_EPOCH + Duration::from_millis(ms as u64);
-    File::open(path)
-        .and_then(|f| f.set_modified(time))
-        .unwrap_or_else(|e| panic!("set mtime of {}: {e}", path.display()));
 }
 
 /// Whether `git` can be run here.
@@ -1454,19 +1425,6 @@ fn workspace() -> TestProject {
         set_mtimes_below(&p.path(dir), day);
     }
     p
-}
-
-/// Sets the modification time of `dir` and of everything below it to `day`.
-fn set_mtimes_below(dir: &Path, day: &str) {
-    for entry in fs::read_dir(dir).unwrap() {
-        let entry = entry.unwrap();
-        if entry.file_type().unwrap().is_dir() {
-            set_mtimes_below(&entry.path(), day);
-        } else {
-            set_mtime(&entry.path(), day);
-        }
-    }
-    set_mtime(dir, day);
 }
 
 #[test]

@@ -16,8 +16,10 @@
 //! covers them too. Runs never inherit `BMAD_MEM_NOW` from the caller (and run with `TZ=UTC`),
 //! never read stdin, and no run may print a Rust panic message.
 
+pub mod home;
 pub mod nexus_run;
 pub mod schema;
+pub mod writers;
 
 use std::collections::BTreeMap;
 use std::ffi::{OsStr, OsString};
