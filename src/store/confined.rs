@@ -365,20 +365,6 @@ impl Dir {
             .map_err(|e| Error::io("cannot append to", &path, e))
     }
 
-    /// Cuts the regular file `name` back to `len` bytes and syncs it.
-    ///
-    /// # Errors
-    /// As [`Dir::open_file`]; I/O errors naming the file.
-    pub fn truncate(&self, name: &OsStr, len: u64) -> Result<()> {
-        let path = self.path.join(name);
-        let (file, _) = self
-            .open_file(name, OFlags::WRONLY)?
-            .ok_or_else(|| Error::io("cannot open", &path, io::ErrorKind::NotFound.into()))?;
-        file.set_len(len)
-            .and_then(|()| file.sync_all())
-            .map_err(|e| Error::io("cannot truncate", &path, e))
-    }
-
     /// Creates `name` exclusively (a link or anything else already there is never followed or
     /// replaced): `Ok(None)` when the name is taken.
     ///
