@@ -281,7 +281,8 @@ fn read_bounded(path: &Path, within: &Path, mut buffer: Vec<u8>) -> Result<Loose
     Ok(Loose::Read(buffer))
 }
 
-type Opened = std::result::Result<(fs::File, PathBuf), Loose<Vec<u8>>>;
+/// What was reached, or what the read finds instead.
+type Opened<T = (fs::File, PathBuf)> = std::result::Result<T, Loose<Vec<u8>>>;
 
 /// Opens the target of the link `path` if it resolves inside `within` (the file and its real
 /// path); else what the read finds instead (a dangling link is a missing file).
@@ -291,13 +292,10 @@ fn open_link(path: &Path, within: &Path) -> Result<Opened> {
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Err(Loose::Missing)),
         Err(e) => return Ok(Err(Loose::Skipped(Skip::Unresolvable(e.to_string())))),
     };
-    let real_within = real_path(within)?;
-    if !target.starts_with(&real_within) {
-        return Ok(Err(Loose::Skipped(Skip::Outside {
-            target,
-            within: within.to_path_buf(),
-        })));
-    }
+    let target = match inside(target, within)? {
+        Ok(target) => target,
+        Err(found) => return Ok(Err(found)),
+    };
     match open_nonblocking(&target) {
         Ok(file) => Ok(Ok((file, target))),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Err(Loose::Missing)),
@@ -321,19 +319,23 @@ fn outside(path: &Path, within: &Path) -> Result<Option<Loose<Vec<u8>>>> {
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Some(Loose::Missing)),
         Err(e) => return Err(Error::io("cannot resolve", path, e)),
     };
-    let real_within = real_path(within)?;
-    Ok((!target.starts_with(&real_within)).then(|| {
-        Loose::Skipped(Skip::Outside {
-            target,
-            within: within.to_path_buf(),
-        })
-    }))
+    Ok(inside(target, within)?.err())
 }
 
-/// The real path of the folder reads are confined to (links above the project are the user's
-/// business, so the comparison is between real paths).
-fn real_path(within: &Path) -> Result<PathBuf> {
-    fs::canonicalize(within).map_err(|e| Error::io("cannot resolve", within, e))
+/// The real path `target` when it lies inside `within`'s real path (links above the project
+/// are the user's business, so the comparison is between real paths); else the skip that says
+/// where it leads.
+fn inside(target: PathBuf, within: &Path) -> Result<Opened<PathBuf>> {
+    let real_within =
+        fs::canonicalize(within).map_err(|e| Error::io("cannot resolve", within, e))?;
+    if target.starts_with(&real_within) {
+        Ok(Ok(target))
+    } else {
+        Ok(Err(Loose::Skipped(Skip::Outside {
+            target,
+            within: within.to_path_buf(),
+        })))
+    }
 }
 
 /// UTF-8 text with every invalid sequence replaced by U+FFFD, as Node decodes it.
