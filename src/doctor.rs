@@ -610,28 +610,16 @@ fn aside_name(name: &OsStr, aside_rel: &str, rel: &str) -> std::ffi::OsString {
     aside
 }
 
-/// Creates `<name><suffix>` exclusively in `dir`, or `<name><suffix>-1`, `-2`, … when it exists
-/// (two repairs at the same instant): a kept-aside file is never overwritten. Returns its
-/// project-relative path (`rel` with the same suffix) and the file.
+/// [`Dir::create_aside`] for the registry `rel`: its project-relative path (`rel` with the
+/// suffix the file got) and the file.
 fn create_aside(
     dir: &Dir,
     name: &OsStr,
     rel: &str,
     suffix: &str,
 ) -> Result<(String, std::fs::File)> {
-    for n in 0_u32.. {
-        let suffix = if n == 0 {
-            suffix.to_owned()
-        } else {
-            format!("{suffix}-{n}")
-        };
-        let mut candidate = name.to_os_string();
-        candidate.push(&suffix);
-        if let Some(file) = dir.create_new(&candidate)? {
-            return Ok((format!("{rel}{suffix}"), file));
-        }
-    }
-    unreachable!("an unbounded counter always finds a free name")
+    let (suffix, file) = dir.create_aside(name, suffix)?;
+    Ok((format!("{rel}{suffix}"), file))
 }
 
 impl Report for DoctorReport {

@@ -308,23 +308,13 @@ pub fn run(args: &ReinforceArgs, ctx: &Context) -> Result<ReinforceReport> {
 fn keep_corrupt(scores: &Target, bytes: &[u8], now: &Now) -> Result<String> {
     let stamp = now.file_stamp();
     let dir = scores.require_dir("cannot create")?;
-    for n in 0u32.. {
-        let suffix = if n == 0 {
-            format!(".corrupt-{stamp}")
-        } else {
-            format!(".corrupt-{stamp}-{n}")
-        };
-        let mut candidate = scores.name().to_os_string();
-        candidate.push(&suffix);
-        if let Some(mut file) = dir.create_new(&candidate)? {
-            let path = dir.path().join(&candidate);
-            file.write_all(bytes)
-                .and_then(|()| file.sync_all())
-                .map_err(|e| Error::io("cannot write", &path, e))?;
-            return Ok(format!("{SCORES}{suffix}"));
-        }
-    }
-    unreachable!("an unbounded counter always finds a free name")
+    let (suffix, mut file) = dir.create_aside(scores.name(), &format!(".corrupt-{stamp}"))?;
+    let mut kept = scores.name().to_os_string();
+    kept.push(&suffix);
+    file.write_all(bytes)
+        .and_then(|()| file.sync_all())
+        .map_err(|e| Error::io("cannot write", &dir.path().join(&kept), e))?;
+    Ok(format!("{SCORES}{suffix}"))
 }
 
 impl Report for ReinforceReport {

@@ -380,6 +380,28 @@ impl Dir {
         }
     }
 
+    /// Creates `<name><suffix>` exclusively here, or `<name><suffix>-1`, `-2`, … while the name
+    /// is taken (two runs at the same instant): a file kept aside is never overwritten. Returns
+    /// the suffix the new file got, and the file.
+    ///
+    /// # Errors
+    /// As [`Dir::create_new`].
+    pub fn create_aside(&self, name: &OsStr, suffix: &str) -> Result<(String, File)> {
+        for n in 0_u32.. {
+            let suffix = if n == 0 {
+                suffix.to_owned()
+            } else {
+                format!("{suffix}-{n}")
+            };
+            let mut candidate = name.to_os_string();
+            candidate.push(&suffix);
+            if let Some(file) = self.create_new(&candidate)? {
+                return Ok((suffix, file));
+            }
+        }
+        unreachable!("an unbounded counter always finds a free name")
+    }
+
     /// Writes `bytes` to a fresh `<name>.<uuid>.tmp` here, created exclusively and synced, and
     /// returns its name. The caller renames or links it into place and removes it on failure.
     ///
