@@ -1039,3 +1039,20 @@ fn parallel_reinforcements_lose_no_update() {
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
+
+#[test]
+fn a_corrupt_scores_copy_never_replaces_one_kept_at_the_same_instant() {
+    let earlier = format!("{SCORES}.corrupt-2026-10-18T09-30-00-000Z");
+    let kept = format!("{earlier}-1");
+    TestProject::new()
+        .write(SCORES, "not json")
+        .write(&earlier, "kept before")
+        .args(["reinforce", "--pattern", "p", "--accept", "true"])
+        .code(0)
+        .stderr(&format!(
+            "warning: {SCORES} was not a JSON object; its bytes were kept in {kept} and scores restart from priors\n"
+        ))
+        .file(&earlier, "kept before")
+        .file(&kept, "not json")
+        .run();
+}
