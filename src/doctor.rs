@@ -35,7 +35,7 @@ use std::collections::HashMap;
 use std::ffi::OsStr;
 use std::fmt::Write as _;
 use std::fs::File;
-use std::io::{self, Write};
+use std::io::Write;
 use std::path::Path;
 
 use pulldown_cmark::{CodeBlockKind, Event, Parser, Tag};
@@ -461,15 +461,7 @@ fn repair_tail(ctx: &Context, rel: &str) -> Result<DoctorReport> {
     let torn = &bytes[complete..];
     // Opened now, through the same folder handle: the length checked is the length of the file
     // that is cut.
-    let (registry_file, _) = dir
-        .open_file(registry.name(), OFlags::WRONLY)?
-        .ok_or_else(|| {
-            Error::io(
-                "cannot open",
-                registry.path(),
-                io::ErrorKind::NotFound.into(),
-            )
-        })?;
+    let (registry_file, _) = dir.open_present(registry.name(), OFlags::WRONLY)?;
     let stamp = ctx.now.file_stamp();
     let (aside_rel, mut file) = create_aside(dir, registry.name(), rel, &format!(".torn-{stamp}"))?;
     let kept = file
@@ -508,15 +500,7 @@ fn repair_encoding(ctx: &Context, rel: &str) -> Result<DoctorReport> {
     let lock = WriterLock::acquire(&ctx.root)?;
     let (registry, bytes, invalid) = invalid_found(ctx, rel)?;
     let dir = registry.require_dir("cannot open")?;
-    let (registry_file, _) = dir
-        .open_file(registry.name(), OFlags::RDONLY)?
-        .ok_or_else(|| {
-            Error::io(
-                "cannot open",
-                registry.path(),
-                io::ErrorKind::NotFound.into(),
-            )
-        })?;
+    let (registry_file, _) = dir.open_present(registry.name(), OFlags::RDONLY)?;
     let mut moved = Vec::new();
     let mut kept = Vec::with_capacity(bytes.len());
     let mut from = 0;

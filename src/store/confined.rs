@@ -294,6 +294,20 @@ impl Dir {
         Ok(Some((file, meta)))
     }
 
+    /// [`Dir::open_file`] where the file must be there: its absence is an error.
+    ///
+    /// # Errors
+    /// As [`Dir::open_file`]; `cannot open` with `NotFound` when the file is absent.
+    pub fn open_present(&self, name: &OsStr, flags: OFlags) -> Result<(File, Metadata)> {
+        self.open_file(name, flags)?.ok_or_else(|| {
+            Error::io(
+                "cannot open",
+                &self.path.join(name),
+                io::ErrorKind::NotFound.into(),
+            )
+        })
+    }
+
     /// The confined reader on `name`: `Ok(None)` when absent, else the bytes of a regular file
     /// of at most 2 MiB and what `fstat` said of it.
     ///
@@ -357,9 +371,7 @@ impl Dir {
     pub fn append(&self, name: &OsStr, bytes: &[u8]) -> Result<()> {
         let path = self.path.join(name);
         let flags = OFlags::WRONLY | OFlags::APPEND | OFlags::CREATE;
-        let (mut file, _) = self
-            .open_file(name, flags)?
-            .ok_or_else(|| Error::io("cannot open", &path, io::ErrorKind::NotFound.into()))?;
+        let (mut file, _) = self.open_present(name, flags)?;
         file.write_all(bytes)
             .and_then(|()| file.sync_all())
             .map_err(|e| Error::io("cannot append to", &path, e))
