@@ -15,7 +15,7 @@ use serde::Deserialize;
 
 use crate::support::TestProject;
 use crate::support::home::{project, set_mtime, set_mtimes_below};
-use crate::support::schema::{Brief, HandedOff, Handoffs, Health, Included};
+use crate::support::schema::{Brief, HandedOff, Handoffs, Health, Included, Note, ScannedProject};
 
 const DECISIONS_MD: &str = ".agents/memory/decisions.md";
 const LESSONS_MD: &str = ".agents/memory/lessons.md";
@@ -35,17 +35,6 @@ struct Status {
     warnings: Vec<String>,
 }
 
-#[derive(Debug, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct Note {
-    path: String,
-    exists: bool,
-    entries: usize,
-    active: Option<usize>,
-    latest_entry: Option<String>,
-    modified: Option<String>,
-}
-
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Scanned {
@@ -53,20 +42,6 @@ struct Scanned {
     count: usize,
     projects: Vec<ScannedProject>,
     indexed: Option<serde_json::Value>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct ScannedProject {
-    path: String,
-    relative: String,
-    name: String,
-    stack: String,
-    markers: Vec<String>,
-    last_change: Option<String>,
-    status: String,
-    bmad_installed: bool,
-    hash: String,
 }
 
 /// The `###` headings under the brief's `## <part> — …` headings, in order.

@@ -15,7 +15,7 @@ use serde::Deserialize;
 
 use crate::support::home::{home, link_text, project, set_mtimes_below};
 use crate::support::schema::{
-    Brief, Exported, Found, HandedOff, Handoffs, Health, Omitted, Skipped,
+    Brief, Exported, Found, HandedOff, Handoffs, Health, Note, Omitted, ScannedProject, Skipped,
 };
 use crate::support::{JOURNAL, TestProject};
 
@@ -276,17 +276,6 @@ struct Status {
     warnings: Vec<String>,
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct Note {
-    path: String,
-    exists: bool,
-    entries: usize,
-    active: Option<usize>,
-    latest_entry: Option<String>,
-    modified: Option<String>,
-}
-
 #[derive(Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 struct LinkState {
@@ -317,20 +306,6 @@ struct Scanned {
     count: usize,
     projects: Vec<ScannedProject>,
     indexed: Option<IndexedInto>,
-}
-
-#[derive(Debug, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct ScannedProject {
-    path: String,
-    relative: String,
-    name: String,
-    stack: String,
-    markers: Vec<String>,
-    last_change: Option<String>,
-    status: String,
-    bmad_installed: bool,
-    hash: String,
 }
 
 #[derive(Debug, Deserialize, PartialEq)]

@@ -177,3 +177,30 @@ pub struct Skipped {
     pub file: String,
     pub reason: String,
 }
+
+/// A note file in `status --json`.
+#[derive(Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Note {
+    pub path: String,
+    pub exists: bool,
+    pub entries: usize,
+    pub active: Option<usize>,
+    pub latest_entry: Option<String>,
+    pub modified: Option<String>,
+}
+
+/// A project in `scan --json`.
+#[derive(Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ScannedProject {
+    pub path: String,
+    pub relative: String,
+    pub name: String,
+    pub stack: String,
+    pub markers: Vec<String>,
+    pub last_change: Option<String>,
+    pub status: String,
+    pub bmad_installed: bool,
+    pub hash: String,
+}
