@@ -23,7 +23,7 @@ use crate::js::{date, math, text};
 use crate::output::Report;
 use crate::signals::{Acceptance, Ci, SignalArgs, Signals};
 use crate::store::confined::{self, Target};
-use crate::store::paths::{LOOSE_CAP, Skip, decode_lossy};
+use crate::store::paths::{LOOSE_CAP, Skip};
 use crate::store::{WriterLock, document, ndjson};
 
 /// The scores document, relative to the project root.
@@ -259,9 +259,10 @@ pub fn run(args: &ReinforceArgs, ctx: &Context) -> Result<ReinforceReport> {
         },
         None => None,
     };
+    // Decoded from the bytes in place: they are kept as they are for a corrupt copy.
     let parsed = stored
-        .clone()
-        .map(|bytes| json::parse(&decode_lossy(bytes)));
+        .as_deref()
+        .map(|bytes| json::parse(&String::from_utf8_lossy(bytes)));
     let (mut scores, corrupt) = match parsed {
         None => (Object::new(), None),
         Some(Ok(Value::Object(scores))) => (scores, None),
