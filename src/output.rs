@@ -131,12 +131,17 @@ pub fn render(report: &dyn Report, json: bool) -> (String, String) {
             acc.push('\n');
             acc
         });
-        let human = report.render_human();
-        (
-            escape_controls(&human).into_owned(),
-            escape_controls(&warnings).into_owned(),
-        )
+        (escaped(report.render_human()), escaped(warnings))
     }
+}
+
+/// `text` through [`escape_controls`], kept as it is (not copied) when nothing needed escaping.
+fn escaped(text: String) -> String {
+    let owned = match escape_controls(&text) {
+        Cow::Owned(escaped) => Some(escaped),
+        Cow::Borrowed(_) => None,
+    };
+    owned.unwrap_or(text)
 }
 
 #[cfg(test)]
