@@ -262,7 +262,7 @@ fn read_bounded(path: &Path, within: &Path, mut buffer: Vec<u8>) -> Result<Loose
     }
     if link_target.is_none() {
         // The file is no link, but a folder above it may be.
-        if let Some(found) = outside(path, within)? {
+        if let Some(found) = outside(path, &file, within)? {
             return Ok(found);
         }
     }
@@ -311,23 +311,37 @@ fn open_link(path: &Path, within: &Path) -> Result<Opened> {
 }
 
 /// What the read finds instead when `path`'s real path (links in the folders above it
-/// resolved) leaves `within`; `None` when it stays inside.
-fn outside(path: &Path, within: &Path) -> Result<Option<Loose<Vec<u8>>>> {
-    let target = match fs::canonicalize(path) {
-        Ok(target) => target,
-        // Removed since it was opened.
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Some(Loose::Missing)),
-        Err(e) => return Err(Error::io("cannot resolve", path, e)),
+/// resolved) leaves `within`; `None` when it stays inside. The real path is the one the kernel
+/// gives for the open `file` (so it is the file actually read, whatever was swapped since),
+/// else, where `/proc` cannot tell, the path resolved again.
+fn outside(path: &Path, file: &fs::File, within: &Path) -> Result<Option<Loose<Vec<u8>>>> {
+    let target = match opened_path(file) {
+        Some(target) => target,
+        None => match fs::canonicalize(path) {
+            Ok(target) => target,
+            // Removed since it was opened.
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Some(Loose::Missing)),
+            Err(e) => return Err(Error::io("cannot resolve", path, e)),
+        },
     };
     Ok(inside(target, within)?.err())
+}
+
+/// The absolute path the kernel knows the open `file` by (`/proc/self/fd/<n>`), when it has
+/// one that still names the file (not one it marks ` (deleted)`).
+fn opened_path(file: &fs::File) -> Option<PathBuf> {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::ffi::OsStrExt;
+    let target = fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd())).ok()?;
+    let is_named = target.is_absolute() && !target.as_os_str().as_bytes().ends_with(b" (deleted)");
+    is_named.then_some(target)
 }
 
 /// The real path `target` when it lies inside `within`'s real path (links above the project
 /// are the user's business, so the comparison is between real paths); else the skip that says
 /// where it leads.
 fn inside(target: PathBuf, within: &Path) -> Result<Opened<PathBuf>> {
-    let real_within =
-        fs::canonicalize(within).map_err(|e| Error::io("cannot resolve", within, e))?;
+    let real_within = real_path(within)?;
     if target.starts_with(&real_within) {
         Ok(Ok(target))
     } else {
@@ -336,6 +350,21 @@ fn inside(target: PathBuf, within: &Path) -> Result<Opened<PathBuf>> {
             within: within.to_path_buf(),
         })))
     }
+}
+
+/// The real path of a folder reads are confined to, resolved once per run: a recall reads
+/// every note file of the same project, and links above it are the user's business.
+fn real_path(within: &Path) -> Result<PathBuf> {
+    static KNOWN: std::sync::Mutex<Vec<(PathBuf, PathBuf)>> = std::sync::Mutex::new(Vec::new());
+    let mut known = KNOWN
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some((_, real)) = known.iter().find(|(path, _)| path == within) {
+        return Ok(real.clone());
+    }
+    let real = fs::canonicalize(within).map_err(|e| Error::io("cannot resolve", within, e))?;
+    known.push((within.to_path_buf(), real.clone()));
+    Ok(real)
 }
 
 /// UTF-8 text with every invalid sequence replaced by U+FFFD, as Node decodes it.
