@@ -183,11 +183,24 @@ pub fn for_each_word<'a>(text: &'a str, mut emit: impl FnMut(&'a str)) {
 /// no cutting at whitespace first); only a whitespace-delimited chunk that holds a non-ASCII
 /// byte goes through Unicode's rules.
 pub fn for_each_marked_word<'a>(text: &'a str, mut emit: impl FnMut(&'a str, bool)) {
+    for_each_chunk(text, |chunk, is_ascii| {
+        if is_ascii {
+            ascii_words(chunk, &mut emit);
+        } else {
+            unicode_chunk(chunk, &mut emit);
+        }
+    });
+}
+
+/// Cuts `text` into ASCII runs and the whitespace-delimited chunks that hold a non-ASCII byte,
+/// in order: `each(chunk, is_ascii)`. No ASCII word spans whitespace, so a word is always
+/// wholly inside one chunk.
+fn for_each_chunk<'a>(text: &'a str, mut each: impl FnMut(&'a str, bool)) {
     let b = text.as_bytes();
     let mut rest = 0;
     while rest < b.len() {
         let Some(at) = first_non_ascii(&b[rest..]) else {
-            ascii_words(&text[rest..], &mut emit);
+            each(&text[rest..], true);
             return;
         };
         let at = rest + at;
@@ -199,8 +212,8 @@ pub fn for_each_marked_word<'a>(text: &'a str, mut emit: impl FnMut(&'a str, boo
             .iter()
             .position(u8::is_ascii_whitespace)
             .map_or(b.len(), |q| at + q);
-        ascii_words(&text[rest..start], &mut emit);
-        unicode_chunk(&text[start..end], &mut emit);
+        each(&text[rest..start], true);
+        each(&text[start..end], false);
         rest = end;
     }
 }
@@ -233,26 +246,13 @@ pub fn count_marked_words<'a>(
     quiet: &mut Quiet,
     mut emit: impl FnMut(&'a str, bool),
 ) {
-    let b = text.as_bytes();
-    let mut rest = 0;
-    while rest < b.len() {
-        let Some(at) = first_non_ascii(&b[rest..]) else {
-            count_ascii_words(&text[rest..], prefixes, quiet, &mut emit);
-            return;
-        };
-        let at = rest + at;
-        let start = b[rest..at]
-            .iter()
-            .rposition(u8::is_ascii_whitespace)
-            .map_or(rest, |q| rest + q + 1);
-        let end = b[at..]
-            .iter()
-            .position(u8::is_ascii_whitespace)
-            .map_or(b.len(), |q| at + q);
-        count_ascii_words(&text[rest..start], prefixes, quiet, &mut emit);
-        unicode_chunk(&text[start..end], &mut emit);
-        rest = end;
-    }
+    for_each_chunk(text, |chunk, is_ascii| {
+        if is_ascii {
+            count_ascii_words(chunk, prefixes, quiet, &mut emit);
+        } else {
+            unicode_chunk(chunk, &mut emit);
+        }
+    });
 }
 
 /// [`ascii_words`] for counting (see [`count_marked_words`]). In each window of 64 bytes the
