@@ -60,6 +60,15 @@ fn headings_under(text: &str, part: &str) -> Vec<String> {
     found
 }
 
+/// `status --json` on `p`, which must change nothing.
+fn read_status(p: TestProject) -> Status {
+    p.args(["--json", "status"])
+        .code(0)
+        .unchanged()
+        .run()
+        .json()
+}
+
 fn run_brief(p: TestProject, args: &[&str]) -> (Brief, TestProject) {
     let ran = p
         .args(["--json", "brief"].iter().chain(args))
@@ -269,12 +278,7 @@ fn the_latest_handoff_comes_from_names_and_contents_never_from_modification_time
         "{}",
         brief.text
     );
-    let status: Status = p
-        .args(["--json", "status"])
-        .code(0)
-        .unchanged()
-        .run()
-        .json();
+    let status = read_status(p);
     assert_eq!(
         status.handoffs,
         Handoffs {
@@ -368,12 +372,7 @@ fn status_after_init_names_the_check_that_fails() {
         ran.stdout
     );
     let p = ran.then().remove(".agents/memory/lessons.md");
-    let status: Status = p
-        .args(["--json", "status"])
-        .code(0)
-        .unchanged()
-        .run()
-        .json();
+    let status = read_status(p);
     assert_eq!(
         status.health,
         Health {
@@ -586,12 +585,7 @@ fn a_topic_ending_with_a_number_is_not_taken_for_a_handoff_suffix() {
         brief.text,
         "# Session brief — project\n\n## Latest handoff — .agents/memory/sessions/2026-10-18-sprint-3-2.md\n\n# Sprint 3, evening\n"
     );
-    let status: Status = p
-        .args(["--json", "status"])
-        .code(0)
-        .unchanged()
-        .run()
-        .json();
+    let status = read_status(p);
     assert_eq!(
         status.handoffs,
         Handoffs {
@@ -647,12 +641,7 @@ fn lessons_headed_by_a_bracketed_or_emphasised_date_are_dated() {
         headings_under(&brief.text, "Lessons"),
         ["[2026-10-16] Pin the runner image"]
     );
-    let status: Status = p
-        .args(["--json", "status"])
-        .code(0)
-        .unchanged()
-        .run()
-        .json();
+    let status = read_status(p);
     assert_eq!(status.notes[1].path, LESSONS_MD);
     assert_eq!(status.notes[1].latest_entry.as_deref(), Some("2026-10-16"));
 }
@@ -701,12 +690,7 @@ fn a_team_brain_laid_out_as_the_global_brain_is_not_asked_for_an_index_entry() {
     for entry in fs::read_dir(&projects).unwrap() {
         fs::remove_file(entry.unwrap().path()).unwrap();
     }
-    let status: Status = p
-        .args(["--json", "status"])
-        .code(0)
-        .unchanged()
-        .run()
-        .json();
+    let status = read_status(p);
     assert_eq!(
         status.health.failed,
         [format!("this project indexed in {}/", projects.display())]
@@ -747,12 +731,7 @@ fn a_portfolio_entry_point_linked_out_of_the_brain_gives_way_to_the_next_one() {
     assert_eq!(status.warnings, [warning]);
     // With no other entry point, `status` fails the check instead of naming one `brief` skips.
     let p = ran.then().remove("../_brain/AGENTS.md");
-    let status: Status = p
-        .args(["--json", "status"])
-        .code(0)
-        .unchanged()
-        .run()
-        .json();
+    let status = read_status(p);
     assert!(status.brain.as_ref().unwrap()["entryPoint"].is_null());
     assert_eq!(
         status.health.failed,
@@ -785,12 +764,7 @@ fn french_decision_statuses_are_read() {
             "API versionnée"
         ]
     );
-    let status: Status = p
-        .args(["--json", "status"])
-        .code(0)
-        .unchanged()
-        .run()
-        .json();
+    let status = read_status(p);
     assert_eq!(
         (status.notes[0].entries, status.notes[0].active),
         (7, Some(4))
@@ -860,12 +834,7 @@ fn a_byte_order_mark_does_not_hide_the_first_entry() {
             "2026-09-02 — Backups need a restore drill"
         ]
     );
-    let status: Status = p
-        .args(["--json", "status"])
-        .code(0)
-        .unchanged()
-        .run()
-        .json();
+    let status = read_status(p);
     let counts: Vec<(usize, Option<usize>, Option<&str>)> = status.notes[..2]
         .iter()
         .map(|n| (n.entries, n.active, n.latest_entry.as_deref()))
@@ -884,12 +853,7 @@ fn a_status_given_in_a_key_value_table_is_read() {
         headings_under(&brief.text, "Active decisions"),
         ["Session store in Redis"]
     );
-    let status: Status = p
-        .args(["--json", "status"])
-        .code(0)
-        .unchanged()
-        .run()
-        .json();
+    let status = read_status(p);
     assert_eq!(
         (
             status.notes[0].entries,
@@ -921,12 +885,7 @@ fn an_emoji_before_the_field_name_is_read() {
         headings_under(&brief.text, "Lessons"),
         ["Pin the runner image", "Backups need a restore drill"]
     );
-    let status: Status = p
-        .args(["--json", "status"])
-        .code(0)
-        .unchanged()
-        .run()
-        .json();
+    let status = read_status(p);
     let counts: Vec<(usize, Option<usize>, Option<&str>)> = status.notes[..2]
         .iter()
         .map(|n| (n.entries, n.active, n.latest_entry.as_deref()))
@@ -953,12 +912,7 @@ fn a_status_history_written_with_arrows_reads_as_its_last_status() {
         headings_under(&brief.text, "Active decisions"),
         ["Session store in Redis", "Monorepo"]
     );
-    let status: Status = p
-        .args(["--json", "status"])
-        .code(0)
-        .unchanged()
-        .run()
-        .json();
+    let status = read_status(p);
     assert_eq!(
         (status.notes[0].entries, status.notes[0].active),
         (4, Some(2))
