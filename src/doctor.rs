@@ -32,7 +32,6 @@
 //! ever repaired automatically.
 
 use std::collections::HashMap;
-use std::ffi::OsStr;
 use std::fmt::Write as _;
 use std::fs::File;
 use std::io::Write;
@@ -50,7 +49,7 @@ use crate::output::Report;
 use crate::recall::{NOTE_DIRS, NOTE_FILES};
 use crate::receipts::{self, OUTCOMES};
 use crate::reinforce::{PROMOTIONS, SCORES};
-use crate::store::confined::{self, Dir, Target};
+use crate::store::confined::{self, Target};
 use crate::store::journal::{self, InvalidLine};
 use crate::store::paths::{Loose, REGISTRY_CAP, read_loose, read_registry, read_registry_bytes};
 use crate::store::sections::heading_lines;
@@ -462,25 +461,24 @@ fn repair_tail(ctx: &Context, rel: &str) -> Result<DoctorReport> {
     // Opened now, through the same folder handle: the length checked is the length of the file
     // that is cut.
     let (registry_file, _) = dir.open_present(registry.name(), OFlags::WRONLY)?;
-    let stamp = ctx.now.file_stamp();
-    let (aside_rel, mut file) = create_aside(dir, registry.name(), rel, &format!(".torn-{stamp}"))?;
-    let kept = file
-        .write_all(torn)
-        .and_then(|()| file.sync_all())
-        .map_err(|e| Error::io("cannot write", &ctx.root.join(&aside_rel), e))
-        // Only once the torn bytes are safe beside it is the registry cut back, and only if it
-        // is still the length that was read: a writer that ignored the lock may have added to
-        // it, and cutting at the old length would lose what it wrote.
-        .and_then(|()| check_unchanged(&registry_file, registry.path(), rel, bytes.len() as u64));
-    if let Err(e) = kept {
-        drop(file);
-        let _ = dir.remove(&aside_name(registry.name(), &aside_rel, rel));
-        return Err(e);
-    }
-    registry_file
-        .set_len(complete as u64)
-        .and_then(|()| registry_file.sync_all())
-        .map_err(|e| Error::io("cannot truncate", registry.path(), e))?;
+    // Only once the torn bytes are safe beside it is the registry cut back, and only if it is
+    // still the length that was read: a writer that ignored the lock may have added to it, and
+    // cutting at the old length would lose what it wrote.
+    let suffix = format!(".torn-{}", ctx.now.file_stamp());
+    let aside_rel = set_aside_then(
+        &registry,
+        rel,
+        &suffix,
+        torn,
+        &registry_file,
+        bytes.len(),
+        || {
+            registry_file
+                .set_len(complete as u64)
+                .and_then(|()| registry_file.sync_all())
+                .map_err(|e| Error::io("cannot truncate", registry.path(), e))
+        },
+    )?;
     drop(lock);
     Ok(DoctorReport {
         repaired: Some((rel.to_owned(), aside_rel, torn.len())),
@@ -510,22 +508,18 @@ fn repair_encoding(ctx: &Context, rel: &str) -> Result<DoctorReport> {
         from = line.end;
     }
     kept.extend_from_slice(&bytes[from..]);
-    let stamp = ctx.now.file_stamp();
-    let (aside_rel, mut file) =
-        create_aside(dir, registry.name(), rel, &format!(".invalid-{stamp}"))?;
-    let done = file
-        .write_all(&moved)
-        .and_then(|()| file.sync_all())
-        .map_err(|e| Error::io("cannot write", &ctx.root.join(&aside_rel), e))
-        // Only once the lines are safe beside it is the registry rewritten, from the bytes read,
-        // and only if that is still all it holds.
-        .and_then(|()| check_unchanged(&registry_file, registry.path(), rel, bytes.len() as u64))
-        .and_then(|()| dir.replace(registry.name(), &kept));
-    if let Err(e) = done {
-        drop(file);
-        let _ = dir.remove(&aside_name(registry.name(), &aside_rel, rel));
-        return Err(e);
-    }
+    // Only once the lines are safe beside it is the registry rewritten, from the bytes read, and
+    // only if that is still all it holds.
+    let suffix = format!(".invalid-{}", ctx.now.file_stamp());
+    let aside_rel = set_aside_then(
+        &registry,
+        rel,
+        &suffix,
+        &moved,
+        &registry_file,
+        bytes.len(),
+        || dir.replace(registry.name(), &kept),
+    )?;
     drop(lock);
     Ok(DoctorReport {
         repaired: Some((rel.to_owned(), aside_rel, moved.len())),
@@ -586,24 +580,36 @@ fn torn_tail(ctx: &Context, rel: &str) -> Result<(Target, Vec<u8>, usize)> {
     Ok((registry, bytes, complete))
 }
 
-/// The name in the registry's folder of the kept-aside file `aside_rel` made by
-/// [`create_aside`] for the registry `rel`.
-fn aside_name(name: &OsStr, aside_rel: &str, rel: &str) -> std::ffi::OsString {
-    let mut aside = name.to_os_string();
-    aside.push(aside_rel.strip_prefix(rel).unwrap_or_default());
-    aside
-}
-
-/// [`Dir::create_aside`] for the registry `rel`: its project-relative path (`rel` with the
-/// suffix the file got) and the file.
-fn create_aside(
-    dir: &Dir,
-    name: &OsStr,
+/// The repairs' one protocol: keeps `aside` beside the registry `rel` as `<name><suffix>`
+/// (`-1`, `-2`, … when taken; never replacing a file), synced; then, only while the registry
+/// still has the `expected` length on `file` (the handle the repair goes through), makes the
+/// `change`. On any failure the kept copy is removed again and nothing else has changed.
+/// Returns the kept copy's project-relative path.
+fn set_aside_then(
+    registry: &Target,
     rel: &str,
     suffix: &str,
-) -> Result<(String, std::fs::File)> {
-    let (suffix, file) = dir.create_aside(name, suffix)?;
-    Ok((format!("{rel}{suffix}"), file))
+    aside: &[u8],
+    file: &File,
+    expected: usize,
+    change: impl FnOnce() -> Result<()>,
+) -> Result<String> {
+    let dir = registry.require_dir("cannot open")?;
+    let (taken, mut kept) = dir.create_aside(registry.name(), suffix)?;
+    let mut name = registry.name().to_os_string();
+    name.push(&taken);
+    let done = kept
+        .write_all(aside)
+        .and_then(|()| kept.sync_all())
+        .map_err(|e| Error::io("cannot write", &dir.path().join(&name), e))
+        .and_then(|()| check_unchanged(file, registry.path(), rel, expected as u64))
+        .and_then(|()| change());
+    if let Err(e) = done {
+        drop(kept);
+        let _ = dir.remove(&name);
+        return Err(e);
+    }
+    Ok(format!("{rel}{taken}"))
 }
 
 impl Report for DoctorReport {
