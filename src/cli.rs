@@ -10,10 +10,12 @@ use clap::{Parser, Subcommand};
 
 use crate::archive::ArchiveArgs;
 use crate::brief::BriefArgs;
+use crate::decisions::DecisionArgs;
 use crate::doctor::DoctorArgs;
 use crate::export::ExportArgs;
 use crate::handoff::HandoffArgs;
 use crate::init::InitArgs;
+use crate::lint::LintArgs;
 use crate::lock::LockArgs;
 use crate::observe::ObserveArgs;
 use crate::outcomes::OutcomesArgs;
@@ -87,6 +89,10 @@ pub enum Command {
     Export(ExportArgs),
     /// List the projects below a folder by their markers; --index adds them to the global brain.
     Scan(ScanArgs),
+    /// Adopt, supersede or abrogate a decision of decisions.md (the ledger records every change).
+    Decision(DecisionArgs),
+    /// Check the notes and the decision ledger (read-only); exit 1 when an error is found.
+    Lint(LintArgs),
 }
 
 impl Command {
@@ -108,12 +114,14 @@ impl Command {
             Command::Handoff(_) => "handoff",
             Command::Export(_) => "export",
             Command::Scan(_) => "scan",
+            Command::Decision(_) => "decision",
+            Command::Lint(_) => "lint",
         }
     }
 }
 
 /// Options, of every action, that take a value: the word after one of them is its value.
-const VALUE_OPTIONS: [&str; 27] = [
+const VALUE_OPTIONS: [&str; 29] = [
     "-d",
     "--directory",
     "--scope",
@@ -141,6 +149,8 @@ const VALUE_OPTIONS: [&str; 27] = [
     "--out",
     "--before",
     "--keep",
+    "--by",
+    "--reason",
 ];
 
 /// Marks a word that must reach the action as a plain word.
@@ -243,7 +253,7 @@ impl Cli {
 }
 
 /// The action names, in the order the help lists them.
-pub const ACTIONS: [&str; 14] = [
+pub const ACTIONS: [&str; 16] = [
     "recall",
     "write",
     "reinforce",
@@ -258,6 +268,8 @@ pub const ACTIONS: [&str; 14] = [
     "handoff",
     "export",
     "scan",
+    "decision",
+    "lint",
 ];
 
 #[cfg(test)]

@@ -37,7 +37,6 @@ use std::fs::File;
 use std::io::Write;
 use std::path::Path;
 
-use pulldown_cmark::{CodeBlockKind, Event, Parser, Tag};
 use rustix::fs::OFlags;
 
 use crate::archive;
@@ -52,7 +51,7 @@ use crate::reinforce::{PROMOTIONS, SCORES};
 use crate::store::confined::{self, Target};
 use crate::store::journal::{self, InvalidLine};
 use crate::store::paths::{Loose, REGISTRY_CAP, read_loose, read_registry, read_registry_bytes};
-use crate::store::sections::heading_lines;
+use crate::store::sections::{heading_lines, headings_in_code};
 use crate::store::{LOCK_FILE, WriterLock};
 use crate::write::JOURNAL;
 
@@ -414,35 +413,6 @@ fn check_notes(root: &Path, rel: &str, report: &mut DoctorReport) {
     }
 }
 
-/// The line number and heading of every heading of `headings` (as [`heading_lines`] gives them,
-/// in order) that lies inside fenced code, in one pass over the text: the fences come in order
-/// too, so the two lists are walked side by side, and the line count resumes where the last one
-/// stopped. (Testing every heading against every fence and counting lines from the start each
-/// time took minutes on a large note full of fenced headings.)
-fn headings_in_code<'a>(text: &str, headings: &[(usize, &'a str)]) -> Vec<(usize, &'a str)> {
-    let mut fences = Parser::new(text)
-        .into_offset_iter()
-        .filter_map(|(event, range)| match event {
-            Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(_))) => Some(range),
-            _ => None,
-        })
-        .peekable();
-    let mut found = Vec::new();
-    let (mut counted_to, mut line) = (0, 1);
-    for &(offset, heading) in headings {
-        while fences.next_if(|f| f.end <= offset).is_some() {}
-        let Some(fence) = fences.peek() else {
-            break;
-        };
-        if fence.contains(&offset) {
-            line += memchr::memchr_iter(b'\n', &text.as_bytes()[counted_to..offset]).count();
-            counted_to = offset;
-            found.push((line, heading));
-        }
-    }
-    found
-}
-
 fn repair_tail(ctx: &Context, rel: &str) -> Result<DoctorReport> {
     if !NDJSON_REGISTRIES.contains(&rel) {
         return Err(Error::refused(format!(
@@ -694,15 +664,6 @@ mod tests {
     use super::*;
     use std::fs::OpenOptions;
 
-    #[track_caller]
-    fn case(text: &str, want: &[(usize, &str)]) {
-        assert_eq!(
-            headings_in_code(text, &heading_lines(text)),
-            want,
-            "{text:?}"
-        );
-    }
-
     #[test]
     fn a_registry_that_changed_length_is_not_truncated() {
         let dir = tempfile::tempdir().unwrap();
@@ -722,24 +683,6 @@ mod tests {
             e.to_string(),
             "j.ndjson changed during the repair (7 bytes read, 11 now); nothing was changed, run \
              the repair again."
-        );
-    }
-
-    #[test]
-    fn headings_in_fenced_code_are_found_with_their_line_numbers() {
-        case("### a\nx\n", &[]);
-        case("```\n### a\n```\n### b\n", &[(2, "a")]);
-        case(
-            "### out\n```\n### a\n\n### b\n```\ntext\n~~~\n### c\n~~~\n### out2\n",
-            &[(3, "a"), (5, "b"), (9, "c")],
-        );
-        // Indented code is not fenced; an unclosed fence runs to the end.
-        case("    ### a\n\n```\n### b\n### c", &[(4, "b"), (5, "c")]);
-        // A fence inside a quote ends with it.
-        case("> ```\n> x\n### b\n", &[]);
-        case(
-            "```\n### 0\n```\n```\n### 1\n```\n```\n### 2\n```\n",
-            &[(2, "0"), (5, "1"), (8, "2")],
         );
     }
 }

@@ -15,6 +15,7 @@ pub mod brain;
 pub mod brief;
 pub mod cli;
 pub mod context;
+pub mod decisions;
 pub mod doctor;
 pub mod entry;
 pub mod error;
@@ -23,6 +24,7 @@ pub mod export;
 pub mod handoff;
 pub mod init;
 pub mod js;
+pub mod lint;
 pub mod lock;
 pub mod memory;
 pub mod nexus;
@@ -65,5 +67,7 @@ pub fn run(command: &Command, ctx: &Context) -> Result<Box<dyn Report>> {
         Command::Handoff(args) => Box::new(handoff::run(args, ctx)?),
         Command::Export(args) => Box::new(export::run(args, ctx)?),
         Command::Scan(args) => Box::new(scan::run(args, ctx)?),
+        Command::Decision(args) => Box::new(decisions::run(args, ctx)?),
+        Command::Lint(args) => Box::new(lint::run(args, ctx)?),
     })
 }

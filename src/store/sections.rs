@@ -8,6 +8,10 @@
 //! bmad-plus does not skip it, and digests must agree.
 //!
 //! Sections borrow from the source: the body is a slice of it, plus that final `\n`.
+//! [`headings_in_code`] says which heading lines stand inside fenced code (pulldown-cmark reads
+//! the fences), for the checks that warn about them.
+
+use pulldown_cmark::{CodeBlockKind, Event, Parser, Tag};
 
 use crate::js::text::{is_line_terminator, is_whitespace, trim};
 
@@ -182,6 +186,36 @@ pub fn sections_before(text: &str, split: usize) -> Vec<Section<'_>> {
     out
 }
 
+/// The line number and heading of every heading of `headings` (as [`heading_lines`] gives them,
+/// in order) that lies inside fenced code, in one pass over the text: the fences come in order
+/// too, so the two lists are walked side by side, and the line count resumes where the last one
+/// stopped. (Testing every heading against every fence and counting lines from the start each
+/// time took minutes on a large note full of fenced headings.)
+#[must_use]
+pub fn headings_in_code<'a>(text: &str, headings: &[(usize, &'a str)]) -> Vec<(usize, &'a str)> {
+    let mut fences = Parser::new(text)
+        .into_offset_iter()
+        .filter_map(|(event, range)| match event {
+            Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(_))) => Some(range),
+            _ => None,
+        })
+        .peekable();
+    let mut found = Vec::new();
+    let (mut counted_to, mut line) = (0, 1);
+    for &(offset, heading) in headings {
+        while fences.next_if(|f| f.end <= offset).is_some() {}
+        let Some(fence) = fences.peek() else {
+            break;
+        };
+        if fence.contains(&offset) {
+            line += memchr::memchr_iter(b'\n', &text.as_bytes()[counted_to..offset]).count();
+            counted_to = offset;
+            found.push((line, heading));
+        }
+    }
+    found
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -244,6 +278,33 @@ mod tests {
                 assert_eq!(halves, whole, "{text:?} cut at {split}");
             }
         }
+    }
+
+    #[track_caller]
+    fn code_case(text: &str, want: &[(usize, &str)]) {
+        assert_eq!(
+            headings_in_code(text, &heading_lines(text)),
+            want,
+            "{text:?}"
+        );
+    }
+
+    #[test]
+    fn headings_in_fenced_code_are_found_with_their_line_numbers() {
+        code_case("### a\nx\n", &[]);
+        code_case("```\n### a\n```\n### b\n", &[(2, "a")]);
+        code_case(
+            "### out\n```\n### a\n\n### b\n```\ntext\n~~~\n### c\n~~~\n### out2\n",
+            &[(3, "a"), (5, "b"), (9, "c")],
+        );
+        // Indented code is not fenced; an unclosed fence runs to the end.
+        code_case("    ### a\n\n```\n### b\n### c", &[(4, "b"), (5, "c")]);
+        // A fence inside a quote ends with it.
+        code_case("> ```\n> x\n### b\n", &[]);
+        code_case(
+            "```\n### 0\n```\n```\n### 1\n```\n```\n### 2\n```\n",
+            &[(2, "0"), (5, "1"), (8, "2")],
+        );
     }
 
     #[test]

@@ -27,6 +27,7 @@ mod concurrency;
 mod confine;
 mod contract;
 mod crash;
+mod decisions;
 mod doctor;
 mod evidence;
 mod hostile;

@@ -1,0 +1,332 @@
+//! The decision lifecycle: `decision adopt`, `decision supersede`, `decision abrogate` and the
+//! ledger `.bmad/memory/decisions.ndjson` they keep.
+
+use std::fs;
+use std::os::unix::fs::MetadataExt;
+use std::process::Stdio;
+use std::thread;
+use std::time::Duration;
+
+use bmad_mem::js::json::sha256_hex;
+
+use crate::support::writers::holds_flock;
+use crate::support::{LOCK, NOW, TestProject};
+
+pub const LEDGER: &str = ".bmad/memory/decisions.ndjson";
+pub const DECISIONS: &str = ".agents/memory/decisions.md";
+
+/// Two decisions in the two spellings people write, and one already superseded.
+pub const NOTES: &str = "# Decisions\n\n### Use Postgres\n**Date:** 2026-09-01\n**Status:** active\n**Decision:** one database for everything.\n\n### 2026-10-01 — Sessions in Redis\n- **Context**: session lookups dominated p95\n- **Status**: active\n- **Decision**: sessions live in Redis\n\n### Sessions in Postgres\n**Date:** 2026-08-01\n**Status:** superseded\n**Decision:** a sessions table.\n";
+
+const PG: &str = "Use Postgres";
+const REDIS: &str = "2026-10-01 — Sessions in Redis";
+
+/// docs: the first 12 hex digits of `sha256(ts + "\0" + heading + "\0" + event)`.
+fn record_id(heading: &str, event: &str) -> String {
+    sha256_hex(format!("{NOW}\0{heading}\0{event}").as_bytes())[..12].to_owned()
+}
+
+/// The digests of the three sections: their trimmed text without the status line.
+fn digest(heading: &str) -> String {
+    let text = match heading {
+        PG => "Use Postgres\n**Date:** 2026-09-01\n**Decision:** one database for everything.",
+        REDIS => {
+            "2026-10-01 — Sessions in Redis\n- **Context**: session lookups dominated p95\n- **Decision**: sessions live in Redis"
+        }
+        _ => "Sessions in Postgres\n**Date:** 2026-08-01\n**Decision:** a sessions table.",
+    };
+    sha256_hex(text.as_bytes())
+}
+
+/// One ledger line, as the commands write it.
+fn line(
+    event: &str,
+    heading: &str,
+    status: &str,
+    by: Option<&str>,
+    reason: Option<&str>,
+) -> String {
+    let text = |v: Option<&str>| v.map_or("null".to_owned(), |v| format!("\"{v}\""));
+    format!(
+        "{{\"ts\":\"{NOW}\",\"id\":\"{}\",\"event\":\"{event}\",\"heading\":\"{heading}\",\"file\":\"{DECISIONS}\",\"status\":\"{status}\",\"sha256\":\"{}\",\"by\":{},\"reason\":{}}}\n",
+        record_id(heading, event),
+        digest(heading),
+        text(by),
+        text(reason)
+    )
+}
+
+fn adopted() -> String {
+    [
+        line("adopt", PG, "active", None, None),
+        line("adopt", REDIS, "active", None, None),
+        line("adopt", "Sessions in Postgres", "superseded", None, None),
+    ]
+    .concat()
+}
+
+/// A project with [`NOTES`], every decision adopted.
+pub fn ledgered() -> TestProject {
+    TestProject::new()
+        .write(DECISIONS, NOTES)
+        .args(["decision", "adopt", "--all"])
+        .code(0)
+        .file(LEDGER, adopted())
+        .run()
+        .project
+}
+
+#[test]
+fn adopt_records_decisions_as_they_stand_and_leaves_the_notes_alone() {
+    let project = TestProject::new()
+        .write(DECISIONS, NOTES)
+        .args(["decision", "adopt", PG])
+        .code(0)
+        .stdout(&format!(
+            "mem decision: adopted 1 decision(s) into {LEDGER}\n  + {DECISIONS} § {PG} (active)\n"
+        ))
+        .file(LEDGER, line("adopt", PG, "active", None, None))
+        .file(DECISIONS, NOTES)
+        .run()
+        .project;
+    // Adopting again records nothing; --all adopts the rest.
+    project
+        .args(["decision", "adopt", PG])
+        .code(0)
+        .stdout(&format!(
+            "mem decision: adopted 0 decision(s) into {LEDGER}\n  = {DECISIONS} § {PG}: already ledgered\n"
+        ))
+        .run()
+        .project
+        .args(["decision", "adopt", "--all"])
+        .code(0)
+        .file(LEDGER, adopted())
+        .file(DECISIONS, NOTES)
+        .run();
+}
+
+#[test]
+fn supersede_rewrites_one_status_line_in_its_own_spelling_and_records_both() {
+    let project = ledgered()
+        .args(["decision", "supersede", PG, "--by", REDIS, "--reason", "faster"])
+        .code(0)
+        .stdout(&format!(
+            "mem decision: \"{PG}\" is now \"superseded by {REDIS}\" in {DECISIONS}; ledger record(s) {}, {}\n",
+            record_id(PG, "supersede"),
+            record_id(REDIS, "succeed")
+        ))
+        .file(
+            DECISIONS,
+            NOTES.replacen(
+                "**Status:** active",
+                &format!("**Status:** superseded by {REDIS}"),
+                1,
+            ),
+        )
+        .file(
+            LEDGER,
+            adopted()
+                + &line("supersede", PG, "superseded", Some(REDIS), Some("faster"))
+                + &line("succeed", REDIS, "active", None, Some("faster")),
+        )
+        .run()
+        .project;
+    assert_eq!(project.names(".agents/memory"), ["decisions.md"]);
+    // The other spelling keeps its own: `- **Status**: abrogated`.
+    ledgered()
+        .args(["--json", "decision", "abrogate", REDIS, "--reason", "Redis is gone"])
+        .code(0)
+        .stdout(&format!(
+            "{{\n  \"event\": \"abrogate\",\n  \"file\": \"{DECISIONS}\",\n  \"heading\": \"{REDIS}\",\n  \"status\": \"abrogated\",\n  \"completed\": false,\n  \"recorded\": [\n    {{\n      \"ts\": \"{NOW}\",\n      \"id\": \"{}\",\n      \"event\": \"abrogate\",\n      \"heading\": \"{REDIS}\",\n      \"file\": \"{DECISIONS}\",\n      \"status\": \"abrogated\",\n      \"sha256\": \"{}\",\n      \"by\": null,\n      \"reason\": \"Redis is gone\"\n    }}\n  ]\n}}\n",
+            record_id(REDIS, "abrogate"),
+            digest(REDIS)
+        ))
+        .file(
+            DECISIONS,
+            NOTES.replacen("- **Status**: active", "- **Status**: abrogated", 1),
+        )
+        .file(
+            LEDGER,
+            adopted() + &line("abrogate", REDIS, "abrogated", None, Some("Redis is gone")),
+        )
+        .run();
+}
+
+#[test]
+fn refusals_name_the_reason_and_change_nothing() {
+    let project = ledgered();
+    let sup = |old: &str, new: &str| {
+        vec![
+            "decision".to_owned(),
+            "supersede".to_owned(),
+            old.to_owned(),
+            "--by".to_owned(),
+            new.to_owned(),
+        ]
+    };
+    let _ = project
+        .args(sup("Sessions in Postgres", REDIS))
+        .refused(
+            "decision",
+            "\"Sessions in Postgres\" is not active (superseded); only an active decision can be superseded or abrogated",
+        )
+        .args(sup("Use MySQL", REDIS))
+        .refused(
+            "decision",
+            "no decision is headed \"Use MySQL\" in .bmad/memory/decisions.md or .agents/memory/decisions.md",
+        )
+        .args(sup(PG, PG))
+        .refused(
+            "decision",
+            "\"Use Postgres\" cannot supersede itself: the successor must be another decision",
+        )
+        .args(sup(PG, "Sessions in Postgres"))
+        .refused(
+            "decision",
+            "the successor \"Sessions in Postgres\" is not active (superseded); a decision can only be superseded by one in force",
+        )
+        .args(["decision", "abrogate", PG])
+        .refused("decision", "--reason <text> is required")
+        .args(["decision", "abrogate", PG, "--reason", " "])
+        .refused(
+            "decision",
+            "--reason must be non-empty text of at most 2000 characters",
+        )
+        .args(["decision", "adopt"])
+        .refused(
+            "decision",
+            "name the decisions to adopt by their headings, or give --all",
+        )
+        // The same heading in both decision files names two decisions.
+        .write(
+            ".bmad/memory/decisions.md",
+            "### Use Postgres\n**Status:** active\n",
+        )
+        .args(sup(PG, REDIS))
+        .refused(
+            "decision",
+            "\"Use Postgres\" heads 2 decisions (.bmad/memory/decisions.md, .agents/memory/decisions.md); rename one so that the heading names exactly one",
+        );
+}
+
+#[test]
+fn only_a_ledgered_decision_can_end_and_nothing_is_created_by_a_refusal() {
+    let _ = TestProject::new()
+        .write(DECISIONS, NOTES)
+        .args(["decision", "supersede", PG, "--by", REDIS])
+        .refused(
+            "decision",
+            "\"Use Postgres\" is not ledgered; `bmad-mem decision adopt \"Use Postgres\"` records it first",
+        )
+        .args(["decision", "supersede", "nothing", "--by", REDIS])
+        .absent(".bmad")
+        .refused(
+            "decision",
+            "no decision is headed \"nothing\" in .bmad/memory/decisions.md or .agents/memory/decisions.md",
+        );
+}
+
+#[test]
+fn a_supersede_that_would_close_a_cycle_is_refused() {
+    // Postgres is superseded by Redis, then a person sets its line back to active by hand:
+    // superseding Redis by Postgres would close the loop the ledger already holds.
+    let project = ledgered()
+        .args(["decision", "supersede", PG, "--by", REDIS])
+        .code(0)
+        .run()
+        .project
+        .write(DECISIONS, NOTES);
+    let _ = project
+        .args(["decision", "supersede", REDIS, "--by", PG])
+        .refused(
+            "decision",
+            &format!(
+                "superseding \"{REDIS}\" by \"{PG}\" would make a cycle: \"{PG}\" → \"{REDIS}\""
+            ),
+        );
+}
+
+#[test]
+fn a_person_editing_the_file_between_read_and_write_makes_it_refuse() {
+    let project = ledgered();
+    let ledger = project.read(LEDGER);
+    // Someone else holds the writer lock, so the command reads the notes and then waits.
+    let foreign = format!(
+        "{{\"pid\":{},\"hostname\":\"{}\",\"token\":\"t\"}}",
+        std::process::id(),
+        crate::support::writers::host()
+    );
+    let project = project.write(LOCK, &foreign);
+    let memory_ino = fs::metadata(project.path(".bmad/memory")).unwrap().ino();
+    let mut child = project
+        .command()
+        .args(["decision", "supersede", PG, "--by", REDIS])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut waiting = false;
+    while child.try_wait().expect("try_wait").is_none() {
+        if holds_flock(child.id(), memory_ino) {
+            waiting = true;
+            break;
+        }
+        thread::sleep(Duration::from_millis(1));
+    }
+    assert!(waiting, "never queued: {:?}", child.wait_with_output());
+    // The person's edit lands while the command waits; then the lock is released.
+    let edited = NOTES.replace("one database for everything", "one database, mostly");
+    fs::write(project.path(DECISIONS), &edited).unwrap();
+    fs::remove_file(project.path(LOCK)).unwrap();
+    let output = child.wait_with_output().expect("wait");
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        format!(
+            "mem decision: {DECISIONS} changed while decisions were being superseded; nothing written. Run the command again.\n"
+        )
+    );
+    assert_eq!(project.read_text(DECISIONS), edited);
+    assert_eq!(project.read(LEDGER), ledger);
+    assert_eq!(project.names(".agents/memory"), ["decisions.md"]);
+}
+
+/// A crash after the ledger append and before the file's rename leaves the records without the
+/// flip. That state is made exactly here: the ledger of a finished run next to the notes as
+/// they were. `lint` names it and its fix; the fix completes the flip without a second record,
+/// ending exactly where an uninterrupted run ends.
+#[test]
+fn a_crash_between_the_ledger_and_the_file_is_named_by_lint_and_completed_by_a_rerun() {
+    let args = ["decision", "supersede", PG, "--by", REDIS];
+    let finished = ledgered().args(args).code(0).run().project;
+    let interrupted = ledgered().write(LEDGER, finished.read(LEDGER));
+    let ran = interrupted.args(["lint", "--json"]).code(1).run();
+    let report: serde_json::Value = ran.json();
+    let ran_project = ran.project;
+    let errors: Vec<&serde_json::Value> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["severity"] == "error")
+        .collect();
+    assert_eq!(errors.len(), 1, "{report:#}");
+    assert_eq!(errors[0]["check"], "ledger-status");
+    assert_eq!(errors[0]["heading"], PG);
+    assert_eq!(
+        errors[0]["proposal"],
+        format!("`bmad-mem decision supersede \"{PG}\" --by \"{REDIS}\"` completes it")
+    );
+    ran_project
+        .args(args)
+        .code(0)
+        .stdout(&format!(
+            "mem decision: completed an interrupted change: \"{PG}\" is now \"superseded by {REDIS}\" in {DECISIONS} (its ledger records were already there)\n"
+        ))
+        .file(DECISIONS, finished.read(DECISIONS))
+        .file(LEDGER, finished.read(LEDGER))
+        .run()
+        .project
+        .args(["lint"])
+        .code(0)
+        .run();
+}
