@@ -31,6 +31,7 @@ mod decisions;
 mod doctor;
 mod evidence;
 mod hostile;
+mod lint;
 mod lock;
 mod observe;
 mod outcomes;
