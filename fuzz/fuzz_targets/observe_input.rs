@@ -6,9 +6,6 @@
 
 #[path = "../common.rs"]
 mod common;
-#[allow(clippy::all, clippy::pedantic)]
-#[path = "../../tests/cli/support/nexus_run.rs"]
-mod nexus_run;
 
 use std::path::PathBuf;
 use std::sync::OnceLock;
@@ -17,6 +14,7 @@ use bmad_mem::context::{Context, Now};
 use bmad_mem::observe::{self, ObserveArgs};
 use bmad_mem::receipts::{self, OUTCOMES};
 use libfuzzer_sys::fuzz_target;
+use testkit::nexus_run;
 
 const INPUT: &str = "observation.json";
 const LESSONS: &str = ".agents/memory/lessons.md";

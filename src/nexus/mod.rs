@@ -205,15 +205,10 @@ fn duplicate_error(error: &Error) -> Error {
 }
 
 #[cfg(test)]
-#[path = "../../tests/cli/support/nexus_run.rs"]
-mod nexus_run;
-
-#[cfg(test)]
 mod tests {
     use std::os::unix::fs::symlink;
 
     use super::evidence::{LOCKED, RUN_LIMIT};
-    use super::nexus_run::{self, DEPENDENCY, NexusRun, RECOVERY_LOCK, RUN_ID, TASK, WRITER_LOCK};
     use super::node::{field, tasks_of};
     use super::record::Run;
     use super::source::{NOT_ACCEPTED, NOT_BOUND};
@@ -221,6 +216,9 @@ mod tests {
     use super::*;
     use crate::js::tape::Node;
     use std::fs;
+    use testkit::nexus_run::{
+        self, DEPENDENCY, NexusRun, RECOVERY_LOCK, RUN_ID, TASK, WRITER_LOCK,
+    };
 
     const CORRUPT: &str = "Nexus: Corrupt run state; original bytes were preserved.";
     const FOREIGN: &str = "Nexus: Corrupt or foreign run state; original bytes were preserved.";

@@ -1,4 +1,4 @@
-//! A builder of real BMAD+ Nexus runs for tests (`docs/NEXUS.md` "Building test runs").
+//! A builder of real BMAD+ Nexus runs for tests (what Nexus checks of them: `docs/NEXUS.md`).
 //!
 //! [`NexusRun::accepted`] writes a small project and a run in which both tasks are accepted
 //! with current, independently verified evidence; every other function moves that run to one
@@ -16,7 +16,7 @@
 //! Every hash is computed from the real files when the run is written: scope, artifact and
 //! resource hashes from the project, `commandHash` from the real file behind `/bin/sh` on this
 //! machine, `planHash` and the envelope's `sha256` from the compact JSON of the plan and run
-//! ([`bmad_mem::js::json`], i.e. as JavaScript writes it). `run.project` is the real path of
+//! ([`crate::json`], i.e. as JavaScript writes it). `run.project` is the real path of
 //! the root. Ids and timestamps are fixed, so the same calls give the same bytes; the only
 //! machine-dependent values (`run.project`, `baseline.repository`, each check's `command` and
 //! `commandHash` in the plan) never reach a verification record, so `verificationSha256` is the
@@ -26,7 +26,8 @@
 //! re-sealed after each change; [`NexusRun::source`] computes, independently of the code under
 //! test, the accepted source Nexus would report for a task.
 //!
-//! Used by the library's unit tests (`src/nexus.rs`) and by the integration tests, which pass
+//! Used by the library's unit tests (`src/nexus/`), the integration tests, the benches' run
+//! writer ([`crate::nexus_store`]) and the fuzz targets. Tests pass
 //! the root of their temporary project (its path must be free of links, as Nexus requires;
 //! [`NexusRun::root`] is its real path):
 //!
@@ -50,13 +51,11 @@
 //! | `break_plan_integrity` | `Nexus: Run plan integrity mismatch.` | same |
 //! | `remove_cancellation`, `remove_backend` | `Nexus: Invalid attempt lifecycle record.` | same |
 
-#![allow(dead_code)] // Each test binary uses its own subset.
-
 use std::fs;
 use std::os::unix::fs::{PermissionsExt, symlink};
 use std::path::{Path, PathBuf};
 
-use bmad_mem::js::json::{Object, Value, sha256_hex};
+use crate::json::{Object, Value, sha256_hex};
 
 /// The run's id.
 pub const RUN_ID: &str = "demo-run";
@@ -151,6 +150,9 @@ impl NexusRun {
     ///
     /// # Panics
     /// When `root` is not an existing folder or a file cannot be written.
+    // Not `#[must_use]`: the files it writes are the point; the model is only needed to change
+    // the run later.
+    #[allow(clippy::must_use_candidate)]
     pub fn accepted(root: &Path) -> Self {
         let real = fs::canonicalize(root).expect("the project root exists");
         for (path, text) in FILES {
@@ -196,26 +198,31 @@ impl NexusRun {
     }
 
     /// The real path of the project root (what `run.project` holds).
+    #[must_use]
     pub fn root(&self) -> &Path {
         &self.root
     }
 
     /// The absolute path of the run file.
+    #[must_use]
     pub fn run_path(&self) -> PathBuf {
         self.root.join(RUN_FILE)
     }
 
     /// The id of attempt `number` (from 1) of `task`.
+    #[must_use]
     pub fn attempt_id(&self, task: &str, number: usize) -> String {
         uuid(0xa, self.index(task), number)
     }
 
     /// The id of the verification of attempt `number` of `task`.
+    #[must_use]
     pub fn verification_id(&self, task: &str, number: usize) -> String {
         uuid(0xb, self.index(task), number)
     }
 
     /// The current attempt's id of `task`.
+    #[must_use]
     pub fn current_attempt_id(&self, task: &str) -> String {
         let attempts = &self.tasks[self.index(task)].attempts;
         self.attempt_id(task, attempts.len())
@@ -223,6 +230,7 @@ impl NexusRun {
 
     /// The accepted source Nexus reports for `task` while its evidence is current (docs/NEXUS.md
     /// "The accepted source"), computed from the model.
+    #[must_use]
     pub fn source(&self, task: &str) -> Value {
         let index = self.index(task);
         let record = &self.tasks[index];
@@ -788,6 +796,7 @@ fn collect(root: &Path, rel: &str, files: &mut Vec<String>) {
 }
 
 /// The check environment Nexus records (`minimal-local-v1`), with fixed values.
+#[must_use]
 pub fn environment() -> Value {
     let values = Object::new()
         .with("LANG", "C")
@@ -808,6 +817,7 @@ pub fn environment() -> Value {
 }
 
 /// `2026-10-18T08:<minute>:00.000Z`.
+#[must_use]
 pub fn at(minute: u32) -> String {
     format!("2026-10-18T08:{minute:02}:00.000Z")
 }

@@ -1,12 +1,13 @@
-//! Real BMAD+ Nexus runs and a receipt store for the `observe` and `outcomes` benches.
+//! Real BMAD+ Nexus runs and a receipt store for the `observe` and `outcomes` benches and the
+//! `gen-store` example.
 //!
-//! A port, generalized to many runs and tasks, of the test builder
-//! `tests/cli/support/nexus_run.rs` (its accepted state only): every task of every run is
+//! The accepted state of [`crate::nexus_run`], generalized to many runs and tasks (sharing its
+//! environment record, timestamps and resource): every task of every run is
 //! accepted with one attempt whose verification passed, with current, independently verified
 //! evidence. Every hash is computed from the real files when the runs are written: scope,
 //! artifact and resource hashes from the generated project files, each check's `commandHash`
 //! from the real file behind `/bin/sh` on this machine, `planHash` and the envelope's `sha256`
-//! from the compact JSON of the plan and run ([`bmad_mem::js::json`], as JavaScript writes it).
+//! from the compact JSON of the plan and run ([`crate::json`], as JavaScript writes it).
 //! `run.project` is the real path of the project root, which must have no link in its path.
 //!
 //! Layout, for `n` receipts (one per task attempt; at most [`MAX_TASKS`] tasks per plan, so
@@ -23,29 +24,17 @@
 //! Tasks come in chains of four (`t002` depends on `t001`, …, `t005` starts a new chain), so
 //! resolving a source also walks its dependencies' evidence, as in a real plan.
 
-#![allow(
-    dead_code,
-    reason = "shared by the gen-store example and the nexus bench; each uses a part"
-)]
-
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use bmad_mem::js::json::{Object, Value, sha256_hex};
-use bmad_mem::nexus::Nexus;
-use bmad_mem::receipts::SectionReader;
-
-use super::corpus::{Rng, Vocabulary};
-
-// The tests' run builder: its environment record, timestamps and string arrays are the same.
-#[path = "../../tests/cli/support/nexus_run.rs"]
-mod nexus_run;
-use nexus_run::{at, environment, strings};
+use crate::corpus::{Rng, Vocabulary};
+use crate::json::{Object, Value, sha256_hex};
+use crate::nexus_run::{at, environment, strings};
 
 /// A plan holds at most this many tasks.
 pub const MAX_TASKS: usize = 200;
 /// The protected resource every task's check runs.
-pub use nexus_run::RESOURCE;
+pub use crate::nexus_run::RESOURCE;
 
 /// One accepted task of one run, as a receipt binds it.
 #[derive(Debug, Clone)]
@@ -453,6 +442,7 @@ pub fn receipt_lesson(vocab: &Vocabulary, rng: &mut Rng, i: usize) -> (String, S
 }
 
 /// The interpretation a receipt of `task` carries.
+#[must_use]
 pub fn interpretation(task: &TaskRef) -> String {
     format!(
         "Task {} of {} was accepted with current verified evidence; the lesson came from it.",
@@ -460,32 +450,19 @@ pub fn interpretation(task: &TaskRef) -> String {
     )
 }
 
-/// The receipt of `task` bound to the lessons section `heading`, built as `bmad-mem observe`
-/// builds it (docs §8 step 9, in this key order; id = SHA-256 of the body's compact JSON).
-pub fn receipt(
-    resolver: &mut Nexus,
-    sections: &mut SectionReader,
-    root: &Path,
-    task: &TaskRef,
-    heading: &str,
-) -> Result<Object, String> {
-    let source = resolver
-        .accepted_source(&task.run_id, &task.task_id)
-        .map_err(|e| format!("{}/{}: {e}", task.run_id, task.task_id))?;
-    let memory = sections
-        .resolve(
-            root,
-            Some(&Value::from(LESSONS)),
-            Some(&Value::from(heading)),
-        )
-        .map_err(|e| format!("{LESSONS} {heading:?}: {e}"))?;
+/// The receipt of `task`, built as `bmad-mem observe` builds it (docs §8 step 9, in this key
+/// order; id = SHA-256 of the body's compact JSON) from the task's accepted source and the
+/// memory reference of its lessons section, each as the compact JSON the library gives for
+/// them (`Nexus::accepted_source`, `SectionReader::resolve`).
+#[must_use]
+pub fn receipt(source: &str, memory: &str, task: &TaskRef) -> Object {
     let body = Object::new()
         .with("schemaVersion", 1.0)
         .with("kind", "accepted-outcome")
         .with("ts", RECEIPT_TS)
-        .with("memory", memory)
+        .with("memory", Value::Raw(memory.to_owned()))
         .with("scope", vec![Value::from(task.scope.as_str())])
-        .with("source", source)
+        .with("source", Value::Raw(source.to_owned()))
         .with("interpretation", interpretation(task))
         .with(
             "verification",
@@ -494,11 +471,11 @@ pub fn receipt(
                 .with("acceptance", "accepted")
                 .with("lessonCausality", "unmeasured"),
         )
-        .with("supersedes", Vec::<Value>::new())
-        .with("contradicts", Vec::<Value>::new());
+        .with("supersedes", Vec::new())
+        .with("contradicts", Vec::new());
     let mut receipt = Object::new().with("id", Value::Object(body.clone()).sha256());
     for (key, value) in body.iter() {
         receipt.insert(key.clone(), value.clone());
     }
-    Ok(receipt)
+    receipt
 }
