@@ -1,8 +1,8 @@
 //! Real BMAD+ Nexus runs and a receipt store for the `observe` and `outcomes` benches and the
 //! `gen-store` example.
 //!
-//! The accepted state of [`crate::nexus_run`], generalized to many runs and tasks (sharing its
-//! environment record, timestamps and resource): every task of every run is
+//! Many runs of [`crate::nexus_run`]'s builder ([`NexusRun::accepted_run`]), in its accepted
+//! state: every task of every run is
 //! accepted with one attempt whose verification passed, with current, independently verified
 //! evidence. Every hash is computed from the real files when the runs are written: scope,
 //! artifact and resource hashes from the generated project files, each check's `commandHash`
@@ -28,8 +28,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::corpus::{Rng, Vocabulary};
-use crate::json::{Object, Value, sha256_hex};
-use crate::nexus_run::{at, environment, strings};
+use crate::json::{Object, Value};
+use crate::nexus_run::{Definition, NexusRun};
 
 /// A plan holds at most this many tasks.
 pub const MAX_TASKS: usize = 200;
@@ -57,17 +57,6 @@ pub struct Written {
     pub bytes: usize,
 }
 
-struct Def {
-    id: String,
-    objective: String,
-    depends_on: Vec<String>,
-    scope: String,
-    artifact: String,
-    resource_hashes: Object,
-    scope_hashes: Object,
-    artifact_hashes: Object,
-}
-
 /// Writes the project files and `runs` runs holding `tasks` accepted tasks in all (at most
 /// [`MAX_TASKS`] per run) under `root`, which must be its own real path.
 ///
@@ -88,25 +77,20 @@ pub fn write_runs(
     }
     let mut out = Written::default();
     let sh = fs::canonicalize("/bin/sh").map_err(|e| format!("/bin/sh: {e}"))?;
-    let command_hash = hash_file(&sh)?;
-    let command = sh.to_string_lossy().into_owned();
     out.bytes += write_file(
         &root.join(RESOURCE),
         b"#!/bin/sh\n# Runs the checks of the task named in $2.\nexit 0\n",
     )?;
     out.files.push(root.join(RESOURCE));
     out.files.push(sh);
-    let resource_hashes = Object::new().with(RESOURCE, hash_file(&root.join(RESOURCE))?);
     let runs = tasks.div_ceil(MAX_TASKS);
     for r in 1..=runs {
         let run_id = format!("bench-run-{r}");
         let count = (tasks - (r - 1) * MAX_TASKS).min(MAX_TASKS);
-        let mut defs = Vec::with_capacity(count);
+        let mut definitions = Vec::with_capacity(count);
         for k in 1..=count {
             let id = format!("t{k:03}");
             let scope = format!("src/r{r}/{id}");
-            let mut hashes = Object::new();
-            // Sorted by UTF-16 code units, as a scope snapshot lists them.
             for (name, text) in [
                 (
                     "index.js",
@@ -128,279 +112,40 @@ pub fn write_runs(
                     format!("// {}\nexport const NAME = {:?};\n", words(), words()),
                 ),
             ] {
-                let relative = format!("{scope}/{name}");
-                let path = root.join(&relative);
+                let path = root.join(format!("{scope}/{name}"));
                 out.bytes += write_file(&path, text.as_bytes())?;
-                hashes.insert(relative, sha256_hex(text.as_bytes()));
                 out.files.push(path);
             }
-            let artifact = format!("{scope}/index.js");
-            let artifact_hashes = Object::new().with(
-                artifact.as_str(),
-                hashes.get(&artifact).cloned().unwrap_or(Value::Null),
-            );
             let depends_on = if k % 4 == 1 {
                 Vec::new()
             } else {
                 vec![format!("t{:03}", k - 1)]
             };
-            defs.push(Def {
-                objective: capitalized(&words()),
-                id,
-                depends_on,
-                scope: scope.clone(),
-                artifact,
-                resource_hashes: resource_hashes.clone(),
-                scope_hashes: hashes,
-                artifact_hashes,
-            });
             out.tasks.push(TaskRef {
                 run_id: run_id.clone(),
-                task_id: format!("t{k:03}"),
+                task_id: id.clone(),
+                scope: scope.clone(),
+            });
+            definitions.push(Definition {
+                objective: capitalized(&words()),
+                artifact: format!("{scope}/index.js"),
+                id,
+                depends_on,
                 scope,
+                check: "unit".to_owned(),
             });
         }
-        let run = Run {
-            r,
-            id: &run_id,
-            project: root.to_string_lossy().into_owned(),
-            command: &command,
-            command_hash: &command_hash,
-            defs: &defs,
-        };
-        let path = root.join(format!(".bmad-plus/nexus/runs/{run_id}.json"));
-        let text = Value::Object(run.envelope()).pretty() + "\n";
-        out.bytes += write_file(&path, text.as_bytes())?;
+        let run = NexusRun::accepted_run(root, r, &run_id, &definitions);
+        let path = run.run_path();
+        out.bytes += usize::try_from(
+            fs::metadata(&path)
+                .map_err(|e| format!("{}: {e}", path.display()))?
+                .len(),
+        )
+        .expect("a run file fits in memory");
         out.files.push(path);
     }
     Ok(out)
-}
-
-struct Run<'a> {
-    r: usize,
-    id: &'a str,
-    project: String,
-    command: &'a str,
-    command_hash: &'a str,
-    defs: &'a [Def],
-}
-
-impl Run<'_> {
-    fn envelope(&self) -> Object {
-        let run = self.run();
-        Object::new()
-            .with("schemaVersion", 1.0)
-            .with("sha256", Value::Object(run.clone()).sha256())
-            .with("run", run)
-    }
-
-    fn run(&self) -> Object {
-        let plan = self.plan();
-        let plan_hash = plan.sha256();
-        let tasks = (0..self.defs.len()).map(|i| self.record(i)).collect();
-        Object::new()
-            .with("schemaVersion", 1.0)
-            .with("id", self.id)
-            .with("project", self.project.as_str())
-            .with("frameworkVersion", "1.4.0")
-            .with("createdAt", "2026-10-18T08:00:00.000Z")
-            .with("updatedAt", at(58))
-            .with("sequence", 1.0)
-            .with("planHash", plan_hash)
-            .with("plan", plan)
-            .with("tasks", Value::Array(tasks))
-    }
-
-    fn plan(&self) -> Value {
-        let tasks = self.defs.iter().map(|d| self.definition(d)).collect();
-        Value::Object(
-            Object::new()
-                .with("id", self.id)
-                .with("maxParallel", 1.0)
-                .with("config", Object::new())
-                .with("tasks", Value::Array(tasks)),
-        )
-    }
-
-    /// A plan task as Nexus normalizes it.
-    fn definition(&self, def: &Def) -> Value {
-        let check = Object::new()
-            .with("id", "unit")
-            .with("command", self.command)
-            .with("commandHash", self.command_hash)
-            .with("args", strings(&[RESOURCE, def.id.as_str()]))
-            .with("cwd", ".")
-            .with("timeoutMs", 30000.0)
-            .with("resources", Value::Array(Vec::new()));
-        Value::Object(
-            Object::new()
-                .with("id", def.id.as_str())
-                .with("objective", def.objective.as_str())
-                .with("dependsOn", strings(&def.depends_on))
-                .with("scope", strings(std::slice::from_ref(&def.scope)))
-                .with("artifacts", strings(std::slice::from_ref(&def.artifact)))
-                .with("resources", strings(&[RESOURCE]))
-                .with("checks", Value::Array(vec![Value::Object(check)]))
-                .with("maxAttempts", 2.0)
-                .with("idempotent", false)
-                .with("deadlineMs", 3_600_000.0)
-                .with(
-                    "acceptance",
-                    strings(&["Check unit passes on the current artifacts."]),
-                )
-                .with("authorizations", Value::Array(Vec::new()))
-                .with("resourceHashes", def.resource_hashes.clone()),
-        )
-    }
-
-    /// A task's record in `run.tasks`: one attempt, verified and accepted.
-    fn record(&self, index: usize) -> Value {
-        let def = &self.defs[index];
-        let receipt = Object::new()
-            .with("attemptId", self.uuid(0xa, index))
-            .with("artifactHashes", def.artifact_hashes.clone())
-            .with("action", "accept-current-workspace")
-            .with("gitOperation", Value::Null);
-        Value::Object(
-            Object::new()
-                .with("id", def.id.as_str())
-                .with("integration", "accepted")
-                .with("attempts", Value::Array(vec![self.attempt(index)]))
-                .with("acceptedAt", at(19))
-                .with("integrationReceipt", receipt),
-        )
-    }
-
-    fn attempt(&self, index: usize) -> Value {
-        let def = &self.defs[index];
-        let backend = Object::new()
-            .with("kind", "host")
-            .with("id", format!("host-handle-{}", index + 1))
-            .with("sessionId", format!("host-session-{}", index + 1))
-            .with(
-                "capabilities",
-                Object::new()
-                    .with("launch", false)
-                    .with("terminate", false)
-                    .with("inspect", "host-observation"),
-            );
-        let observation = Object::new()
-            .with("at", at(14))
-            .with("outcome", "completed")
-            .with("summary", "Worker reported completion.")
-            .with("exitCode", 0.0)
-            .with("evidenceClass", "host-report")
-            .with("independentlyVerified", false);
-        Value::Object(
-            Object::new()
-                .with("id", self.uuid(0xa, index))
-                .with("runId", self.id)
-                .with("taskId", def.id.as_str())
-                .with("parentAttemptId", Value::Null)
-                .with("backend", backend)
-                .with("execution", "completed")
-                .with("verification", self.verification(index))
-                .with("verificationRounds", 1.0)
-                .with("verificationHistory", Value::Array(Vec::new()))
-                .with("reconciliations", Value::Array(Vec::new()))
-                .with("cancellation", Object::new().with("status", "none"))
-                .with("startedAt", at(10))
-                .with("observedAt", at(14))
-                .with("endedAt", at(14))
-                .with("deadline", "2026-10-18T09:10:00.000Z")
-                .with("baseline", self.baseline(def))
-                .with("authorizations", Value::Array(Vec::new()))
-                .with(
-                    "observations",
-                    Value::Array(vec![Value::Object(observation)]),
-                )
-                .with(
-                    "uncheckedScope",
-                    "External effects, undeclared dependencies and files outside the declared scope are not sandboxed or independently observed.",
-                )
-                .with("resultHashes", def.scope_hashes.clone()),
-        )
-    }
-
-    fn verification(&self, index: usize) -> Value {
-        let def = &self.defs[index];
-        let attempt_id = self.uuid(0xa, index);
-        let receipt = Object::new()
-            .with("id", "unit")
-            .with("attemptId", attempt_id.as_str())
-            .with("args", strings(&[RESOURCE, def.id.as_str()]))
-            .with("cwd", ".")
-            .with("timeoutMs", 30000.0)
-            .with("environment", environment())
-            .with("startedAt", at(16))
-            .with("endedAt", at(17))
-            .with("exitCode", 0.0)
-            .with("signal", Value::Null)
-            .with("error", Value::Null)
-            .with("timedOut", false)
-            .with("stdout", "")
-            .with("stderr", "")
-            .with("outputTruncated", false)
-            .with("outputHash", sha256_hex(b"\0"))
-            .with("evidenceClass", "runtime-command")
-            .with("termination", Value::Null);
-        Value::Object(
-            Object::new()
-                .with("id", self.uuid(0xb, index))
-                .with("attemptId", attempt_id)
-                .with("status", "passed")
-                .with("startedAt", at(15))
-                .with("frameworkVersion", "1.4.0")
-                .with("environment", environment())
-                .with(
-                    "owner",
-                    Object::new()
-                        .with("pid", 4242.0)
-                        .with("hostname", "nexus-host"),
-                )
-                .with("revision", Value::Null)
-                .with("scopeHashes", def.scope_hashes.clone())
-                .with("artifactHashes", def.artifact_hashes.clone())
-                .with("resourceHashes", def.resource_hashes.clone())
-                .with("checks", Value::Array(vec![Value::Object(receipt)]))
-                .with("problem", Value::Null)
-                .with("endedAt", at(18)),
-        )
-    }
-
-    /// What the project looked like when the (first) attempt started: nothing in scope yet.
-    fn baseline(&self, def: &Def) -> Value {
-        let framework = Object::new()
-            .with("version", "1.4.0")
-            .with("runtimeHash", sha256_hex(b"tools/cli/lib/nexus.js"))
-            .with("installManifestHash", Value::Null)
-            .with("nodeVersion", "v20.18.0")
-            .with("platform", "linux")
-            .with("arch", "x64");
-        Value::Object(
-            Object::new()
-                .with("repository", self.project.as_str())
-                .with("revision", Value::Null)
-                .with("framework", framework)
-                .with("scopeHashes", Object::new())
-                .with(
-                    "artifactHashes",
-                    Object::new().with(def.artifact.as_str(), Value::Null),
-                )
-                .with("resourceHashes", def.resource_hashes.clone())
-                .with("config", Object::new()),
-        )
-    }
-
-    /// A fixed UUID-shaped id: `kind` (a = attempt, b = verification), run, task index.
-    fn uuid(&self, kind: u32, index: usize) -> String {
-        format!(
-            "{kind:x}{:03x}{:04x}-0000-4000-8000-{:012x}",
-            self.r,
-            index + 1,
-            1
-        )
-    }
 }
 
 fn capitalized(text: &str) -> String {
@@ -408,12 +153,6 @@ fn capitalized(text: &str) -> String {
     chars.next().map_or_else(String::new, |first| {
         first.to_uppercase().chain(chars).collect::<String>() + "."
     })
-}
-
-fn hash_file(path: &Path) -> Result<String, String> {
-    fs::read(path)
-        .map(|bytes| sha256_hex(&bytes))
-        .map_err(|e| format!("{}: {e}", path.display()))
 }
 
 fn write_file(path: &Path, bytes: &[u8]) -> Result<usize, String> {
