@@ -12,7 +12,8 @@ use std::sync::OnceLock;
 
 use bmad_mem::context::{Context, Now};
 use bmad_mem::actions::observe::{self, ObserveArgs};
-use bmad_mem::actions::receipts::{self, OUTCOMES};
+use bmad_mem::actions::receipts;
+use bmad_mem::store::layout::OUTCOMES;
 use libfuzzer_sys::fuzz_target;
 use testkit::nexus_run;
 
