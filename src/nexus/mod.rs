@@ -20,11 +20,15 @@
 //! * JSON is compared and hashed as JavaScript writes it ([`crate::js::json`]): "equal" is equal
 //!   compact text, and a field missing from the run stays missing (never `null`).
 //!
-//! One concern a file, data flowing down: this facade and its caches over [`evidence`]
-//! (loading a run, observing its tasks), which builds on [`snapshot`] (today's disk, hashed
-//! once), [`source`] (the accepted source a loaded run keeps), [`validate`] (the run file's
-//! checks) and [`record`] (lookups by id); all of them use [`paths`] (Nexus's path rules),
-//! [`node`] (JavaScript's view of the run's values) and [`refusal`] (Nexus's messages).
+//! One concern a file, data flowing down (no child imports this facade):
+//! * `mod.rs`: [`Nexus`], its caches and the parallel prefetch;
+//! * `evidence.rs`: loading a run, observing each task's evidence, the locks;
+//! * `snapshot.rs`: today's disk as Nexus sees it, each file hashed once;
+//! * `source.rs`: the accepted source a loaded run keeps for each task;
+//! * `validate.rs`: the run file's envelope, plan and lifecycle checks;
+//! * `record.rs`: a task's definition and dependencies by id;
+//! * `paths.rs`: Nexus's own path rules and confinement (and why not the store's);
+//! * `node.rs`: JavaScript's view of the run's values; `refusal.rs`: Nexus's messages.
 
 mod evidence;
 mod node;
