@@ -15,16 +15,16 @@ use crate::error::{Error, Result};
 use crate::js::tape::{Doc, Node};
 use crate::store::paths::decode_lossy;
 
-use super::node::{
+use crate::nexus::node::{
     current_attempt, field, ids, is_nexus_id, is_str, is_text, js_text, list, same, strict_eq,
     tasks_of,
 };
-use super::paths::{BASE, Confined};
-use super::record::Run;
-use super::refusal::{enoent, nexus, stale_evidence};
-use super::snapshot::Disk;
-use super::source::{Loaded, Observation};
-use super::validate::{run_of, validate_envelope, validate_lifecycle, validate_plan};
+use crate::nexus::paths::{BASE, Confined};
+use crate::nexus::record::Run;
+use crate::nexus::refusal::{enoent, nexus, stale_evidence};
+use crate::nexus::snapshot::Disk;
+use crate::nexus::source::{Loaded, Observation};
+use crate::nexus::validate::{run_of, validate_envelope, validate_lifecycle, validate_plan};
 
 /// Largest run file Nexus reads (twice its 16 MiB state limit, as Nexus has it).
 pub(super) const RUN_LIMIT: u64 = 32 * 1024 * 1024;

@@ -49,8 +49,8 @@ use std::thread;
 use crate::error::{Error, Result};
 use crate::js::json::{self, Object, Value};
 
-use snapshot::Disk;
-use source::Loaded;
+use crate::nexus::snapshot::Disk;
+use crate::nexus::source::Loaded;
 
 /// Resolves accepted sources of one project, caching within one invocation.
 #[derive(Debug)]

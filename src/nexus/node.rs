@@ -13,7 +13,7 @@ use crate::js::json::Value;
 use crate::js::tape::{Items, Node};
 use crate::js::text::utf16_len;
 
-use super::refusal::malformed;
+use crate::nexus::refusal::malformed;
 
 /// The task records of a validated run.
 pub(super) fn tasks_of(run: Node<'_>) -> impl Iterator<Item = Node<'_>> {

@@ -28,7 +28,7 @@ use std::sync::{Mutex, PoisonError};
 use crate::error::{Error, Result};
 use crate::js::text::{trim, utf16_len};
 
-use super::refusal::nexus;
+use crate::nexus::refusal::nexus;
 
 /// Nexus's state folder, relative to the project root.
 pub(super) const BASE: &str = ".bmad-plus/nexus";

@@ -7,8 +7,8 @@ use std::collections::HashMap;
 use crate::error::Result;
 use crate::js::tape::Node;
 
-use super::node::{field, is_nexus_id, plan_tasks, strict_eq, tasks_of};
-use super::refusal::nexus;
+use crate::nexus::node::{field, is_nexus_id, plan_tasks, strict_eq, tasks_of};
+use crate::nexus::refusal::nexus;
 
 /// Records by id: `records.find(r => r.id === id)` without a scan per lookup (a plan holds
 /// up to 200 tasks, and every task looks up its own definition and its dependencies').

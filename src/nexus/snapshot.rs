@@ -18,9 +18,9 @@ use crate::error::{Error, Result};
 use crate::js::json::{Object, Value, hex};
 use crate::js::tape::Node;
 
-use super::node::{field, is_str, is_text, list, object_keys, sort_text, utf16_cmp};
-use super::paths::{BASE, Confined, check_relative, confine, confine_in, join};
-use super::refusal::{enoent, malformed, nexus};
+use crate::nexus::node::{field, is_str, is_text, list, object_keys, sort_text, utf16_cmp};
+use crate::nexus::paths::{BASE, Confined, check_relative, confine, confine_in, join};
+use crate::nexus::refusal::{enoent, malformed, nexus};
 
 /// Largest file a snapshot hashes.
 const FILE_LIMIT: u64 = 16 * 1024 * 1024;

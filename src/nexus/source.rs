@@ -10,8 +10,8 @@ use crate::error::{Error, Result};
 use crate::js::json;
 use crate::js::tape::Node;
 
-use super::node::{current_attempt, field, is_str, same, strict_eq, tasks_of};
-use super::record::Run;
+use crate::nexus::node::{current_attempt, field, is_str, same, strict_eq, tasks_of};
+use crate::nexus::record::Run;
 
 /// Refusal of a task that is not accepted with current, independently verified evidence.
 pub(super) const NOT_ACCEPTED: &str =

@@ -9,8 +9,10 @@ use std::collections::HashSet;
 use crate::error::Result;
 use crate::js::tape::{Doc, Node};
 
-use super::node::{field, ids, is_integer, is_number, is_one_of, is_str, strict_eq, tasks_of};
-use super::refusal::nexus;
+use crate::nexus::node::{
+    field, ids, is_integer, is_number, is_one_of, is_str, strict_eq, tasks_of,
+};
+use crate::nexus::refusal::nexus;
 
 const INTEGRATIONS: [&str; 3] = ["pending", "accepted", "rejected"];
 const EXECUTIONS: [&str; 6] = [
