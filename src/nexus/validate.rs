@@ -56,7 +56,7 @@ pub(super) fn validate_envelope<'d>(
     Ok(run)
 }
 
-/// The run of an envelope [`Disk::load_run`] validated.
+/// The run of an envelope `Disk::load_run` validated.
 pub(super) fn run_of(envelope: &Doc) -> Node<'_> {
     envelope
         .root()
