@@ -362,8 +362,8 @@ fn hash_file(path: &Path) -> Result<String> {
 
 #[cfg(test)]
 impl Disk {
-    /// How many files this view hashed (snapshot files and executables): a memo entry is
-    /// computed once, so this is also how many files were read for hashing.
+    /// How many files this view hashed or tried to (snapshot files and executables): each
+    /// memo entry is computed once, whichever thread asks first, however often it is asked.
     pub(super) fn hashed(&self) -> usize {
         self.files.len() + self.commands.len()
     }
