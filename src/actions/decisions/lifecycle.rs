@@ -1,0 +1,540 @@
+//! The three lifecycle commands: `adopt` ledgers decisions as they stand; `supersede` and
+//! `abrogate` end an active, ledgered decision by flipping its status line — the only line of a
+//! note file bmad-mem ever rewrites.
+//!
+//! A flip is computed from the note file's bytes as first read, before the writer lock is taken
+//! (so that a refusal creates nothing). Under the lock the ledger is checked, the file is read
+//! again and must still hold those bytes (a person editing it meanwhile makes the command
+//! refuse, never merge), the ledger records are appended, and only then is the file replaced
+//! atomically (temporary file, sync, rename in the same folder), after one last look at its
+//! bytes. If the file cannot be replaced, the ledger append is taken back.
+//!
+//! Ledger first, file second: a crash in between leaves a ledger that says "superseded" (or
+//! "abrogated") next to a file that still says "active" — never a flip without its record.
+//! `lint` reports that state as an error and names the fix: running the same command again,
+//! which finds the record already there and completes the flip without a second record.
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use crate::actions::decisions::ledger::{self, Ledger, Record};
+use crate::error::{Error, Result};
+use crate::js::json::Value;
+use crate::js::text::{trim, utf16_len};
+use crate::store::entry::{Status, status_line, status_of};
+use crate::store::layout::DECISION_FILES;
+use crate::store::lock::WriterLock;
+use crate::store::paths::read_registry;
+use crate::store::sections::{Section, sections};
+use crate::store::{confined, temporaries};
+
+/// Longest heading or reason accepted, in UTF-16 units.
+const MAX_HEADING: usize = 300;
+const MAX_REASON: usize = 2000;
+
+/// The decision files as read: `(project-relative path, text)` for each that exists.
+#[derive(Debug, Default)]
+pub struct Files {
+    pub files: Vec<(&'static str, String)>,
+}
+
+/// A decision found by its heading.
+#[derive(Debug, Clone, Copy)]
+pub struct Found<'a> {
+    pub file: &'static str,
+    pub text: &'a str,
+    pub section: Section<'a>,
+}
+
+impl Files {
+    /// Reads every decision file with the confined reader (strict UTF-8, 2 MiB cap).
+    ///
+    /// # Errors
+    /// The confined reader's refusals.
+    pub fn read(root: &Path) -> Result<Self> {
+        let mut files = Vec::new();
+        for rel in DECISION_FILES {
+            if let Some(text) = read_registry(root, rel, true)? {
+                files.push((rel, text));
+            }
+        }
+        Ok(Self { files })
+    }
+
+    /// Every section of every decision file.
+    #[must_use]
+    pub fn all(&self) -> Vec<Found<'_>> {
+        self.files
+            .iter()
+            .flat_map(|(file, text)| {
+                sections(text).into_iter().map(move |section| Found {
+                    file,
+                    text,
+                    section,
+                })
+            })
+            .collect()
+    }
+
+    /// The one decision headed `heading`, or the refusal naming why there is not exactly one.
+    ///
+    /// # Errors
+    /// No decision, or several, with that heading.
+    pub fn one(&self, heading: &str) -> Result<Found<'_>> {
+        let found: Vec<Found<'_>> = self
+            .all()
+            .into_iter()
+            .filter(|f| f.section.heading == heading)
+            .collect();
+        match found.as_slice() {
+            [one] => Ok(*one),
+            [] => Err(Error::refused(format!(
+                "no decision is headed \"{heading}\" in {}",
+                DECISION_FILES.join(" or ")
+            ))),
+            several => Err(Error::refused(format!(
+                "\"{heading}\" heads {} decisions ({}); rename one so that the heading names exactly one",
+                several.len(),
+                several
+                    .iter()
+                    .map(|f| f.file)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))),
+        }
+    }
+}
+
+/// A heading given on the command line: non-empty after trimming, bounded.
+fn heading_arg<'a>(text: &'a str, what: &str) -> Result<&'a str> {
+    let heading = trim(text);
+    if heading.is_empty() || utf16_len(heading) > MAX_HEADING {
+        return Err(Error::refused(format!(
+            "{what} must be a non-empty heading of at most {MAX_HEADING} characters"
+        )));
+    }
+    Ok(heading)
+}
+
+/// A reason: non-empty after trimming, bounded.
+fn reason_arg(text: Option<&str>, required: bool) -> Result<Option<String>> {
+    match text {
+        None if required => Err(Error::refused("--reason <text> is required")),
+        None => Ok(None),
+        Some(text) => {
+            let reason = trim(text);
+            if reason.is_empty() || utf16_len(reason) > MAX_REASON {
+                return Err(Error::refused(format!(
+                    "--reason must be non-empty text of at most {MAX_REASON} characters"
+                )));
+            }
+            Ok(Some(reason.to_owned()))
+        }
+    }
+}
+
+/// What a lifecycle command did.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    /// `adopt`, `supersede` or `abrogate`.
+    pub event: &'static str,
+    /// The records appended to the ledger, in order.
+    pub recorded: Vec<Record>,
+    /// Decisions left as they were: (file, heading, why).
+    pub skipped: Vec<(String, String, String)>,
+    /// For a flip: the file rewritten, the decision's heading, its new status value.
+    pub flipped: Option<(String, String, String)>,
+    /// For a flip: whether it completed one a crash had interrupted (its records were there).
+    pub completed: bool,
+}
+
+/// `decision adopt`: ledgers the named decisions (or every decision) as they stand, without
+/// touching the note files. A decision already ledgered is left as it is.
+///
+/// # Errors
+/// A heading naming no decision or several, an unreadable status, a note file changed while
+/// adopting, and the ledger's and the lock's refusals.
+pub fn adopt(root: &Path, now: &str, headings: &[String], all: bool) -> Result<Outcome> {
+    if all != headings.is_empty() {
+        return Err(Error::refused(
+            "name the decisions to adopt by their headings, or give --all",
+        ));
+    }
+    let wanted: Vec<&str> = headings
+        .iter()
+        .map(|h| heading_arg(h, "a decision to adopt"))
+        .collect::<Result<_>>()?;
+    let files = Files::read(root)?;
+    let mut targets: Vec<Found<'_>> = Vec::new();
+    let mut skipped = Vec::new();
+    if all {
+        for (file, text) in &files.files {
+            let cut = sections(text);
+            for section in &cut {
+                let uses = cut.iter().filter(|s| s.heading == section.heading).count();
+                if uses > 1 {
+                    skipped.push((
+                        (*file).to_owned(),
+                        section.heading.to_owned(),
+                        format!("the heading heads {uses} sections of the file"),
+                    ));
+                } else if matches!(status_of(section), Some(Status::Unreadable(_))) {
+                    skipped.push((
+                        (*file).to_owned(),
+                        section.heading.to_owned(),
+                        "its status value is not one of active, superseded, abrogated, rolled-back, proposed".to_owned(),
+                    ));
+                } else {
+                    targets.push(Found {
+                        file,
+                        text,
+                        section: *section,
+                    });
+                }
+            }
+        }
+        skipped.dedup();
+    } else {
+        let mut seen = HashSet::new();
+        for heading in wanted {
+            let found = files.one(heading)?;
+            if let Some(Status::Unreadable(value)) = status_of(&found.section) {
+                return Err(Error::refused(format!(
+                    "the status of \"{heading}\" reads \"{value}\", not one of active, superseded, abrogated, rolled-back, proposed; correct it first"
+                )));
+            }
+            if seen.insert(heading) {
+                targets.push(found);
+            }
+        }
+    }
+    let lock = WriterLock::acquire(root)?;
+    let ledger = Ledger::read(root)?;
+    let mut recorded = Vec::new();
+    for found in targets {
+        let heading = found.section.heading;
+        if ledger.latest_of(found.file, heading).is_some() {
+            skipped.push((
+                found.file.to_owned(),
+                heading.to_owned(),
+                "already ledgered".to_owned(),
+            ));
+            continue;
+        }
+        let status = status_of(&found.section).unwrap_or(Status::Active);
+        let mut record = Record::new(
+            now,
+            "adopt",
+            found.file,
+            heading,
+            status.as_str(),
+            ledger::digest(&found.section),
+        );
+        if let Status::Superseded { by } = status {
+            record.by = by;
+        }
+        recorded.push(record);
+    }
+    if !recorded.is_empty() {
+        ensure_unchanged(root, &files, "adopted")?;
+        ledger::record(root, &recorded, &lock)?;
+    }
+    drop(lock);
+    Ok(Outcome {
+        event: "adopt",
+        recorded,
+        skipped,
+        ..Outcome::default()
+    })
+}
+
+/// Refuses when a decision file no longer holds the bytes first read.
+fn ensure_unchanged(root: &Path, files: &Files, doing: &str) -> Result<()> {
+    let now = Files::read(root)?;
+    for rel in DECISION_FILES {
+        let before = files.files.iter().find(|(f, _)| *f == rel).map(|(_, t)| t);
+        let after = now.files.iter().find(|(f, _)| *f == rel).map(|(_, t)| t);
+        if before != after {
+            return Err(changed(rel, doing));
+        }
+    }
+    Ok(())
+}
+
+fn changed(rel: &str, doing: &str) -> Error {
+    Error::refused(format!(
+        "{rel} changed while decisions were being {doing}; nothing written. Run the command again."
+    ))
+}
+
+/// The end of a decision: superseded by a successor, or abrogated.
+#[derive(Debug)]
+pub enum End<'a> {
+    Supersede { by: &'a str },
+    Abrogate,
+}
+
+/// `decision supersede` and `decision abrogate`: flips the status line of the active, ledgered
+/// decision `heading`, records the change (and, for a supersede, the successor) in the ledger.
+///
+/// # Errors
+/// Every refusal of the module documentation's rules; nothing is written then.
+pub fn end(
+    root: &Path,
+    now: &str,
+    heading: &str,
+    end: &End<'_>,
+    reason: Option<&str>,
+) -> Result<Outcome> {
+    let heading = heading_arg(heading, "the decision")?;
+    let successor = match end {
+        End::Supersede { by } => Some(heading_arg(by, "--by")?),
+        End::Abrogate => None,
+    };
+    let reason = reason_arg(reason, successor.is_none())?;
+    if successor == Some(heading) {
+        return Err(Error::refused(format!(
+            "\"{heading}\" cannot supersede itself: the successor must be another decision"
+        )));
+    }
+    let (event, status, doing) = match successor {
+        Some(by) => (
+            "supersede",
+            Status::Superseded {
+                by: Some(by.to_owned()),
+            },
+            "superseded",
+        ),
+        None => ("abrogate", Status::Abrogated, "abrogated"),
+    };
+    let files = Files::read(root)?;
+    let old = files.one(heading)?;
+    let Some(line) = status_line(&old.section) else {
+        return Err(Error::refused(format!(
+            "\"{heading}\" has no status line to flip; add \"**Status:** active\" to it and adopt it first"
+        )));
+    };
+    if line.status != Status::Active {
+        return Err(not_active(heading, &line.status));
+    }
+    let new = successor.map(|by| files.one(by)).transpose()?;
+    if let Some(new) = &new {
+        in_force(new)?;
+    }
+    let (flipped, value) = flip(&old, line.field.value_range.clone(), &status)?;
+    let digest = ledger::digest(&old.section);
+    let not_ledgered = || {
+        Error::refused(format!(
+            "\"{heading}\" is not ledgered; `bmad-mem decision adopt \"{heading}\"` records it first"
+        ))
+    };
+    // Looked at before the lock too, so that this refusal creates nothing.
+    if Ledger::read(root)?.latest_of(old.file, heading).is_none() {
+        return Err(not_ledgered());
+    }
+
+    let lock = WriterLock::acquire(root)?;
+    let ledger = Ledger::read(root)?;
+    let Some(current) = ledger.latest_of(old.file, heading) else {
+        return Err(not_ledgered());
+    };
+    let completing = !current.is_active();
+    if completing && (current.status != status.as_str() || current.by.as_deref() != successor) {
+        let fix = match &current.by {
+            Some(by) => format!("`bmad-mem decision supersede \"{heading}\" --by \"{by}\"`"),
+            None => format!("`bmad-mem decision abrogate \"{heading}\" --reason <text>`"),
+        };
+        return Err(Error::refused(format!(
+            "the ledger says \"{heading}\" is {} already, while {} says active; {fix} completes that change",
+            describe(current),
+            old.file
+        )));
+    }
+    if let Some(new) = &new {
+        check_successor(&ledger, &files, heading, new)?;
+    }
+    let records = if completing {
+        Vec::new()
+    } else {
+        let mut first = Record::new(now, event, old.file, heading, status.as_str(), digest);
+        first.by = successor.map(str::to_owned);
+        first.reason.clone_from(&reason);
+        let second = new.as_ref().map(|new| {
+            let mut record = Record::new(
+                now,
+                "succeed",
+                new.file,
+                new.section.heading,
+                "active",
+                ledger::digest(&new.section),
+            );
+            record.reason.clone_from(&reason);
+            record
+        });
+        std::iter::once(first).chain(second).collect()
+    };
+    ensure_unchanged(root, &files, doing)?;
+    write_flip(root, &records, &old, &flipped, doing, &lock)?;
+    drop(lock);
+    Ok(Outcome {
+        event,
+        recorded: records,
+        flipped: Some((old.file.to_owned(), heading.to_owned(), value)),
+        completed: completing,
+        ..Outcome::default()
+    })
+}
+
+/// Refuses a successor that is not in force in its file.
+fn in_force(new: &Found<'_>) -> Result<()> {
+    let status = status_of(&new.section).unwrap_or(Status::Active);
+    if status == Status::Active {
+        return Ok(());
+    }
+    Err(Error::refused(format!(
+        "the successor \"{}\" is not active ({}); a decision can only be superseded by one in force",
+        new.section.heading,
+        status.as_str()
+    )))
+}
+
+/// The decision file's text with the status value at `value_range` of `old` replaced by
+/// `status`'s, the rest of the line and of the file as it was; and the value written.
+fn flip(
+    old: &Found<'_>,
+    value_range: std::ops::Range<usize>,
+    status: &Status,
+) -> Result<(String, String)> {
+    let mut flipped = old.text.to_owned();
+    let value = status.to_value();
+    flipped.replace_range(value_range, &value);
+    let reads_back = sections(&flipped)
+        .iter()
+        .find(|s| s.heading == old.section.heading)
+        .and_then(status_of);
+    if reads_back.as_ref() != Some(status) {
+        return Err(Error::refused(format!(
+            "\"{value}\" would not read back as the status written on that line; rename the successor"
+        )));
+    }
+    Ok((flipped, value))
+}
+
+/// Appends `records` to the ledger, then replaces the note file with `flipped` if it still holds
+/// the bytes first read; when it cannot, takes the records back.
+fn write_flip(
+    root: &Path,
+    records: &[Record],
+    old: &Found<'_>,
+    flipped: &str,
+    doing: &str,
+    lock: &WriterLock,
+) -> Result<()> {
+    let appended: u64 = records
+        .iter()
+        .map(|r| Value::Object(r.to_object()).compact().len() as u64 + 1)
+        .sum();
+    let before = ledger::record(root, records, lock)?;
+    if let Err(e) = replace_if_unchanged(root, old.file, old.text, flipped, doing) {
+        if !records.is_empty() {
+            ledger::undo(root, before, appended, lock)?;
+        }
+        return Err(e);
+    }
+    Ok(())
+}
+
+/// `superseded by "X"` or `abrogated`, as the ledger has it.
+fn describe(record: &Record) -> String {
+    match &record.by {
+        Some(by) => format!("{} by \"{by}\"", record.status),
+        None => record.status.clone(),
+    }
+}
+
+fn not_active(heading: &str, status: &Status) -> Error {
+    let what = match status {
+        Status::Superseded { by: Some(by) } => format!("superseded by \"{by}\""),
+        other => other.as_str().to_owned(),
+    };
+    Error::refused(format!(
+        "\"{heading}\" is not active ({what}); only an active decision can be superseded or abrogated"
+    ))
+}
+
+/// The successor must be in force in the ledger too, and must not lead back to `heading`
+/// through the chain of successors the files and the ledger name.
+fn check_successor(ledger: &Ledger, files: &Files, heading: &str, new: &Found<'_>) -> Result<()> {
+    let mut chain = vec![new.section.heading.to_owned()];
+    let mut at = (new.file.to_owned(), new.section.heading.to_owned());
+    loop {
+        let by = ledger
+            .latest_of(&at.0, &at.1)
+            .filter(|r| !r.is_active())
+            .map(|r| r.by.clone())
+            .or_else(|| {
+                let found = files.one(&at.1).ok()?;
+                match status_of(&found.section) {
+                    Some(Status::Superseded { by }) => Some(by),
+                    _ => None,
+                }
+            });
+        let Some(by) = by.flatten() else {
+            break;
+        };
+        chain.push(by.clone());
+        if by == heading {
+            return Err(Error::refused(format!(
+                "superseding \"{heading}\" by \"{}\" would make a cycle: {}",
+                new.section.heading,
+                chain
+                    .iter()
+                    .map(|h| format!("\"{h}\""))
+                    .collect::<Vec<_>>()
+                    .join(" → ")
+            )));
+        }
+        if chain.len() > 1000 || chain[..chain.len() - 1].contains(&by) {
+            break;
+        }
+        let Ok(next) = files.one(&by) else {
+            break;
+        };
+        at = (next.file.to_owned(), by);
+    }
+    if let Some(record) = ledger.latest_of(new.file, new.section.heading)
+        && !record.is_active()
+    {
+        return Err(Error::refused(format!(
+            "the successor \"{}\" is {} in the ledger; a decision can only be superseded by one in force",
+            new.section.heading,
+            describe(record)
+        )));
+    }
+    Ok(())
+}
+
+/// Replaces the note file `rel` with `text`, atomically, only while it still holds `read`.
+fn replace_if_unchanged(root: &Path, rel: &str, read: &str, text: &str, doing: &str) -> Result<()> {
+    let target = confined::locate(root, rel, false)?;
+    let dir = target.require_dir("cannot open")?;
+    // The folder may be `.agents/memory`, which the session commands sweep of dead writers'
+    // temporary files: a shared hold says this one is alive.
+    let _held = temporaries::hold_for_temporaries(dir);
+    let tmp = dir.write_temp(target.name(), text.as_bytes())?;
+    let still = dir.read(target.name());
+    if !matches!(&still, Ok(Some((bytes, _))) if bytes == read.as_bytes()) {
+        let _ = dir.remove(&tmp);
+        return Err(match still {
+            Err(e) => e,
+            Ok(_) => changed(rel, doing),
+        });
+    }
+    dir.rename(&tmp, target.name()).map_err(|e| {
+        let _ = dir.remove(&tmp);
+        Error::io("cannot write", target.path(), e)
+    })?;
+    // The rename is done: a failed folder sync no longer makes the flip undone.
+    let _ = dir.sync();
+    Ok(())
+}

@@ -1,0 +1,256 @@
+//! The decision checks: status links between decisions, and the ledger against the notes.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use crate::actions::decisions::ledger::{self, LEDGER, Ledger, Record};
+use crate::admin::lint::findings::{Finding, Note, Severity, finding};
+use crate::store::entry::{Status, status_of};
+use crate::store::sections::Section;
+
+/// A decision of one of the decision files.
+struct Decision<'a> {
+    note: &'a Note,
+    offset: usize,
+    section: Section<'a>,
+    status: Status,
+}
+
+pub fn check(
+    root: &Path,
+    notes: &[Note],
+    cut: &[Vec<(usize, Section<'_>)>],
+    checked: &mut Vec<String>,
+    findings: &mut Vec<Finding>,
+) {
+    let decisions: Vec<Decision<'_>> = notes
+        .iter()
+        .zip(cut)
+        .filter(|(note, _)| note.is_decisions())
+        .flat_map(|(note, sections)| {
+            sections.iter().map(move |(offset, section)| Decision {
+                note,
+                offset: *offset,
+                section: *section,
+                status: status_of(section).unwrap_or(Status::Active),
+            })
+        })
+        .collect();
+    let mut by_heading: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, d) in decisions.iter().enumerate() {
+        by_heading.entry(d.section.heading).or_default().push(i);
+    }
+    links(&decisions, &by_heading, findings);
+    match Ledger::read(root) {
+        Ok(ledger) => {
+            if !ledger.records.is_empty() || !ledger.bad_lines.is_empty() {
+                checked.push(LEDGER.to_owned());
+            }
+            against_ledger(&decisions, &ledger, findings);
+        }
+        Err(e) => {
+            checked.push(LEDGER.to_owned());
+            findings.push(Finding {
+                file: LEDGER.to_owned(),
+                line: None,
+                heading: None,
+                check: "ledger",
+                severity: Severity::Error,
+                message: format!("cannot read the ledger: {e}"),
+                proposal: Some("`bmad-mem doctor` names the damage".to_owned()),
+            });
+        }
+    }
+}
+
+fn at(d: &Decision<'_>, check: &'static str, message: String, proposal: String) -> Finding {
+    finding(
+        d.note,
+        d.offset,
+        &d.section,
+        check,
+        Severity::Error,
+        message,
+        Some(proposal),
+    )
+}
+
+/// `superseded by X`: X must be a decision, and the line of successors from it must end in one
+/// in force, without coming back.
+fn links(
+    decisions: &[Decision<'_>],
+    by_heading: &HashMap<&str, Vec<usize>>,
+    out: &mut Vec<Finding>,
+) {
+    for d in decisions {
+        let Status::Superseded { by: Some(first) } = &d.status else {
+            continue;
+        };
+        let mut chain = vec![d.section.heading.to_owned()];
+        let mut next = first.clone();
+        let problem = loop {
+            if chain.contains(&next) {
+                chain.push(next);
+                break Some(format!(
+                    "its successors lead back to it: {}",
+                    chain
+                        .iter()
+                        .map(|h| format!("\"{h}\""))
+                        .collect::<Vec<_>>()
+                        .join(" → ")
+                ));
+            }
+            let Some(&[i]) = by_heading.get(next.as_str()).map(Vec::as_slice) else {
+                break Some(if by_heading.contains_key(next.as_str()) {
+                    format!("it is superseded by \"{next}\", which heads several decisions")
+                } else {
+                    format!("it is superseded by \"{next}\", which no decision is headed")
+                });
+            };
+            chain.push(next.clone());
+            match &decisions[i].status {
+                Status::Active | Status::Superseded { by: None } => break None,
+                Status::Superseded { by: Some(by) } => next.clone_from(by),
+                other => {
+                    break Some(format!(
+                        "its successor \"{next}\" is {}, not in force",
+                        other.as_str()
+                    ));
+                }
+            }
+        };
+        if let Some(problem) = problem {
+            out.push(at(
+                d,
+                "status-link",
+                problem,
+                "name an existing decision in force on the status line".to_owned(),
+            ));
+        }
+    }
+}
+
+/// `superseded by "X"` or `abrogated`, from a record.
+fn describe(record: &Record) -> String {
+    match &record.by {
+        Some(by) => format!("{} by \"{by}\"", record.status),
+        None => record.status.clone(),
+    }
+}
+
+fn is_ended(status: &str) -> bool {
+    matches!(status, "superseded" | "abrogated" | "rolled-back")
+}
+
+fn against_ledger(decisions: &[Decision<'_>], ledger: &Ledger, out: &mut Vec<Finding>) {
+    for (line, why) in &ledger.bad_lines {
+        out.push(Finding {
+            file: LEDGER.to_owned(),
+            line: Some(*line),
+            heading: None,
+            check: "format",
+            severity: Severity::Warning,
+            message: format!("this line is not a ledger record: {why}"),
+            proposal: Some("inspect the line; the ledger is append-only".to_owned()),
+        });
+    }
+    // The latest record of each decision, in the order of those records.
+    let mut last: HashMap<(&str, &str), usize> = HashMap::new();
+    for (i, r) in ledger.records.iter().enumerate() {
+        last.insert((r.file.as_str(), r.heading.as_str()), i);
+    }
+    let mut order: Vec<usize> = last.into_values().collect();
+    order.sort_unstable();
+    for record in order.into_iter().map(|i| &ledger.records[i]) {
+        let (file, heading) = (&record.file.as_str(), &record.heading.as_str());
+        let found: Vec<&Decision<'_>> = decisions
+            .iter()
+            .filter(|d| d.note.rel == *file && d.section.heading == *heading)
+            .collect();
+        let d = match found.as_slice() {
+            [d] => *d,
+            [] => {
+                out.push(Finding {
+                    file: (*file).to_owned(),
+                    line: None,
+                    heading: Some((*heading).to_owned()),
+                    check: "decision-missing",
+                    severity: Severity::Error,
+                    message: format!(
+                        "the ledgered decision \"{heading}\" ({}) is no longer in the file",
+                        describe(record)
+                    ),
+                    proposal: Some(
+                        "restore it; a decision ends with `bmad-mem decision supersede` or `abrogate`, never by deletion"
+                            .to_owned(),
+                    ),
+                });
+                continue;
+            }
+            // A heading used twice is its own finding.
+            _ => continue,
+        };
+        compare(d, record, out);
+    }
+}
+
+/// One ledgered decision against its section.
+fn compare(d: &Decision<'_>, record: &Record, out: &mut Vec<Finding>) {
+    let heading = record.heading.as_str();
+    let in_file = d.status.as_str();
+    let command = |record: &Record| match &record.by {
+        Some(by) => format!("`bmad-mem decision supersede \"{heading}\" --by \"{by}\"`"),
+        None => format!("`bmad-mem decision abrogate \"{heading}\" --reason <text>`"),
+    };
+    if record.is_active() && in_file == "active" {
+        if ledger::digest(&d.section) != record.sha256 {
+            out.push(at(
+                d,
+                "decision-edited",
+                "decision body edited; supersede it instead".to_owned(),
+                format!(
+                    "put back the text ledgered on {}, and write the change as a new decision: `bmad-mem decision supersede \"{heading}\" --by \"<new heading>\"`",
+                    record.ts
+                ),
+            ));
+        }
+    } else if is_ended(&record.status) && in_file == "active" {
+        out.push(at(
+            d,
+            "ledger-status",
+            format!(
+                "the ledger says {} but the file says active: the change was interrupted before the file was rewritten",
+                describe(record)
+            ),
+            format!("{} completes it", command(record)),
+        ));
+    } else if record.is_active() && is_ended(in_file) {
+        out.push(at(
+            d,
+            "ledger-status",
+            format!(
+                "the file says {in_file} but the ledger says active: the status line was changed by hand"
+            ),
+            "set the status line back to active, then end the decision with `bmad-mem decision supersede` or `abrogate`".to_owned(),
+        ));
+    } else if is_ended(&record.status) && is_ended(in_file) {
+        let by = match &d.status {
+            Status::Superseded { by } => by.as_deref(),
+            _ => None,
+        };
+        let agrees = in_file == record.status
+            && (by.is_none() || record.by.is_none() || by == record.by.as_deref());
+        if !agrees {
+            out.push(at(
+                d,
+                "ledger-status",
+                format!(
+                    "the file says {in_file}{} but the ledger says {}",
+                    by.map(|b| format!(" by \"{b}\"")).unwrap_or_default(),
+                    describe(record)
+                ),
+                format!("write the status the ledger records: {}", record.status),
+            ));
+        }
+    }
+}

@@ -1,0 +1,560 @@
+//! `lint --full`: proposals, never actions. Each is information (it never fails the run):
+//!
+//! * **near-duplicate entries**, in one note file or across them: the Jaccard similarity of
+//!   their sets of word 3-shingles (three consecutive recall tokens) is at least
+//!   [`DUPLICATE_THRESHOLD`]; entries of fewer than five tokens are not compared. All pairs are
+//!   found with prefix filtering (each set ordered rarest shingle first; two sets that reach
+//!   the threshold share a shingle among the first few of each), then measured exactly;
+//! * **decisions to review**: active for more than [`REVIEW_DAYS`] days (by their date) with no
+//!   journal event (its text containing the decision's title, case folded) and no receipt since;
+//! * **possible contradictions**: two active decisions whose titles share most of their words
+//!   (at least two, and at least [`TITLE_OVERLAP`] of the shorter title's words);
+//! * **stores near their caps**: the journal or the promotions past 90 % of 2 MiB (propose
+//!   `archive`), the ledger likewise;
+//! * **journal events to summarise**: events older than [`SUMMARY_DAYS`] days whose id no note
+//!   cites (propose a synthesis lesson).
+
+use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
+
+use aho_corasick::AhoCorasick;
+
+use crate::actions::receipts;
+use crate::admin::lint::findings::{Finding, Note, Severity, finding};
+use crate::context::Context;
+use crate::js::date::parse_timestamp;
+use crate::js::json::Value;
+use crate::js::text::{Token, for_each_token, trim};
+use crate::store::entry::{Status, date_of, status_of};
+use crate::store::journal;
+use crate::store::layout::{DECISION_LEDGER, JOURNAL, OUTCOMES, PROMOTIONS, REGISTRY_CAP};
+use crate::store::paths::read_registry;
+use crate::store::sections::Section;
+
+/// Near-duplicates: the least Jaccard similarity of two entries' word 3-shingle sets.
+pub const DUPLICATE_THRESHOLD: f64 = 0.6;
+/// Decisions in force for longer than this, unmentioned since, are proposed for review.
+pub const REVIEW_DAYS: f64 = 90.0;
+/// Possible contradictions: the share of the shorter title's words the other title has.
+pub const TITLE_OVERLAP: f64 = 0.75;
+/// Journal events older than this, cited by no note, are proposed for a synthesis lesson.
+pub const SUMMARY_DAYS: f64 = 30.0;
+const DAY_MS: f64 = 86_400_000.0;
+
+pub fn check(
+    ctx: &Context,
+    notes: &[Note],
+    cut: &[Vec<(usize, Section<'_>)>],
+    out: &mut Vec<Finding>,
+) {
+    near_duplicates(notes, cut, out);
+    let journal = read_registry(&ctx.root, JOURNAL, true)
+        .ok()
+        .flatten()
+        .unwrap_or_default();
+    // Each event with a usable time: (ts, its line, its id).
+    let events: Vec<Event<'_>> = journal::lines(&journal)
+        .filter_map(|line| {
+            let event = journal::event(line)?;
+            let ts = event.get("ts").and_then(timestamp)?;
+            let id = event.get("id").map(Value::text).unwrap_or_default();
+            Some((ts, line, id))
+        })
+        .collect();
+    let active: Vec<(&Note, usize, &Section<'_>)> = notes
+        .iter()
+        .zip(cut)
+        .filter(|(note, _)| note.is_decisions())
+        .flat_map(|(note, sections)| sections.iter().map(move |(o, s)| (note, *o, s)))
+        .filter(|(_, _, s)| matches!(status_of(s), None | Some(Status::Active)))
+        .collect();
+    reviews(ctx, &active, &events, out);
+    contradictions(&active, out);
+    caps(ctx, out);
+    summaries(ctx, notes, &events, out);
+}
+
+/// A hasher for keys that are hashes already.
+#[derive(Default)]
+struct Identity(u64);
+
+impl Hasher for Identity {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8) | u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
+type Fast<K, V> = HashMap<K, V, BuildHasherDefault<Identity>>;
+
+/// FNV-1a of a token's lowercase bytes.
+fn token_hash(token: Token<'_>) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let (bytes, ascii) = match token {
+        Token::Ascii(t) => (t, true),
+        Token::Lower(t) => (t, false),
+    };
+    for &b in bytes {
+        let b = if ascii { b.to_ascii_lowercase() } else { b };
+        hash = (hash ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    hash
+}
+
+/// Pushes `(shingle, entry)` for every word 3-shingle of the entry's text (duplicates kept);
+/// nothing under five tokens. `tokens` is a reused buffer.
+fn push_shingles(parts: &[&str], entry: u32, tokens: &mut Vec<u64>, out: &mut Vec<(u64, u32)>) {
+    tokens.clear();
+    for part in parts {
+        for_each_token(part, |t| tokens.push(token_hash(t)));
+    }
+    if tokens.len() < 5 {
+        return;
+    }
+    out.extend(tokens.windows(3).map(|w| {
+        let h = w[0].rotate_left(42) ^ w[1].rotate_left(21) ^ w[2];
+        // A final mix so that every bit depends on the three words.
+        ((h ^ (h >> 29)).wrapping_mul(0xbf58_476d_1ce4_e5b9), entry)
+    }));
+}
+
+/// Each entry's shingle set, described for prefix filtering: its size, and the shingles it
+/// shares with some other entry as `(frequency, hash)`, sorted. Shingles no other entry has
+/// come first in the global (frequency, hash) order and can never bring two entries together.
+struct Sets {
+    size: Vec<usize>,
+    shared: Vec<Vec<(u32, u64)>>,
+}
+
+fn shingle_sets(entries: &[(&Note, usize, &Section<'_>)]) -> Sets {
+    let mut pairs: Vec<(u64, u32)> = Vec::new();
+    let mut tokens = Vec::new();
+    for (i, (_, _, section)) in entries.iter().enumerate() {
+        let entry = u32::try_from(i).unwrap_or(u32::MAX);
+        push_shingles(&section.parts(), entry, &mut tokens, &mut pairs);
+    }
+    pairs.sort_unstable();
+    pairs.dedup();
+    let mut sets = Sets {
+        size: vec![0; entries.len()],
+        shared: vec![Vec::new(); entries.len()],
+    };
+    for run in pairs.chunk_by(|a, b| a.0 == b.0) {
+        let frequency = u32::try_from(run.len()).unwrap_or(u32::MAX);
+        for &(h, entry) in run {
+            sets.size[entry as usize] += 1;
+            if frequency > 1 {
+                sets.shared[entry as usize].push((frequency, h));
+            }
+        }
+    }
+    for shared in &mut sets.shared {
+        shared.sort_unstable();
+    }
+    sets
+}
+
+fn near_duplicates(notes: &[Note], cut: &[Vec<(usize, Section<'_>)>], out: &mut Vec<Finding>) {
+    let entries: Vec<(&Note, usize, &Section<'_>)> = notes
+        .iter()
+        .zip(cut)
+        .flat_map(|(note, sections)| sections.iter().map(move |(o, s)| (note, *o, s)))
+        .collect();
+    let sets = shingle_sets(&entries);
+    let mut postings: Fast<u64, Vec<u32>> = Fast::default();
+    let mut seen = vec![u32::MAX; entries.len()];
+    for (i, shared) in sets.shared.iter().enumerate() {
+        let size = sets.size[i];
+        // The prefix of the whole set, in the global order: its unique shingles come first.
+        let probe = &shared[..prefix_len(size).saturating_sub(size - shared.len())];
+        if probe.is_empty() {
+            continue;
+        }
+        let index = u32::try_from(i).unwrap_or(u32::MAX);
+        let mut candidates = Vec::new();
+        for (_, h) in probe {
+            for &j in postings.get(h).map_or(&[][..], Vec::as_slice) {
+                if seen[j as usize] != index {
+                    seen[j as usize] = index;
+                    candidates.push(j as usize);
+                }
+            }
+        }
+        candidates.sort_unstable();
+        for j in candidates {
+            let (small, large) = (size.min(sets.size[j]), size.max(sets.size[j]));
+            #[allow(clippy::cast_precision_loss)] // set sizes are far below 2^52
+            if (small as f64) < DUPLICATE_THRESHOLD * large as f64 {
+                continue;
+            }
+            let common = common(shared, &sets.shared[j]);
+            #[allow(clippy::cast_precision_loss)]
+            let similarity = common as f64 / (size + sets.size[j] - common) as f64;
+            if similarity >= DUPLICATE_THRESHOLD {
+                let (note, offset, section) = entries[i];
+                let (other_note, _, other_section) = entries[j];
+                out.push(finding(
+                    note,
+                    offset,
+                    section,
+                    "near-duplicate",
+                    Severity::Info,
+                    format!(
+                        "near-duplicate of {} § {} (similarity {similarity:.2} over word 3-shingles)",
+                        other_note.rel, other_section.heading
+                    ),
+                    Some("merge the two entries into one, or supersede one by the other".to_owned()),
+                ));
+            }
+        }
+        for (_, h) in probe {
+            postings.entry(*h).or_default().push(index);
+        }
+    }
+}
+
+/// How many of a set's rarest shingles must be indexed and probed so that no pair reaching the
+/// threshold is missed: `n - ceil(t·n) + 1`.
+fn prefix_len(n: usize) -> usize {
+    #[allow(
+        clippy::cast_precision_loss,
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss
+    )]
+    let needed = (DUPLICATE_THRESHOLD * n as f64 - 1e-9).ceil() as usize;
+    (n + 1).saturating_sub(needed).clamp(1, n)
+}
+
+/// How many elements two sorted sets have in common.
+fn common<T: Ord>(a: &[T], b: &[T]) -> usize {
+    let (mut i, mut j, mut common) = (0, 0, 0usize);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                common += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    common
+}
+
+/// A decision's title: its heading without a leading date and the dashes after it.
+fn title(heading: &str) -> &str {
+    let undated = match heading.get(..10) {
+        Some(date)
+            if date.bytes().enumerate().all(|(i, b)| {
+                if i == 4 || i == 7 {
+                    b == b'-'
+                } else {
+                    b.is_ascii_digit()
+                }
+            }) =>
+        {
+            &heading[10..]
+        }
+        _ => heading,
+    };
+    trim(undated.trim_start_matches(|c: char| c.is_whitespace() || "—–-:".contains(c)))
+}
+
+/// A journal event with a usable time: `(ts, its line, its id)`.
+type Event<'a> = (f64, &'a str, String);
+
+fn reviews(
+    ctx: &Context,
+    active: &[(&Note, usize, &Section<'_>)],
+    events: &[Event<'_>],
+    out: &mut Vec<Finding>,
+) {
+    let cutoff = ctx.now.ms - REVIEW_DAYS * DAY_MS;
+    let old: Vec<(usize, f64)> = active
+        .iter()
+        .enumerate()
+        .filter_map(|(i, (_, _, s))| {
+            let ms = parse_timestamp(date_of(s)?)?;
+            (ms < cutoff).then_some((i, ms))
+        })
+        .collect();
+    if old.is_empty() {
+        return;
+    }
+    let titles: Vec<String> = old
+        .iter()
+        .map(|&(i, _)| title(active[i].2.heading).to_lowercase())
+        .collect();
+    // The latest mention of each title: journal events by their text, receipts by heading.
+    let mut latest = vec![f64::NEG_INFINITY; old.len()];
+    if let Ok(matcher) = AhoCorasick::new(&titles) {
+        for (ts, line, _) in events {
+            let lower = line.to_lowercase();
+            for found in matcher.find_overlapping_iter(&lower) {
+                let k = found.pattern().as_usize();
+                latest[k] = latest[k].max(*ts);
+            }
+        }
+    }
+    let receipts = receipts::read_store(&ctx.root).unwrap_or_default();
+    for receipt in &receipts {
+        let heading = receipt
+            .get("memory")
+            .and_then(Value::as_object)
+            .and_then(|m| m.get("heading"))
+            .and_then(Value::as_str);
+        let ts = receipt.get("ts").and_then(timestamp);
+        if let (Some(heading), Some(ts)) = (heading, ts) {
+            for (k, &(i, _)) in old.iter().enumerate() {
+                if active[i].2.heading == heading {
+                    latest[k] = latest[k].max(ts);
+                }
+            }
+        }
+    }
+    for (k, &(i, since)) in old.iter().enumerate() {
+        if titles[k].is_empty() || latest[k] >= since {
+            continue;
+        }
+        let (note, offset, section) = active[i];
+        #[allow(clippy::cast_possible_truncation)]
+        let days = ((ctx.now.ms - since) / DAY_MS).floor() as i64;
+        out.push(finding(
+            note,
+            offset,
+            section,
+            "review",
+            Severity::Info,
+            format!(
+                "active for {days} days, and no journal event or receipt has mentioned it since {}",
+                date_of(section).unwrap_or_default()
+            ),
+            Some(format!(
+                "review it: if it still stands, leave it; if not, `bmad-mem decision supersede \"{h}\" --by \"<new heading>\"` or `bmad-mem decision abrogate \"{h}\" --reason <text>`",
+                h = section.heading
+            )),
+        ));
+    }
+}
+
+/// A `ts` as stored: epoch milliseconds, or an ECMAScript date text.
+fn timestamp(value: &Value) -> Option<f64> {
+    value
+        .as_f64()
+        .or_else(|| value.as_str().and_then(parse_timestamp))
+}
+
+/// Words that say nothing about what a title decides.
+const STOPWORDS: [&str; 24] = [
+    "the", "and", "for", "with", "from", "into", "use", "uses", "using", "our", "all", "not",
+    "les", "des", "pour", "avec", "une", "sur", "par", "dans", "est", "aux", "via", "per",
+];
+
+fn title_words(heading: &str) -> Vec<String> {
+    let mut words: Vec<String> = Vec::new();
+    for_each_token(title(heading), |t| {
+        let word = t.to_lowercase_string();
+        if word.chars().count() >= 3
+            && !word.bytes().all(|b| b.is_ascii_digit() || b == b'-')
+            && !STOPWORDS.contains(&word.as_str())
+            && !words.contains(&word)
+        {
+            words.push(word);
+        }
+    });
+    words
+}
+
+fn contradictions(active: &[(&Note, usize, &Section<'_>)], out: &mut Vec<Finding>) {
+    let words: Vec<Vec<String>> = active
+        .iter()
+        .map(|(_, _, s)| title_words(s.heading))
+        .collect();
+    let mut postings: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, set) in words.iter().enumerate() {
+        if set.len() < 2 {
+            continue;
+        }
+        let mut shared: HashMap<usize, usize> = HashMap::new();
+        for word in set {
+            for &j in postings.get(word.as_str()).map_or(&[][..], Vec::as_slice) {
+                *shared.entry(j).or_default() += 1;
+            }
+        }
+        let mut pairs: Vec<(usize, usize)> = shared.into_iter().collect();
+        pairs.sort_unstable();
+        for (j, common) in pairs {
+            let shorter = set.len().min(words[j].len());
+            #[allow(clippy::cast_precision_loss)]
+            let share = common as f64 / shorter as f64;
+            if common >= 2 && share >= TITLE_OVERLAP {
+                let (note, offset, section) = active[i];
+                let (other_note, _, other) = active[j];
+                out.push(finding(
+                    note,
+                    offset,
+                    section,
+                    "contradiction",
+                    Severity::Info,
+                    format!(
+                        "its title shares most of its words with {} § {}, and both are active: check that they do not contradict each other",
+                        other_note.rel, other.heading
+                    ),
+                    Some("supersede one by the other, or make the titles say how they differ".to_owned()),
+                ));
+            }
+        }
+        for word in set {
+            postings.entry(word.as_str()).or_default().push(i);
+        }
+    }
+}
+
+fn caps(ctx: &Context, out: &mut Vec<Finding>) {
+    for (rel, proposal) in [
+        (
+            JOURNAL,
+            Some("`bmad-mem archive journal` moves all but the newest 1000 records aside"),
+        ),
+        (
+            PROMOTIONS,
+            Some("`bmad-mem archive promotions` moves all but the newest 1000 records aside"),
+        ),
+        (DECISION_LEDGER, None),
+        (OUTCOMES, None),
+    ] {
+        let Ok(meta) = std::fs::symlink_metadata(ctx.root.join(rel)) else {
+            continue;
+        };
+        let len = meta.len();
+        if !meta.is_file() || len * 10 < REGISTRY_CAP * 9 {
+            continue;
+        }
+        out.push(Finding {
+            file: rel.to_owned(),
+            line: None,
+            heading: None,
+            check: "near-cap",
+            severity: Severity::Info,
+            message: format!(
+                "{len} bytes of {REGISTRY_CAP}: every write is refused once it is full"
+            ),
+            proposal: Some(proposal.map_or_else(
+                || {
+                    "nothing archives this file; keep a copy and start it anew before it fills"
+                        .to_owned()
+                },
+                str::to_owned,
+            )),
+        });
+    }
+}
+
+/// The 12-hex-digit words of `text` (event ids as notes cite them).
+fn cited_ids(text: &str, into: &mut HashSet<String>) {
+    let bytes = text.as_bytes();
+    let mut start = None;
+    for (i, &b) in bytes.iter().chain(std::iter::once(&b' ')).enumerate() {
+        if b.is_ascii_hexdigit() {
+            start.get_or_insert(i);
+        } else if let Some(s) = start.take()
+            && i - s == 12
+        {
+            into.insert(text[s..i].to_ascii_lowercase());
+        }
+    }
+}
+
+fn summaries(ctx: &Context, notes: &[Note], events: &[Event<'_>], out: &mut Vec<Finding>) {
+    let cutoff = ctx.now.ms - SUMMARY_DAYS * DAY_MS;
+    let mut cited = HashSet::new();
+    for note in notes {
+        cited_ids(&note.text, &mut cited);
+    }
+    let mut count = 0usize;
+    let (mut first, mut last) = (f64::INFINITY, f64::NEG_INFINITY);
+    for (ts, _, id) in events {
+        let ts = *ts;
+        if ts < cutoff && !cited.contains(&id.to_ascii_lowercase()) {
+            count += 1;
+            first = first.min(ts);
+            last = last.max(ts);
+        }
+    }
+    if count == 0 {
+        return;
+    }
+    let day = |ms: f64| crate::js::date::to_iso_string(ms)[..10].to_owned();
+    out.push(Finding {
+        file: JOURNAL.to_owned(),
+        line: None,
+        heading: None,
+        check: "summarise",
+        severity: Severity::Info,
+        message: format!(
+            "{count} journal event(s) from {} to {} are older than {SUMMARY_DAYS} days and no note cites them",
+            day(first),
+            day(last)
+        ),
+        proposal: Some(format!(
+            "distil what they taught into a lesson with `bmad-mem propose` (citing their ids), then `bmad-mem archive journal --before {}`",
+            day(cutoff)
+        )),
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_prefix_keeps_every_pair_over_the_threshold() {
+        // Two sets of n reaching the threshold share at least ceil(t·n) elements; a prefix of
+        // n - ceil(t·n) + 1 cannot miss all of them.
+        for n in 1..200 {
+            let p = prefix_len(n);
+            assert!(p >= 1 && p <= n);
+            #[allow(
+                clippy::cast_precision_loss,
+                clippy::cast_possible_truncation,
+                clippy::cast_sign_loss
+            )]
+            let needed = (DUPLICATE_THRESHOLD * n as f64).ceil() as usize;
+            assert!(p + needed > n, "{n}");
+        }
+        assert_eq!(common(&[1, 2, 3, 5], &[2, 3, 4, 5]), 3);
+    }
+
+    #[test]
+    fn titles_and_their_words() {
+        assert_eq!(
+            title("2026-10-01 — Session store in Redis"),
+            "Session store in Redis"
+        );
+        assert_eq!(title("Session store"), "Session store");
+        assert_eq!(
+            title_words("2026-10-01 — Use the session store in Redis"),
+            ["session", "store", "redis"]
+        );
+    }
+
+    #[test]
+    fn cited_ids_are_twelve_hex_digits() {
+        let mut ids = HashSet::new();
+        cited_ids(
+            "see 6b1dc0dc38b7, not 6b1dc0dc38b, nor 6b1dc0dc38b7a; 0123456789AB",
+            &mut ids,
+        );
+        let mut ids: Vec<_> = ids.into_iter().collect();
+        ids.sort();
+        assert_eq!(ids, ["0123456789ab", "6b1dc0dc38b7"]);
+    }
+}

@@ -1,0 +1,224 @@
+//! `lint`: a read-only check of the project memory that CI can gate on.
+//!
+//! Every finding is `{file, line, heading, check, severity, message, proposal}`. It exits 1 when
+//! an *error* is found, 0 otherwise: warnings and information never fail it.
+//!
+//! * errors — a ledgered decision whose text was edited while active, or that disappeared; a
+//!   ledger and a note that disagree on a decision's status (an interrupted change, or a status
+//!   changed by hand); a `superseded by` that names no decision, leads to one not in force, or
+//!   runs in a circle; a heading used twice in one note file; a receipt store that fails its
+//!   integrity check;
+//! * warnings — broken `[[links]]`, format problems (no date, a date that is not `YYYY-MM-DD`,
+//!   a status outside the list, ledger lines that are not records, note files every reader
+//!   skips), `###` inside fenced code;
+//! * information — receipts that no longer count, and with `--full` the proposals of [`full`].
+//!
+//! It never writes: every proposal is a command or an edit for a person to make.
+
+mod decisions;
+mod findings;
+mod full;
+mod notes;
+
+use std::fmt::Write as _;
+
+use crate::actions::receipts::{self, Inspector};
+use crate::admin::lint::findings::{Finding, Note, Severity, file_finding};
+use crate::context::Context;
+use crate::error::Result;
+use crate::js::json::{Object, Value};
+use crate::output::Report;
+use crate::store::layout::{NOTE_DIRS, NOTE_FILES, OUTCOMES};
+use crate::store::paths::{Loose, read_loose};
+use crate::store::sections::Section;
+
+/// Check the notes and the decision ledger (read-only); exit 1 when an error is found.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct LintArgs {
+    /// Add proposals: near-duplicate entries, old decisions to review, possible
+    /// contradictions, stores to archive, journal events to summarise.
+    #[arg(long)]
+    pub full: bool,
+}
+
+/// What lint found, worst first.
+#[derive(Debug, Default)]
+pub struct LintReport {
+    pub checked: Vec<String>,
+    pub findings: Vec<Finding>,
+}
+
+impl LintReport {
+    fn count(&self, severity: Severity) -> usize {
+        self.findings
+            .iter()
+            .filter(|f| f.severity == severity)
+            .count()
+    }
+}
+
+/// Runs the checks.
+///
+/// # Errors
+/// None of its own: what cannot be read becomes a finding.
+pub fn run(args: &LintArgs, ctx: &Context) -> Result<LintReport> {
+    let mut report = LintReport::default();
+    let mut notes = Vec::new();
+    for dir in NOTE_DIRS {
+        for name in NOTE_FILES {
+            let rel = format!("{dir}/{name}");
+            match read_loose(&ctx.root.join(&rel), &ctx.root) {
+                Ok(Loose::Read(text)) => {
+                    report.checked.push(rel.clone());
+                    notes.push(Note::new(rel, name, text));
+                }
+                Ok(Loose::Missing) => {}
+                Ok(Loose::Skipped(skip)) => {
+                    report.checked.push(rel.clone());
+                    report.findings.push(file_finding(
+                        &rel,
+                        "format",
+                        Severity::Warning,
+                        format!("every reader skips this note file: {skip}"),
+                    ));
+                }
+                Err(e) => {
+                    report.checked.push(rel.clone());
+                    report.findings.push(file_finding(
+                        &rel,
+                        "format",
+                        Severity::Warning,
+                        format!("cannot read this note file: {e}"),
+                    ));
+                }
+            }
+        }
+    }
+    let cut: Vec<Vec<(usize, Section<'_>)>> = notes.iter().map(Note::sections).collect();
+    notes::check(&ctx.root, &notes, &cut, &mut report.findings);
+    decisions::check(
+        &ctx.root,
+        &notes,
+        &cut,
+        &mut report.checked,
+        &mut report.findings,
+    );
+    check_receipts(ctx, &mut report.findings);
+    if args.full {
+        full::check(ctx, &notes, &cut, &mut report.findings);
+    }
+    report.findings.sort_by_key(|f| f.severity);
+    Ok(report)
+}
+
+/// Receipts that no longer count (information), or a store that fails its check (an error).
+fn check_receipts(ctx: &Context, findings: &mut Vec<Finding>) {
+    let receipts = match receipts::read_store(&ctx.root) {
+        Ok(receipts) => receipts,
+        Err(e) => {
+            let mut finding =
+                file_finding(OUTCOMES, "receipt-store", Severity::Error, e.to_string());
+            finding.proposal = Some("`bmad-mem doctor` names the damage and the repair".to_owned());
+            findings.push(finding);
+            return;
+        }
+    };
+    if receipts.is_empty() {
+        return;
+    }
+    let statuses = Inspector::new(&ctx.root).statuses(&receipts, None);
+    for (receipt, status) in receipts.iter().zip(statuses) {
+        let Some(reason) = status.reason() else {
+            continue;
+        };
+        let field = |key: &str| {
+            receipt
+                .get("memory")
+                .and_then(Value::as_object)
+                .and_then(|m| m.get(key))
+                .map(Value::text)
+                .unwrap_or_default()
+        };
+        let id = receipt.get("id").map(Value::text).unwrap_or_default();
+        let proposal = (status == receipts::Status::StaleMemorySection).then(|| {
+            "the section changed since it was observed (a decision that was superseded or abrogated no longer stands); observe it again if its new text is right".to_owned()
+        });
+        findings.push(Finding {
+            file: OUTCOMES.to_owned(),
+            line: None,
+            heading: Some(field("heading")),
+            check: "receipt",
+            severity: Severity::Info,
+            message: format!("receipt {id} ({}): {reason}", field("file")),
+            proposal,
+        });
+    }
+}
+
+impl Report for LintReport {
+    fn to_json(&self) -> Value {
+        let count = |n: usize| Value::from(u32::try_from(n).unwrap_or(u32::MAX));
+        let findings: Vec<Value> = self
+            .findings
+            .iter()
+            .map(|f| {
+                Value::Object(
+                    Object::new()
+                        .with("file", f.file.as_str())
+                        .with("line", f.line.map_or(Value::Null, count))
+                        .with("heading", f.heading.as_deref())
+                        .with("check", f.check)
+                        .with("severity", f.severity.as_str())
+                        .with("message", f.message.as_str())
+                        .with("proposal", f.proposal.as_deref()),
+                )
+            })
+            .collect();
+        Value::Object(
+            Object::new()
+                .with("ok", self.count(Severity::Error) == 0)
+                .with("errors", count(self.count(Severity::Error)))
+                .with("warnings", count(self.count(Severity::Warning)))
+                .with("info", count(self.count(Severity::Info)))
+                .with(
+                    "checked",
+                    self.checked.iter().map(Value::from).collect::<Vec<_>>(),
+                )
+                .with("findings", findings),
+        )
+    }
+
+    fn render_human(&self) -> String {
+        if self.findings.is_empty() {
+            return format!(
+                "mem lint: no findings ({} file(s) checked)\n",
+                self.checked.len()
+            );
+        }
+        let mut out = format!(
+            "mem lint: {} error(s), {} warning(s), {} info in {} file(s) checked\n",
+            self.count(Severity::Error),
+            self.count(Severity::Warning),
+            self.count(Severity::Info),
+            self.checked.len()
+        );
+        for f in &self.findings {
+            let _ = write!(out, "  {:<7} {}", f.severity.as_str(), f.file);
+            if let Some(line) = f.line {
+                let _ = write!(out, ":{line}");
+            }
+            if let Some(heading) = &f.heading {
+                let _ = write!(out, " § {heading}");
+            }
+            let _ = writeln!(out, " [{}] {}", f.check, f.message);
+            if let Some(proposal) = &f.proposal {
+                let _ = writeln!(out, "          → {proposal}");
+            }
+        }
+        out
+    }
+
+    fn exit_code(&self) -> u8 {
+        u8::from(self.count(Severity::Error) > 0)
+    }
+}

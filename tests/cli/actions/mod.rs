@@ -1,0 +1,12 @@
+//! The memory actions, one module each: `write`, `recall`, `reinforce` (docs §5–7);
+//! `observe`, `outcomes`, `evidence` — receipts bound to accepted Nexus work and evidence recall
+//! (docs §5 evidence part, §8, §9, `docs/NEXUS.md`); `bm25`, the opt-in `recall --ranking bm25`.
+
+mod bm25;
+pub mod decisions;
+mod evidence;
+pub mod observe;
+mod outcomes;
+mod recall;
+mod reinforce;
+mod write;

@@ -1,0 +1,366 @@
+//! `lint`: each check on a project made to trip it, the exit status CI gates on (1 only for
+//! errors), both output forms, and that it never writes.
+
+use serde::Deserialize;
+use serde_json::json;
+
+use crate::actions::decisions::{DECISIONS, LEDGER, NOTES, ledgered};
+use crate::actions::observe::{observe, project};
+use crate::support::TestProject;
+use crate::support::nexus_run::{RUN_ID, TASK};
+
+/// `lint --json`, schema pinned.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Lint {
+    pub ok: bool,
+    pub errors: usize,
+    pub warnings: usize,
+    pub info: usize,
+    pub checked: Vec<String>,
+    pub findings: Vec<Finding>,
+}
+
+#[derive(Debug, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct Finding {
+    pub file: String,
+    pub line: Option<usize>,
+    pub heading: Option<String>,
+    pub check: String,
+    pub severity: String,
+    pub message: String,
+    pub proposal: Option<String>,
+}
+
+/// Runs `lint --json` (with `extra` arguments), which must exit `code` and change nothing.
+pub fn lint(project: TestProject, extra: &[&str], code: i32) -> (TestProject, Lint) {
+    let mut args = vec!["lint", "--json"];
+    args.extend_from_slice(extra);
+    let ran = project.args(args).code(code).stderr("").unchanged().run();
+    let report: Lint = ran.json();
+    assert_eq!(report.ok, code == 0);
+    (ran.then(), report)
+}
+
+/// The findings of `check`, as (line, heading, severity, message, proposal).
+fn of<'a>(report: &'a Lint, check: &str) -> Vec<&'a Finding> {
+    report
+        .findings
+        .iter()
+        .filter(|f| f.check == check)
+        .collect()
+}
+
+#[track_caller]
+fn one(report: &Lint, check: &str) -> Finding {
+    let found = of(report, check);
+    assert_eq!(found.len(), 1, "{check}: {report:#?}");
+    let f = found[0];
+    Finding {
+        file: f.file.clone(),
+        line: f.line,
+        heading: f.heading.clone(),
+        check: f.check.clone(),
+        severity: f.severity.clone(),
+        message: f.message.clone(),
+        proposal: f.proposal.clone(),
+    }
+}
+
+fn finding(
+    file: &str,
+    line: Option<usize>,
+    heading: Option<&str>,
+    check: &str,
+    severity: &str,
+    message: &str,
+    proposal: Option<&str>,
+) -> Finding {
+    Finding {
+        file: file.to_owned(),
+        line,
+        heading: heading.map(str::to_owned),
+        check: check.to_owned(),
+        severity: severity.to_owned(),
+        message: message.to_owned(),
+        proposal: proposal.map(str::to_owned),
+    }
+}
+
+#[test]
+fn the_example_is_clean_and_the_human_form_says_so() {
+    let _ = TestProject::new()
+        .fixture("example")
+        .args(["lint"])
+        .code(0)
+        .stdout("mem lint: no findings (5 file(s) checked)\n")
+        .unchanged()
+        .run();
+    let (_, report) = lint(TestProject::new().fixture("example"), &[], 0);
+    assert_eq!((report.errors, report.warnings, report.info), (0, 0, 0));
+    assert_eq!(report.checked.len(), 5);
+}
+
+#[test]
+fn an_edited_ledgered_decision_is_an_error() {
+    let edited = NOTES.replace("one database for everything", "one database, mostly");
+    let (project, report) = lint(ledgered().write(DECISIONS, &edited), &[], 1);
+    let ts = crate::support::NOW;
+    assert_eq!(
+        one(&report, "decision-edited"),
+        finding(
+            DECISIONS,
+            Some(3),
+            Some("Use Postgres"),
+            "decision-edited",
+            "error",
+            "decision body edited; supersede it instead",
+            Some(&format!(
+                "put back the text ledgered on {ts}, and write the change as a new decision: `bmad-mem decision supersede \"Use Postgres\" --by \"<new heading>\"`"
+            )),
+        )
+    );
+    assert_eq!(report.errors, 1);
+    // The human form, and CI's gate: exit 1.
+    let _ = project
+        .args(["lint"])
+        .code(1)
+        .stdout(&format!(
+            "mem lint: 1 error(s), 0 warning(s), 0 info in 2 file(s) checked\n  error   {DECISIONS}:3 § Use Postgres [decision-edited] decision body edited; supersede it instead\n          → put back the text ledgered on {ts}, and write the change as a new decision: `bmad-mem decision supersede \"Use Postgres\" --by \"<new heading>\"`\n"
+        ))
+        .run();
+    // Superseding it is the way out: the edit is no longer an error.
+    let (_, report) = lint(
+        ledgered()
+            .write(DECISIONS, &edited)
+            .args([
+                "decision",
+                "supersede",
+                "Use Postgres",
+                "--by",
+                "2026-10-01 — Sessions in Redis",
+            ])
+            .code(0)
+            .run()
+            .then(),
+        &[],
+        0,
+    );
+    assert_eq!(report.errors, 0, "{report:#?}");
+}
+
+#[test]
+fn a_vanished_ledgered_decision_and_a_status_changed_by_hand_are_errors() {
+    let without = NOTES.replace(
+        "### Use Postgres\n**Date:** 2026-09-01\n**Status:** active\n**Decision:** one database for everything.\n\n",
+        "",
+    );
+    let (_, report) = lint(ledgered().write(DECISIONS, &without), &[], 1);
+    assert_eq!(
+        one(&report, "decision-missing"),
+        finding(
+            DECISIONS,
+            None,
+            Some("Use Postgres"),
+            "decision-missing",
+            "error",
+            "the ledgered decision \"Use Postgres\" (active) is no longer in the file",
+            Some(
+                "restore it; a decision ends with `bmad-mem decision supersede` or `abrogate`, never by deletion"
+            ),
+        )
+    );
+    let by_hand = NOTES.replacen("**Status:** active", "**Status:** abrogated", 1);
+    let (_, report) = lint(ledgered().write(DECISIONS, &by_hand), &[], 1);
+    assert_eq!(
+        one(&report, "ledger-status").message,
+        "the file says abrogated but the ledger says active: the status line was changed by hand"
+    );
+}
+
+#[test]
+fn status_links_must_lead_to_a_decision_in_force_without_a_cycle() {
+    let notes = "### A\n**Date:** 2026-01-01\n**Status:** superseded by Nowhere\n### B\n**Date:** 2026-01-01\n**Status:** superseded by C\n### C\n**Date:** 2026-01-01\n**Status:** abrogated\n### D\n**Date:** 2026-01-01\n**Status:** superseded by E\n### E\n**Date:** 2026-01-01\n**Status:** superseded by D\n### F\n**Date:** 2026-01-01\n**Status:** superseded by G\n### G\n**Date:** 2026-01-01\n**Status:** superseded by H\n### H\n**Date:** 2026-01-01\n**Status:** active\n";
+    let (_, report) = lint(TestProject::new().write(DECISIONS, notes), &[], 1);
+    let links: Vec<(Option<&str>, &str)> = of(&report, "status-link")
+        .iter()
+        .map(|f| (f.heading.as_deref(), f.message.as_str()))
+        .collect();
+    assert_eq!(
+        links,
+        [
+            (
+                Some("A"),
+                "it is superseded by \"Nowhere\", which no decision is headed"
+            ),
+            (Some("B"), "its successor \"C\" is abrogated, not in force"),
+            (
+                Some("D"),
+                "its successors lead back to it: \"D\" → \"E\" → \"D\""
+            ),
+            (
+                Some("E"),
+                "its successors lead back to it: \"E\" → \"D\" → \"E\""
+            ),
+        ]
+    );
+    assert_eq!(report.errors, 4);
+}
+
+#[test]
+fn format_headings_and_links() {
+    let decisions = "# Decisions\n\n### Same\n**Date:** 2026-01-01\n**Status:** active\n### Same\n**Date:** 2026-01-02\n**Status:** active\n### Undated\n**Status:** active\n### Loose date\n**Date:** 18/10/2026\n**Status:** active\n### 2026-02-30 — Impossible\n**Status:** deprecated\nSee [[Undated]], [[lessons#2026-01-03 — Keep it]], [[lessons]], [[Nothing here]] and [[patterns#Gone|the gone one]].\n```\n### Fenced\n```\n";
+    let lessons = "### 2026-01-03 — Keep it\nText.\n";
+    let (_, report) = lint(
+        TestProject::new()
+            .write(DECISIONS, decisions)
+            .write(".agents/memory/lessons.md", lessons),
+        &[],
+        1,
+    );
+    let seen: Vec<(&str, Option<usize>, &str, &str)> = report
+        .findings
+        .iter()
+        .map(|f| {
+            (
+                f.check.as_str(),
+                f.line,
+                f.severity.as_str(),
+                f.message.as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            (
+                "duplicate-heading",
+                Some(6),
+                "error",
+                "\"Same\" heads 2 sections of this file; observe and the decision commands cannot target it"
+            ),
+            (
+                "heading-in-code",
+                Some(18),
+                "warning",
+                "\"### Fenced\" is inside fenced code but still starts a section for every reader"
+            ),
+            (
+                "format",
+                Some(9),
+                "warning",
+                "no date: neither the heading nor a Date line starts with YYYY-MM-DD"
+            ),
+            (
+                "format",
+                Some(11),
+                "warning",
+                "date \"18/10/2026\" is not an ISO date (YYYY-MM-DD)"
+            ),
+            (
+                "format",
+                Some(14),
+                "warning",
+                "date 2026-02-30 is not a day of the calendar"
+            ),
+            (
+                "format",
+                Some(18),
+                "warning",
+                "no date: neither the heading nor a Date line starts with YYYY-MM-DD"
+            ),
+            (
+                "format",
+                Some(14),
+                "warning",
+                "status \"deprecated\" is not one of active, superseded, abrogated, rolled-back, proposed"
+            ),
+            (
+                "broken-link",
+                Some(16),
+                "warning",
+                "[[Nothing here]] names no heading and no file of the memory"
+            ),
+            (
+                "broken-link",
+                Some(16),
+                "warning",
+                "[[patterns#Gone]] names no heading and no file of the memory"
+            ),
+        ]
+    );
+}
+
+#[test]
+fn a_damaged_ledger_line_is_a_warning_and_a_corrupt_receipt_store_an_error() {
+    let project = ledgered().append(LEDGER, "not json\n");
+    let (project, report) = lint(project, &[], 0);
+    assert_eq!(
+        one(&report, "format"),
+        finding(
+            LEDGER,
+            Some(4),
+            None,
+            "format",
+            "warning",
+            "this line is not a ledger record: not a JSON object",
+            Some("inspect the line; the ledger is append-only"),
+        )
+    );
+    let (_, report) = lint(project.write(".bmad/memory/outcomes.ndjson", "{}"), &[], 1);
+    assert_eq!(
+        one(&report, "receipt-store").message,
+        "Outcome store has an incomplete final record."
+    );
+}
+
+/// A receipt bound to a decision stops counting once the decision is superseded: its text
+/// changed, which is right, and lint says so as information (exit 0).
+#[test]
+fn a_receipt_on_a_superseded_decision_is_reported_stale() {
+    let (project, _run) = project();
+    let project = project
+        .write(DECISIONS, NOTES)
+        .args(["decision", "adopt", "--all"])
+        .code(0)
+        .run()
+        .then();
+    let input = json!({
+        "runId": RUN_ID,
+        "taskId": TASK,
+        "memory": { "file": DECISIONS, "heading": "Use Postgres" },
+        "scope": ["src/auth"],
+        "interpretation": "The accepted login work relies on this decision.",
+        "supersedes": [],
+        "contradicts": [],
+    });
+    let (project, id) = observe(project, &input);
+    let (project, report) = lint(project, &[], 0);
+    assert!(of(&report, "receipt").is_empty(), "{report:#?}");
+    let project = project
+        .args([
+            "decision",
+            "supersede",
+            "Use Postgres",
+            "--by",
+            "2026-10-01 — Sessions in Redis",
+        ])
+        .code(0)
+        .run()
+        .then();
+    let (_, report) = lint(project, &[], 0);
+    let receipt = one(&report, "receipt");
+    assert_eq!(
+        (
+            receipt.severity.as_str(),
+            receipt.heading.as_deref(),
+            receipt.message.as_str()
+        ),
+        (
+            "info",
+            Some("Use Postgres"),
+            format!("receipt {id} ({DECISIONS}): stale-memory-section").as_str()
+        )
+    );
+}
