@@ -313,6 +313,13 @@ fn successor(value: &str) -> Option<String> {
         .find(|p| lower.starts_with(**p))
         .map_or(rest, |p| &rest[p.len()..]);
     let mut name = rest.trim_start_matches(junk);
+    // A Markdown link names its successor by its text: `[Use slugs](0007-use-slugs.md)`.
+    if let Some((text, target)) = name.split_once("](")
+        && !text.contains('[')
+        && target.trim_end().ends_with(')')
+    {
+        name = text;
+    }
     // Trailing decoration goes, but a bracket closing one of the name's own stays:
     // `superseded by Cache (v2)` names `Cache (v2)`.
     while let Some(last) = name.chars().next_back() {
@@ -432,6 +439,10 @@ mod tests {
         case("- **Statut** : actif ⇒ abrogé", Some(Status::Abrogated));
         case("- **Status**: active → 2026-10-05", Some(Status::Active));
         case("- ❌ **Status**: superseded", superseded(None));
+        case(
+            "- Status: superseded by [0007-use-slugs](0007-use-slugs.md)",
+            superseded(Some("0007-use-slugs")),
+        );
         case("✅ **Statut** : actif", Some(Status::Active));
         case("-> Status: abrogated", Some(Status::Abrogated));
         case("❌**Status**: superseded", superseded(None));

@@ -36,11 +36,7 @@ pub fn check(
             })
         })
         .collect();
-    let mut by_heading: HashMap<&str, Vec<usize>> = HashMap::new();
-    for (i, d) in decisions.iter().enumerate() {
-        by_heading.entry(d.section.heading).or_default().push(i);
-    }
-    links(&decisions, &by_heading, findings);
+    links(&decisions, findings);
     match Ledger::read(root) {
         Ok(ledger) => {
             if !ledger.records.is_empty() || !ledger.bad_lines.is_empty() {
@@ -75,45 +71,101 @@ fn at(d: &Decision<'_>, check: &'static str, message: String, proposal: String) 
     )
 }
 
-/// `superseded by X`: X must be a decision, and the line of successors from it must end in one
-/// in force, without coming back.
-fn links(
-    decisions: &[Decision<'_>],
-    by_heading: &HashMap<&str, Vec<usize>>,
-    out: &mut Vec<Finding>,
-) {
-    for d in decisions {
+/// Decisions by heading: exactly, and loosely — as slugs, without a leading number or date
+/// (`20201016-use-slugs` finds `Use slugs`; `use slugs` finds `Use Slugs`).
+struct Headings<'a> {
+    exact: HashMap<&'a str, Vec<usize>>,
+    loose: HashMap<String, Vec<usize>>,
+}
+
+/// `text` lowercased, its runs of letters and digits joined by `-`; and the same without its
+/// leading all-digit runs.
+fn slugs(text: &str) -> [String; 2] {
+    let lower = text.to_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let undated: Vec<&str> = words
+        .iter()
+        .copied()
+        .skip_while(|w| w.bytes().all(|b| b.is_ascii_digit()))
+        .collect();
+    [words.join("-"), undated.join("-")]
+}
+
+impl<'a> Headings<'a> {
+    fn new(decisions: &[Decision<'a>]) -> Self {
+        let mut exact: HashMap<&str, Vec<usize>> = HashMap::new();
+        let mut loose: HashMap<String, Vec<usize>> = HashMap::new();
+        for (i, d) in decisions.iter().enumerate() {
+            exact.entry(d.section.heading).or_default().push(i);
+            for slug in slugs(d.section.heading) {
+                let list = loose.entry(slug).or_default();
+                if list.last() != Some(&i) {
+                    list.push(i);
+                }
+            }
+        }
+        Self { exact, loose }
+    }
+
+    /// The decisions `target` names: exactly if any heading is `target`, else loosely.
+    fn find(&self, target: &str) -> &[usize] {
+        if let Some(found) = self.exact.get(target) {
+            return found;
+        }
+        slugs(target)
+            .iter()
+            .filter(|slug| !slug.is_empty())
+            .find_map(|slug| self.loose.get(slug))
+            .map_or(&[], Vec::as_slice)
+    }
+}
+
+/// `superseded by X`: X must name one decision, and the line of successors from it must end in
+/// one in force, without coming back.
+fn links(decisions: &[Decision<'_>], out: &mut Vec<Finding>) {
+    let headings = Headings::new(decisions);
+    for (start, d) in decisions.iter().enumerate() {
         let Status::Superseded { by: Some(first) } = &d.status else {
             continue;
         };
-        let mut chain = vec![d.section.heading.to_owned()];
-        let mut next = first.clone();
+        let mut chain = vec![start];
+        let mut next = first.as_str();
         let problem = loop {
-            if chain.contains(&next) {
-                chain.push(next);
+            let i = match headings.find(next) {
+                [i] => *i,
+                [] => {
+                    break Some(format!(
+                        "it is superseded by \"{next}\", which no decision is headed"
+                    ));
+                }
+                _ => {
+                    break Some(format!(
+                        "it is superseded by \"{next}\", which heads several decisions"
+                    ));
+                }
+            };
+            let seen = chain.contains(&i);
+            chain.push(i);
+            if seen {
                 break Some(format!(
                     "its successors lead back to it: {}",
                     chain
                         .iter()
-                        .map(|h| format!("\"{h}\""))
+                        .map(|&k| format!("\"{}\"", decisions[k].section.heading))
                         .collect::<Vec<_>>()
                         .join(" → ")
                 ));
             }
-            let Some(&[i]) = by_heading.get(next.as_str()).map(Vec::as_slice) else {
-                break Some(if by_heading.contains_key(next.as_str()) {
-                    format!("it is superseded by \"{next}\", which heads several decisions")
-                } else {
-                    format!("it is superseded by \"{next}\", which no decision is headed")
-                });
-            };
-            chain.push(next.clone());
             match &decisions[i].status {
                 Status::Active | Status::Superseded { by: None } => break None,
-                Status::Superseded { by: Some(by) } => next.clone_from(by),
+                Status::Superseded { by: Some(by) } => next = by,
                 other => {
                     break Some(format!(
-                        "its successor \"{next}\" is {}, not in force",
+                        "its successor \"{}\" is {}, not in force",
+                        decisions[i].section.heading,
                         other.as_str()
                     ));
                 }

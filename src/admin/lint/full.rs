@@ -108,9 +108,10 @@ fn token_hash(token: Token<'_>) -> u64 {
     hash
 }
 
-/// Pushes `(shingle, entry)` for every word 3-shingle of the entry's text (duplicates kept);
-/// nothing under five tokens. `tokens` is a reused buffer.
-fn push_shingles(parts: &[&str], entry: u32, tokens: &mut Vec<u64>, out: &mut Vec<(u64, u32)>) {
+/// Pushes `shingle | entry` for every word 3-shingle of the entry's text (duplicates kept):
+/// the shingle's hash in the high bits, the entry's number in the low `bits`. Nothing under
+/// five tokens. `tokens` is a reused buffer.
+fn push_shingles(parts: &[&str], entry: u64, bits: u32, tokens: &mut Vec<u64>, out: &mut Vec<u64>) {
     tokens.clear();
     for part in parts {
         for_each_token(part, |t| tokens.push(token_hash(t)));
@@ -118,11 +119,35 @@ fn push_shingles(parts: &[&str], entry: u32, tokens: &mut Vec<u64>, out: &mut Ve
     if tokens.len() < 5 {
         return;
     }
+    let mask = (1u64 << bits) - 1;
     out.extend(tokens.windows(3).map(|w| {
         let h = w[0].rotate_left(42) ^ w[1].rotate_left(21) ^ w[2];
         // A final mix so that every bit depends on the three words.
-        ((h ^ (h >> 29)).wrapping_mul(0xbf58_476d_1ce4_e5b9), entry)
+        ((h ^ (h >> 29)).wrapping_mul(0xbf58_476d_1ce4_e5b9) & !mask) | entry
     }));
+}
+
+/// Sorts `keys` with four passes of a 16-bit radix sort (the keys are uniform hashes, and
+/// there are millions of them on a full store).
+fn radix_sort(keys: &mut Vec<u64>) {
+    let mut buffer = vec![0u64; keys.len()];
+    let mut counts = vec![0usize; 1 << 16];
+    for shift in [0u32, 16, 32, 48] {
+        counts.fill(0);
+        for &k in keys.iter() {
+            counts[((k >> shift) & 0xffff) as usize] += 1;
+        }
+        let mut sum = 0;
+        for c in &mut counts {
+            (*c, sum) = (sum, sum + *c);
+        }
+        for &k in keys.iter() {
+            let digit = ((k >> shift) & 0xffff) as usize;
+            buffer[counts[digit]] = k;
+            counts[digit] += 1;
+        }
+        std::mem::swap(keys, &mut buffer);
+    }
 }
 
 /// Each entry's shingle set, described for prefix filtering: its size, and the shingles it
@@ -134,24 +159,29 @@ struct Sets {
 }
 
 fn shingle_sets(entries: &[(&Note, usize, &Section<'_>)]) -> Sets {
-    let mut pairs: Vec<(u64, u32)> = Vec::new();
+    // Enough low bits for every entry's number; the hash keeps the rest (49 bits or more on
+    // any store of up to 32,768 entries, so that two different shingles rarely look alike).
+    let bits = usize::BITS - entries.len().leading_zeros();
+    let mut keys: Vec<u64> = Vec::new();
     let mut tokens = Vec::new();
     for (i, (_, _, section)) in entries.iter().enumerate() {
-        let entry = u32::try_from(i).unwrap_or(u32::MAX);
-        push_shingles(&section.parts(), entry, &mut tokens, &mut pairs);
+        push_shingles(&section.parts(), i as u64, bits, &mut tokens, &mut keys);
     }
-    pairs.sort_unstable();
-    pairs.dedup();
+    radix_sort(&mut keys);
+    keys.dedup();
+    let mask = (1u64 << bits) - 1;
     let mut sets = Sets {
         size: vec![0; entries.len()],
         shared: vec![Vec::new(); entries.len()],
     };
-    for run in pairs.chunk_by(|a, b| a.0 == b.0) {
+    for run in keys.chunk_by(|a, b| a & !mask == b & !mask) {
         let frequency = u32::try_from(run.len()).unwrap_or(u32::MAX);
-        for &(h, entry) in run {
-            sets.size[entry as usize] += 1;
+        for &key in run {
+            #[allow(clippy::cast_possible_truncation)] // the low bits hold an entry's number
+            let entry = (key & mask) as usize;
+            sets.size[entry] += 1;
             if frequency > 1 {
-                sets.shared[entry as usize].push((frequency, h));
+                sets.shared[entry].push((frequency, key & !mask));
             }
         }
     }

@@ -181,7 +181,7 @@ fn a_vanished_ledgered_decision_and_a_status_changed_by_hand_are_errors() {
 
 #[test]
 fn status_links_must_lead_to_a_decision_in_force_without_a_cycle() {
-    let notes = "### A\n**Date:** 2026-01-01\n**Status:** superseded by Nowhere\n### B\n**Date:** 2026-01-01\n**Status:** superseded by C\n### C\n**Date:** 2026-01-01\n**Status:** abrogated\n### D\n**Date:** 2026-01-01\n**Status:** superseded by E\n### E\n**Date:** 2026-01-01\n**Status:** superseded by D\n### F\n**Date:** 2026-01-01\n**Status:** superseded by G\n### G\n**Date:** 2026-01-01\n**Status:** superseded by H\n### H\n**Date:** 2026-01-01\n**Status:** active\n";
+    let notes = "### A\n**Date:** 2026-01-01\n**Status:** superseded by Nowhere\n### B\n**Date:** 2026-01-01\n**Status:** superseded by C\n### C\n**Date:** 2026-01-01\n**Status:** abrogated\n### D\n**Date:** 2026-01-01\n**Status:** superseded by E\n### E\n**Date:** 2026-01-01\n**Status:** superseded by D\n### F\n**Date:** 2026-01-01\n**Status:** superseded by G\n### G\n**Date:** 2026-01-01\n**Status:** superseded by H\n### H\n**Date:** 2026-01-01\n**Status:** active\n### Use numbers\n- Date: 2026-01-01\n- Status: superseded by [0007-use-slugs](0007-use-slugs.md)\n### Use Slugs\n- Date: 2026-01-02\n- Status: active\n";
     let (_, report) = lint(TestProject::new().write(DECISIONS, notes), &[], 1);
     let links: Vec<(Option<&str>, &str)> = of(&report, "status-link")
         .iter()
@@ -361,6 +361,86 @@ fn a_receipt_on_a_superseded_decision_is_reported_stale() {
             "info",
             Some("Use Postgres"),
             format!("receipt {id} ({DECISIONS}): stale-memory-section").as_str()
+        )
+    );
+}
+
+/// `--full` adds proposals, all information: a run with nothing else to report exits 0. The
+/// near-duplicates' figure was computed independently (Python, the recall tokenizer's rules):
+/// 20 shared 3-shingles of 26 and 24, 20 / 30.
+#[test]
+fn full_proposes_merges_reviews_checks_and_summaries_and_never_fails() {
+    let decisions = "# Decisions\n\n### 2026-06-01 — Keep the monolith\n**Status:** active\nOne deployable.\n\n### 2026-06-02 — Rate limit logins\n**Status:** active\nFive a minute.\n\n### 2026-10-01 — Cache product pages in Redis\n**Status:** active\nSixty seconds.\n\n### 2026-10-02 — Cache product pages in memory\n**Status:** active\nPer process.\n";
+    let agents_lessons = "### 2026-10-01 — Retry with jitter\nRetry failed calls to the payment API with exponential backoff and full jitter, at most five times, then give up and alert. See aaaaaaaaaaaa.\n";
+    let bmad_lessons = "### 2026-10-02 — Retries need jitter\nRetry failed calls to the payment API with exponential backoff and full jitter, at most five times, then give up and page.\n";
+    let journal = "{\"ts\":\"2026-07-01T00:00:00.000Z\",\"agent\":\"a\",\"task\":\"tune Rate Limit Logins\",\"id\":\"aaaaaaaaaaaa\"}\n{\"ts\":\"2026-07-02T00:00:00.000Z\",\"agent\":\"a\",\"task\":\"other\",\"id\":\"bbbbbbbbbbbb\"}\n{\"ts\":\"2026-10-17T00:00:00.000Z\",\"agent\":\"a\",\"task\":\"recent\",\"id\":\"cccccccccccc\"}\n";
+    let project = TestProject::new()
+        .write(DECISIONS, decisions)
+        .write(".agents/memory/lessons.md", agents_lessons)
+        .write(".bmad/memory/lessons.md", bmad_lessons)
+        .write(".bmad/memory/journal.ndjson", journal);
+    let (project, quick) = lint(project, &[], 0);
+    assert!(quick.findings.is_empty(), "{quick:#?}");
+    let (project, report) = lint(project, &["--full"], 0);
+    let seen: Vec<(&str, &str, Option<&str>, &str)> = report
+        .findings
+        .iter()
+        .map(|f| {
+            (
+                f.check.as_str(),
+                f.file.as_str(),
+                f.heading.as_deref(),
+                f.message.as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            (
+                "near-duplicate",
+                ".agents/memory/lessons.md",
+                Some("2026-10-01 — Retry with jitter"),
+                "near-duplicate of .bmad/memory/lessons.md § 2026-10-02 — Retries need jitter (similarity 0.67 over word 3-shingles)"
+            ),
+            (
+                "review",
+                DECISIONS,
+                Some("2026-06-01 — Keep the monolith"),
+                "active for 139 days, and no journal event or receipt has mentioned it since 2026-06-01"
+            ),
+            (
+                "contradiction",
+                DECISIONS,
+                Some("2026-10-02 — Cache product pages in memory"),
+                "its title shares most of its words with .agents/memory/decisions.md § 2026-10-01 — Cache product pages in Redis, and both are active: check that they do not contradict each other"
+            ),
+            (
+                "summarise",
+                ".bmad/memory/journal.ndjson",
+                None,
+                "1 journal event(s) from 2026-07-02 to 2026-07-02 are older than 30 days and no note cites them"
+            ),
+        ]
+    );
+    assert!(report.findings.iter().all(|f| f.severity == "info"));
+    // A journal near its cap is proposed for `archive`.
+    let filler = "{}\n".repeat(640_000);
+    let (_, report) = lint(
+        project.write(".bmad/memory/journal.ndjson", filler),
+        &["--full"],
+        0,
+    );
+    assert_eq!(
+        one(&report, "near-cap"),
+        finding(
+            ".bmad/memory/journal.ndjson",
+            None,
+            None,
+            "near-cap",
+            "info",
+            "1920000 bytes of 2097152: every write is refused once it is full",
+            Some("`bmad-mem archive journal` moves all but the newest 1000 records aside"),
         )
     );
 }
