@@ -14,7 +14,7 @@
 //! `lint` reports that state as an error and names the fix: running the same command again,
 //! which finds the record already there and completes the flip without a second record.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use crate::actions::decisions::ledger::{self, Ledger, Record};
@@ -168,32 +168,7 @@ pub fn adopt(root: &Path, now: &str, headings: &[String], all: bool) -> Result<O
     let mut targets: Vec<Found<'_>> = Vec::new();
     let mut skipped = Vec::new();
     if all {
-        for (file, text) in &files.files {
-            let cut = sections(text);
-            for section in &cut {
-                let uses = cut.iter().filter(|s| s.heading == section.heading).count();
-                if uses > 1 {
-                    skipped.push((
-                        (*file).to_owned(),
-                        section.heading.to_owned(),
-                        format!("the heading heads {uses} sections of the file"),
-                    ));
-                } else if matches!(status_of(section), Some(Status::Unreadable(_))) {
-                    skipped.push((
-                        (*file).to_owned(),
-                        section.heading.to_owned(),
-                        "its status value is not one of active, superseded, abrogated, rolled-back, proposed".to_owned(),
-                    ));
-                } else {
-                    targets.push(Found {
-                        file,
-                        text,
-                        section: *section,
-                    });
-                }
-            }
-        }
-        skipped.dedup();
+        targets = every_decision(&files, &mut skipped);
     } else {
         let mut seen = HashSet::new();
         for heading in wanted {
@@ -207,6 +182,25 @@ pub fn adopt(root: &Path, now: &str, headings: &[String], all: bool) -> Result<O
                 targets.push(found);
             }
         }
+    }
+    // Nothing new to record: nothing is locked or created.
+    let before = Ledger::read(root)?;
+    if targets
+        .iter()
+        .all(|f| before.latest_of(f.file, f.section.heading).is_some())
+    {
+        for found in targets {
+            skipped.push((
+                found.file.to_owned(),
+                found.section.heading.to_owned(),
+                "already ledgered".to_owned(),
+            ));
+        }
+        return Ok(Outcome {
+            event: "adopt",
+            skipped,
+            ..Outcome::default()
+        });
     }
     let lock = WriterLock::acquire(root)?;
     let ledger = Ledger::read(root)?;
@@ -246,6 +240,43 @@ pub fn adopt(root: &Path, now: &str, headings: &[String], all: bool) -> Result<O
         skipped,
         ..Outcome::default()
     })
+}
+
+/// Every decision `adopt --all` can ledger; those it cannot (a heading used twice in its file,
+/// a status outside the list) are noted in `skipped`.
+fn every_decision<'a>(
+    files: &'a Files,
+    skipped: &mut Vec<(String, String, String)>,
+) -> Vec<Found<'a>> {
+    let mut targets = Vec::new();
+    for (file, text) in &files.files {
+        let cut = sections(text);
+        let mut uses: HashMap<&str, usize> = HashMap::new();
+        for section in &cut {
+            *uses.entry(section.heading).or_default() += 1;
+        }
+        let mut reported = HashSet::new();
+        for section in &cut {
+            let why = match (uses[section.heading], status_of(section)) {
+                (1, Some(Status::Unreadable(_))) => {
+                    "its status value is not one of active, superseded, abrogated, rolled-back, proposed".to_owned()
+                }
+                (1, _) => {
+                    targets.push(Found {
+                        file,
+                        text,
+                        section: *section,
+                    });
+                    continue;
+                }
+                (n, _) => format!("the heading heads {n} sections of the file"),
+            };
+            if reported.insert(section.heading) {
+                skipped.push(((*file).to_owned(), section.heading.to_owned(), why));
+            }
+        }
+    }
+    targets
 }
 
 /// Refuses when a decision file no longer holds the bytes first read.

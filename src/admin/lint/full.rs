@@ -127,27 +127,33 @@ fn push_shingles(parts: &[&str], entry: u64, bits: u32, tokens: &mut Vec<u64>, o
     }));
 }
 
-/// Sorts `keys` with four passes of a 16-bit radix sort (the keys are uniform hashes, and
-/// there are millions of them on a full store).
-fn radix_sort(keys: &mut Vec<u64>) {
-    let mut buffer = vec![0u64; keys.len()];
-    let mut counts = vec![0usize; 1 << 16];
-    for shift in [0u32, 16, 32, 48] {
-        counts.fill(0);
-        for &k in keys.iter() {
-            counts[((k >> shift) & 0xffff) as usize] += 1;
-        }
-        let mut sum = 0;
-        for c in &mut counts {
-            (*c, sum) = (sum, sum + *c);
-        }
-        for &k in keys.iter() {
-            let digit = ((k >> shift) & 0xffff) as usize;
-            buffer[counts[digit]] = k;
-            counts[digit] += 1;
-        }
-        std::mem::swap(keys, &mut buffer);
+/// Sorts `keys`: one pass spreads them into 1,024 buckets by their top ten bits, then each
+/// bucket (small enough for the cache) is sorted on its own. The keys are uniform hashes, and
+/// there are millions of them on a full store.
+fn bucket_sort(keys: &mut Vec<u64>) {
+    const SHIFT: u32 = 54;
+    let mut counts = vec![0usize; 1 << (64 - SHIFT)];
+    for &k in keys.iter() {
+        counts[(k >> SHIFT) as usize] += 1;
     }
+    let mut starts = Vec::with_capacity(counts.len() + 1);
+    let mut sum = 0;
+    for c in &counts {
+        starts.push(sum);
+        sum += c;
+    }
+    starts.push(sum);
+    let mut next = starts.clone();
+    let mut sorted = vec![0u64; keys.len()];
+    for &k in keys.iter() {
+        let bucket = (k >> SHIFT) as usize;
+        sorted[next[bucket]] = k;
+        next[bucket] += 1;
+    }
+    for bounds in starts.windows(2) {
+        sorted[bounds[0]..bounds[1]].sort_unstable();
+    }
+    *keys = sorted;
 }
 
 /// Each entry's shingle set, described for prefix filtering: its size, and the shingles it
@@ -167,7 +173,7 @@ fn shingle_sets(entries: &[(&Note, usize, &Section<'_>)]) -> Sets {
     for (i, (_, _, section)) in entries.iter().enumerate() {
         push_shingles(&section.parts(), i as u64, bits, &mut tokens, &mut keys);
     }
-    radix_sort(&mut keys);
+    bucket_sort(&mut keys);
     keys.dedup();
     let mask = (1u64 << bits) - 1;
     let mut sets = Sets {
@@ -488,35 +494,58 @@ fn caps(ctx: &Context, out: &mut Vec<Finding>) {
     }
 }
 
-/// The 12-hex-digit words of `text` (event ids as notes cite them).
+/// The words of exactly 12 hex digits in `text`, lowercased (event ids as notes cite them).
+/// Any such word covers the 12th byte from where it could start, so the scan looks at one byte
+/// in twelve until it meets a hex digit, and only then at the run around it.
 fn cited_ids(text: &str, into: &mut HashSet<String>) {
     let bytes = text.as_bytes();
-    let mut start = None;
-    for (i, &b) in bytes.iter().chain(std::iter::once(&b' ')).enumerate() {
-        if b.is_ascii_hexdigit() {
-            start.get_or_insert(i);
-        } else if let Some(s) = start.take()
-            && i - s == 12
-        {
-            into.insert(text[s..i].to_ascii_lowercase());
+    let mut at = 0;
+    // Invariant: the byte before `at` (if any) is not a hex digit.
+    while at + 12 <= bytes.len() {
+        let probe = at + 11;
+        if !bytes[probe].is_ascii_hexdigit() {
+            at = probe + 1;
+            continue;
         }
+        let mut start = probe;
+        while start > at && bytes[start - 1].is_ascii_hexdigit() {
+            start -= 1;
+        }
+        let mut end = probe + 1;
+        while end < bytes.len() && bytes[end].is_ascii_hexdigit() {
+            end += 1;
+        }
+        if end - start == 12 {
+            into.insert(text[start..end].to_ascii_lowercase());
+        }
+        at = end + 1;
     }
 }
 
 fn summaries(ctx: &Context, notes: &[Note], events: &[Event<'_>], out: &mut Vec<Finding>) {
     let cutoff = ctx.now.ms - SUMMARY_DAYS * DAY_MS;
+    let old: Vec<&Event<'_>> = events
+        .iter()
+        .filter(|(ts, _, id)| *ts < cutoff && !id.is_empty())
+        .collect();
+    if old.is_empty() {
+        return;
+    }
     let mut cited = HashSet::new();
     for note in notes {
         cited_ids(&note.text, &mut cited);
     }
+    let cited: Vec<bool> = old
+        .iter()
+        .map(|(_, _, id)| cited.contains(id.to_ascii_lowercase().as_str()))
+        .collect();
     let mut count = 0usize;
     let (mut first, mut last) = (f64::INFINITY, f64::NEG_INFINITY);
-    for (ts, _, id) in events {
-        let ts = *ts;
-        if ts < cutoff && !cited.contains(&id.to_ascii_lowercase()) {
+    for ((ts, _, _), cited) in old.iter().zip(cited) {
+        if !cited {
             count += 1;
-            first = first.min(ts);
-            last = last.max(ts);
+            first = first.min(*ts);
+            last = last.max(*ts);
         }
     }
     if count == 0 {
@@ -577,14 +606,18 @@ mod tests {
     }
 
     #[test]
-    fn cited_ids_are_twelve_hex_digits() {
+    fn cited_ids_are_words_of_twelve_hex_digits() {
         let mut ids = HashSet::new();
         cited_ids(
-            "see 6b1dc0dc38b7, not 6b1dc0dc38b, nor 6b1dc0dc38b7a; 0123456789AB",
+            "6b1dc0dc38b7 see 6b1dc0dc38b7, not 6b1dc0dc38b, nor 6b1dc0dc38b7a; x0123456789AB 0123456789AB.",
             &mut ids,
         );
         let mut ids: Vec<_> = ids.into_iter().collect();
         ids.sort();
         assert_eq!(ids, ["0123456789ab", "6b1dc0dc38b7"]);
+        let mut none = HashSet::new();
+        cited_ids("abcdefabcdef0", &mut none);
+        cited_ids("short", &mut none);
+        assert!(none.is_empty());
     }
 }
