@@ -8,6 +8,9 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
+use crate::actions::entries::admit::AdmitArgs;
+use crate::actions::entries::import::ImportArgs;
+use crate::actions::entries::propose::ProposeArgs;
 use crate::archive::ArchiveArgs;
 use crate::brief::BriefArgs;
 use crate::doctor::DoctorArgs;
@@ -87,6 +90,12 @@ pub enum Command {
     Export(ExportArgs),
     /// List the projects below a folder by their markers; --index adds them to the global brain.
     Scan(ScanArgs),
+    /// Record a candidate decision, lesson or pattern for a person to admit.
+    Propose(ProposeArgs),
+    /// List the candidates, admit one exactly as shown, or refuse its topic for good.
+    Admit(AdmitArgs),
+    /// Propose candidates from Claude's agent memory, CLAUDE.md/AGENTS.md or a Markdown file.
+    Import(ImportArgs),
 }
 
 impl Command {
@@ -108,12 +117,15 @@ impl Command {
             Command::Handoff(_) => "handoff",
             Command::Export(_) => "export",
             Command::Scan(_) => "scan",
+            Command::Propose(_) => "propose",
+            Command::Admit(_) => "admit",
+            Command::Import(_) => "import",
         }
     }
 }
 
 /// Options, of every action, that take a value: the word after one of them is its value.
-const VALUE_OPTIONS: [&str; 27] = [
+const VALUE_OPTIONS: [&str; 36] = [
     "-d",
     "--directory",
     "--scope",
@@ -141,6 +153,15 @@ const VALUE_OPTIONS: [&str; 27] = [
     "--out",
     "--before",
     "--keep",
+    "--type",
+    "--title",
+    "--body",
+    "--applies-when",
+    "--source",
+    "--refuse",
+    "--reason",
+    "--by",
+    "--finish",
 ];
 
 /// Marks a word that must reach the action as a plain word.
@@ -243,7 +264,7 @@ impl Cli {
 }
 
 /// The action names, in the order the help lists them.
-pub const ACTIONS: [&str; 14] = [
+pub const ACTIONS: [&str; 17] = [
     "recall",
     "write",
     "reinforce",
@@ -258,6 +279,9 @@ pub const ACTIONS: [&str; 14] = [
     "handoff",
     "export",
     "scan",
+    "propose",
+    "admit",
+    "import",
 ];
 
 #[cfg(test)]

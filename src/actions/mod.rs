@@ -1,0 +1,3 @@
+//! The actions that read and write the project memory.
+
+pub mod entries;
