@@ -28,6 +28,7 @@ mod confine;
 mod contract;
 mod crash;
 mod doctor;
+mod entries;
 mod evidence;
 mod hostile;
 mod lock;
