@@ -11,8 +11,14 @@
 //! nothing here can check), and in the note files — read as recall, status and brief read them,
 //! so that a note they skip (a FIFO, a device, over 64 MiB, a link leaving the project) is
 //! reported and a link they follow is checked — `###` headings used twice (which `observe`
-//! cannot target) and `###` lines inside fenced code (bmad-plus cuts sections there too). It
+//! cannot target) and `###` lines inside fenced code (bmad-plus cuts sections there too).
+//! Where the governed entries are in use (docs/ENTRIES.md), it also reports a candidate whose
+//! admission or refusal stopped between its two writes (naming `admit --finish`), a pending
+//! candidate file that does not parse, and a generated view that drifted from its sources. It
 //! exits 0 when healthy, 1 otherwise.
+//!
+//! `bmad-mem doctor --rebuild-views` regenerates `.bmad/memory/CANDIDATES.md` and `INDEX.md`
+//! under the writer lock.
 //!
 //! `bmad-mem doctor --repair-tail <file>` moves a torn final line into `<file>.torn-<timestamp>`
 //! (`-1`, `-2`, … appended when that name is taken; a kept-aside file is never overwritten) and
