@@ -23,10 +23,11 @@ use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use bmad_mem::actions::receipts::{Inspector, SectionReader, read_store};
 use bmad_mem::js::json::{Value, parse};
 use bmad_mem::js::tape::Doc;
 use bmad_mem::nexus::Nexus;
-use bmad_mem::receipts::{Inspector, OUTCOMES, SectionReader, read_store};
+use bmad_mem::store::layout::OUTCOMES;
 use corpus::{Amount, Kind, Rng, Vocabulary};
 use criterion::measurement::WallTime;
 use criterion::{

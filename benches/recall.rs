@@ -12,8 +12,10 @@ use std::hint::black_box;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use bmad_mem::actions::recall::score::{
+    Best, NoteFile, query_tokens, score, score_events, score_sections,
+};
 use bmad_mem::js::text::for_each_token;
-use bmad_mem::recall::{Best, NoteFile, query_tokens, score, score_events, score_sections};
 use bmad_mem::store::journal::events;
 use bmad_mem::store::sections::sections;
 use corpus::{Amount, CAP, Kind, Vocabulary};

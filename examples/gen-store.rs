@@ -20,7 +20,7 @@
 //! receipts, one per task attempt, each bound to its own section of `.agents/memory/lessons.md`
 //! (appended to that file, inside its size budget). Each receipt is built as `bmad-mem observe`
 //! builds it (docs §8 step 9): the source from [`bmad_mem::nexus::Nexus::accepted_source`], the
-//! memory from [`bmad_mem::receipts::SectionReader`], the id the sha256 of the body's compact
+//! memory from [`bmad_mem::actions::receipts::SectionReader`], the id the sha256 of the body's compact
 //! JSON. `DIR` must have no link in its path (Nexus compares `run.project` with its real path).
 //! For the benches it also writes, under `DIR/.bench/`: `outcomes-but-last.ndjson` (the first
 //! `N − 1` receipts), `observe-input.json` (the `observe` input that records the last one) and
@@ -38,9 +38,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use bmad_mem::actions::receipts::SectionReader;
 use bmad_mem::js::json::{Object, Value};
 use bmad_mem::nexus::Nexus;
-use bmad_mem::receipts::SectionReader;
 use clap::Parser;
 use corpus::{Amount, CAP, Kind, Rng, Vocabulary};
 use nexus::LESSONS;

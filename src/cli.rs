@@ -11,20 +11,20 @@ use clap::{Parser, Subcommand};
 use crate::actions::entries::admit::AdmitArgs;
 use crate::actions::entries::import::ImportArgs;
 use crate::actions::entries::propose::ProposeArgs;
-use crate::archive::ArchiveArgs;
-use crate::brief::BriefArgs;
-use crate::doctor::DoctorArgs;
-use crate::export::ExportArgs;
-use crate::handoff::HandoffArgs;
-use crate::init::InitArgs;
-use crate::lock::LockArgs;
-use crate::observe::ObserveArgs;
-use crate::outcomes::OutcomesArgs;
-use crate::recall::RecallArgs;
-use crate::reinforce::ReinforceArgs;
-use crate::scan::ScanArgs;
-use crate::status::StatusArgs;
-use crate::write::WriteArgs;
+use crate::actions::observe::ObserveArgs;
+use crate::actions::outcomes::OutcomesArgs;
+use crate::actions::recall::RecallArgs;
+use crate::actions::reinforce::ReinforceArgs;
+use crate::actions::write::WriteArgs;
+use crate::admin::archive::ArchiveArgs;
+use crate::admin::doctor::DoctorArgs;
+use crate::admin::lock::LockArgs;
+use crate::session::brief::BriefArgs;
+use crate::session::export::ExportArgs;
+use crate::session::handoff::HandoffArgs;
+use crate::session::init::InitArgs;
+use crate::session::scan::ScanArgs;
+use crate::session::status::StatusArgs;
 
 /// Project memory for coding agents: decisions, lessons, patterns and an event journal kept
 /// in plain files inside the repository; a drop-in for `bmad-plus mem`.
@@ -255,10 +255,18 @@ fn looks_like_negative_number(arg: &str) -> bool {
 impl Cli {
     /// Undoes [`shield_negative_numbers`] on the words the actions receive.
     pub fn unshield(&mut self) {
-        if let Command::Recall(args) = &mut self.command {
-            for word in &mut args.query {
-                *word = unshield(word);
+        match &mut self.command {
+            Command::Recall(args) => {
+                for word in &mut args.query {
+                    *word = unshield(word);
+                }
             }
+            Command::Archive(args) => {
+                if let Some(store) = &mut args.store {
+                    *store = unshield(store);
+                }
+            }
+            _ => {}
         }
     }
 }

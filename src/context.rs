@@ -11,7 +11,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::error::{Error, Result};
 use crate::js::date;
-use crate::store::paths::resolve;
+use crate::js::path::resolve;
 
 /// The instant of this invocation, in both forms the files use.
 #[derive(Debug, Clone, PartialEq)]

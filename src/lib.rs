@@ -10,41 +10,23 @@
 extern crate self as bmad_mem;
 
 pub mod actions;
-pub mod archive;
-pub mod bm25;
-pub mod brain;
-pub mod brief;
+pub mod admin;
 pub mod cli;
 pub mod context;
-pub mod doctor;
-pub mod entry;
 pub mod error;
-pub mod evidence;
-pub mod export;
-pub mod handoff;
-pub mod init;
 pub mod js;
-pub mod lock;
-pub mod memory;
 pub mod nexus;
-pub mod observe;
-pub mod outcomes;
 pub mod output;
-pub mod recall;
-pub mod receipts;
-pub mod reinforce;
-pub mod scan;
-pub mod secrets;
-pub mod signals;
-pub mod status;
+pub mod session;
 pub mod store;
-pub mod templates;
-pub mod write;
 
+use actions::{observe, outcomes, recall, reinforce, write};
+use admin::{archive, doctor, lock};
 use cli::Command;
 use context::Context;
 use error::Result;
 use output::Report;
+use session::{brief, export, handoff, init, scan, status};
 
 /// Runs one action.
 ///

@@ -31,9 +31,9 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use bmad_mem::actions::receipts::SectionReader;
 use bmad_mem::js::json::{Object, Value, sha256_hex};
 use bmad_mem::nexus::Nexus;
-use bmad_mem::receipts::SectionReader;
 
 use super::corpus::{Rng, Vocabulary};
 

@@ -14,8 +14,8 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use bmad_mem::context::{Context, Now};
-use bmad_mem::observe::{self, ObserveArgs};
-use bmad_mem::receipts::{self, OUTCOMES};
+use bmad_mem::actions::observe::{self, ObserveArgs};
+use bmad_mem::actions::receipts::{self, OUTCOMES};
 use libfuzzer_sys::fuzz_target;
 
 const INPUT: &str = "observation.json";

@@ -8,7 +8,7 @@ mod common;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-use bmad_mem::receipts::{self, OUTCOMES};
+use bmad_mem::actions::receipts::{self, OUTCOMES};
 use libfuzzer_sys::fuzz_target;
 
 static ROOT: OnceLock<PathBuf> = OnceLock::new();

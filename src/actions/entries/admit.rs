@@ -23,18 +23,18 @@
 use std::ffi::OsStr;
 use std::fmt::Write as _;
 
+use crate::actions::secrets;
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::js::date;
 use crate::js::json::{Object, Value};
 use crate::js::text::{collapse_whitespace, trim};
-use crate::memory::is_memory_stem;
 use crate::output::Report;
-use crate::secrets;
 use crate::store::confined::{self, Dir};
-use crate::store::paths::REGISTRY_CAP;
+use crate::store::layout::{NOTE_FILES, REGISTRY_CAP};
+use crate::store::lock::WriterLock;
 use crate::store::sections::{Section, sections};
-use crate::store::{WriterLock, document};
+use crate::store::temporaries;
 
 use super::{
     Candidate, Kind, Listed, REFUSED_FILE, Stored, candidate_path, candidates_dir, file_name,
@@ -327,9 +327,11 @@ fn replace_note(ctx: &Context, rel: &str, old: Option<&str>, new: &str) -> Resul
     let target = confined::locate(&ctx.root, rel, true)?;
     let dir = target.require_dir("cannot write")?;
     let name: &OsStr = target.name();
-    document::sweep_temporaries(dir, is_memory_stem);
+    temporaries::sweep_temporaries(dir, |stem| {
+        NOTE_FILES.contains(&stem) || stem == "refused.md"
+    });
     // Held while the temporary file exists, so that a session command's sweep spares it.
-    let _held = document::hold_for_temporaries(dir);
+    let _held = temporaries::hold_for_temporaries(dir);
     let tmp = dir.write_temp(name, new.as_bytes())?;
     let now = match dir.read(name) {
         Ok(read) => read.map(|(bytes, _)| bytes),
@@ -499,7 +501,7 @@ impl Report for AdmitReport {
                     .collect();
                 Value::Object(
                     Object::new()
-                        .with("count", crate::memory::count(list.len()))
+                        .with("count", super::count(list.len()))
                         .with("candidates", list),
                 )
             }

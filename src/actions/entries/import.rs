@@ -14,21 +14,21 @@
 
 use std::path::Path;
 
+use crate::actions::secrets;
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::js::json::{Object, Value};
+use crate::js::path::resolve;
 use crate::js::text::{collapse_whitespace, trim, utf16_len};
 use crate::output::Report;
-use crate::secrets;
-use crate::store::WriterLock;
 use crate::store::confined;
-use crate::store::paths::{Loose, read_loose, resolve};
+use crate::store::lock::WriterLock;
+use crate::store::paths::{Loose, read_loose};
 
 use super::Kind;
 use super::propose::{NotWritten, Proposed, WhenPending, draft, write};
 
-/// Claude Code's per-agent memories, relative to the project root.
-pub const CLAUDE_DIR: &str = ".claude/agent-memory";
+use crate::store::layout::CLAUDE_AGENT_MEMORY as CLAUDE_DIR;
 /// The project instruction files whose memory section is imported.
 pub const AGENTS_FILES: [&str; 2] = ["CLAUDE.md", "AGENTS.md"];
 /// Longest imported title, in UTF-16 units.
@@ -349,7 +349,7 @@ impl Report for ImportReport {
                 Value::Object(
                     Object::new()
                         .with("file", r.file.as_str())
-                        .with("line", crate::memory::count(r.line))
+                        .with("line", super::count(r.line))
                         .with("reason", r.reason.as_str()),
                 )
             })
@@ -361,7 +361,7 @@ impl Report for ImportReport {
                     self.read.iter().map(Value::from).collect::<Vec<_>>(),
                 )
                 .with("proposed", proposed)
-                .with("duplicates", crate::memory::count(self.duplicates))
+                .with("duplicates", super::count(self.duplicates))
                 .with("refused", refused),
         )
     }

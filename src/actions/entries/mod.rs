@@ -21,24 +21,21 @@ use std::ffi::OsString;
 
 use unicode_normalization::UnicodeNormalization;
 
+use crate::actions::secrets;
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::js::json::{self, Value, sha256_hex};
 use crate::js::text::{collapse_whitespace, trim, utf16_len};
-use crate::secrets;
-use crate::store::MEMORY_DIR;
 use crate::store::confined::{self, Dir};
+use crate::store::layout::PACK_DIR;
+pub use crate::store::layout::{CANDIDATES_DIR, REFUSED_FILE};
 use crate::store::paths::read_registry;
 use crate::store::sections::sections;
 
-/// The pending candidates and their records, relative to the project root.
-pub const CANDIDATES_DIR: &str = ".bmad/memory/candidates";
-/// The refused topics.
-pub const REFUSED_FILE: &str = ".bmad/memory/refused.md";
 /// Where admitted entries go.
-pub const ENTRIES_DIR: &str = ".agents/memory";
+pub const ENTRIES_DIR: &str = PACK_DIR;
 /// The note folders whose entries count as existing (the ones recall reads in a project).
-pub const NOTE_DIRS: [&str; 2] = [MEMORY_DIR, ENTRIES_DIR];
+pub use crate::store::layout::NOTE_DIRS;
 /// Longest content of a candidate, in UTF-16 units.
 pub const BODY_MAX: usize = 2000;
 /// Longest title, in UTF-16 units (the bound observe puts on a heading).
@@ -473,6 +470,11 @@ pub fn entry_topics(ctx: &Context, kind: Kind) -> Result<BTreeSet<String>> {
         }
     }
     Ok(topics)
+}
+
+/// A count as a JSON number.
+fn count(n: usize) -> Value {
+    Value::from(u32::try_from(n).unwrap_or(u32::MAX))
 }
 
 /// Stops the process dead at the named step when the test hook asks for it: no destructor runs,

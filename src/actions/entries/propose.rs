@@ -12,15 +12,16 @@
 use std::io::{self, ErrorKind, Read};
 use std::path::Path;
 
+use crate::actions::secrets;
 use crate::context::Context;
 use crate::error::{Error, Result};
-use crate::init::folder_name;
 use crate::js::json::{Object, Value};
+use crate::js::path::resolve;
 use crate::js::text::{collapse_whitespace, trim};
 use crate::output::Report;
-use crate::secrets;
-use crate::store::paths::{REGISTRY_CAP, resolve};
-use crate::store::{WriterLock, document};
+use crate::store::layout::REGISTRY_CAP;
+use crate::store::lock::WriterLock;
+use crate::store::temporaries;
 
 use super::{
     CANDIDATES_DIR, Candidate, Kind, candidate_path, candidates_dir, entry_topics, file_name,
@@ -170,7 +171,12 @@ pub fn draft(
         .filter(char::is_ascii_digit)
         .take(8)
         .collect();
-    let project = match slug(&folder_name(&ctx.root)) {
+    let folder = ctx
+        .root
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let project = match slug(&folder) {
         s if s.is_empty() => "project".to_owned(),
         s => s,
     };
@@ -229,7 +235,7 @@ pub fn write(
         )
     })?;
     // Under the writer lock every temporary file here belongs to a writer that died.
-    document::remove_dead_temporaries(&dir, |stem| {
+    temporaries::remove_dead_temporaries(&dir, |stem| {
         stem.strip_suffix(".md").is_some_and(super::is_valid_id)
     });
     let base = candidate.id.clone();

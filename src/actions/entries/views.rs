@@ -9,18 +9,15 @@ use std::ffi::OsStr;
 use std::fmt::Write as _;
 
 use crate::context::Context;
-use crate::entry;
 use crate::error::Result;
-use crate::store::WriterLock;
 use crate::store::confined;
+use crate::store::entry;
+use crate::store::lock::WriterLock;
 use crate::store::sections::sections;
 
 use super::{CANDIDATES_DIR, Kind, Listed, NOTE_DIRS, pending, read_note};
 
-/// The view of the pending candidates.
-pub const CANDIDATES_VIEW: &str = ".bmad/memory/CANDIDATES.md";
-/// The view of the admitted entries.
-pub const INDEX_VIEW: &str = ".bmad/memory/INDEX.md";
+pub use crate::store::layout::{CANDIDATES_VIEW, INDEX_VIEW};
 
 /// The two views, as they should read now: (path, text).
 ///
