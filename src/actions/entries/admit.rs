@@ -242,6 +242,7 @@ pub fn appended(old: &str, section: &str, title: &str) -> Option<String> {
 fn admit(ctx: &Context, id: &str, expect: &str, by: &str) -> Result<AdmitReport> {
     let lock = WriterLock::acquire(&ctx.root)?;
     let (dir, stored, candidate) = read_pending(ctx, id)?;
+    views::expected(ctx)?;
     if stored.sha256 != expect.to_ascii_lowercase() {
         return Err(Error::refused(format!(
             "candidate {id} is not the text that was shown: its sha256 is {}, not {expect}; review it again with `bmad-mem admit --list`",
@@ -358,6 +359,7 @@ fn replace_note(ctx: &Context, rel: &str, old: Option<&str>, new: &str) -> Resul
 fn refuse(ctx: &Context, id: &str, reason: &str, by: &str) -> Result<AdmitReport> {
     let lock = WriterLock::acquire(&ctx.root)?;
     let (dir, stored, candidate) = read_pending(ctx, id)?;
+    views::expected(ctx)?;
     let topic = candidate.topic();
     if !refused_topics(ctx)?.contains(&topic) {
         let old = read_note(ctx, REFUSED_FILE)?;
@@ -432,6 +434,7 @@ pub fn unfinished(ctx: &Context, candidate: &Candidate, sha256: &str) -> Result<
 fn finish(ctx: &Context, id: &str, by: &str) -> Result<AdmitReport> {
     let lock = WriterLock::acquire(&ctx.root)?;
     let (dir, stored, candidate) = read_pending(ctx, id)?;
+    views::expected(ctx)?;
     match unfinished(ctx, &candidate, &stored.sha256)? {
         Some(true) => {
             let rel = candidate.kind.entries_file();

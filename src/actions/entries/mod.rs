@@ -29,7 +29,7 @@ use crate::js::text::{collapse_whitespace, trim, utf16_len};
 use crate::store::confined::{self, Dir};
 use crate::store::layout::PACK_DIR;
 pub use crate::store::layout::{CANDIDATES_DIR, REFUSED_FILE};
-use crate::store::paths::read_registry;
+use crate::store::paths::{Loose, read_loose, read_registry};
 use crate::store::sections::sections;
 
 /// Where admitted entries go.
@@ -458,14 +458,27 @@ pub fn refused_topics(ctx: &Context) -> Result<BTreeSet<String>> {
         .unwrap_or_default())
 }
 
+/// A note file as recall reads it (links inside the project followed, up to 64 MiB, invalid
+/// UTF-8 replaced): `None` when absent or skipped (a FIFO, a device, a link leaving the
+/// project), as recall skips it.
+///
+/// # Errors
+/// A folder in the file's place; an I/O error naming the file.
+pub fn read_note_loose(ctx: &Context, rel: &str) -> Result<Option<String>> {
+    Ok(match read_loose(&ctx.root.join(rel), &ctx.root)? {
+        Loose::Read(text) => Some(text),
+        Loose::Missing | Loose::Skipped(_) => None,
+    })
+}
+
 /// The topics of the existing entries of `kind`, in both note folders.
 ///
 /// # Errors
-/// As [`read_note`].
+/// As [`read_note_loose`].
 pub fn entry_topics(ctx: &Context, kind: Kind) -> Result<BTreeSet<String>> {
     let mut topics = BTreeSet::new();
     for dir in NOTE_DIRS {
-        if let Some(text) = read_note(ctx, &format!("{dir}/{}", kind.note_file()))? {
+        if let Some(text) = read_note_loose(ctx, &format!("{dir}/{}", kind.note_file()))? {
             topics.extend(sections(&text).iter().map(|s| slug(s.heading)));
         }
     }

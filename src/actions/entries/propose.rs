@@ -205,6 +205,9 @@ pub fn write(
     mut candidate: Candidate,
     when_pending: WhenPending,
 ) -> Result<Result<Proposed, NotWritten>> {
+    // The views are rebuilt after the write: their sources must be readable before it, so that
+    // a refusal never comes after something was written.
+    views::expected(ctx)?;
     let topic = candidate.topic();
     if refused_topics(ctx)?.contains(&topic) {
         return Ok(Err(NotWritten::Duplicate(format!(

@@ -15,7 +15,7 @@ use crate::store::entry;
 use crate::store::lock::WriterLock;
 use crate::store::sections::sections;
 
-use super::{CANDIDATES_DIR, Kind, Listed, NOTE_DIRS, pending, read_note};
+use super::{CANDIDATES_DIR, Kind, Listed, NOTE_DIRS, pending, read_note, read_note_loose};
 
 pub use crate::store::layout::{CANDIDATES_VIEW, INDEX_VIEW};
 
@@ -90,7 +90,7 @@ fn index_view(ctx: &Context) -> Result<String> {
     for dir in NOTE_DIRS {
         for kind in Kind::ALL {
             let rel = format!("{dir}/{}", kind.note_file());
-            let Some(text) = read_note(ctx, &rel)? else {
+            let Some(text) = read_note_loose(ctx, &rel)? else {
                 continue;
             };
             for section in sections(&text) {

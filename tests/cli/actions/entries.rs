@@ -860,3 +860,25 @@ fn no_false_positive_on_the_fixtures_and_the_decision_records() {
         findings.len()
     );
 }
+
+/// A note file no reader can take (here a folder in its place) refuses an entry command before
+/// anything is written, even when the candidate's own type does not touch it: the views read
+/// every note file afterwards.
+#[test]
+fn an_unreadable_note_file_refuses_before_anything_is_written() {
+    let (project, proposed) = propose(TestProject::new(), TITLE, BODY);
+    let _ = project
+        .mkdir(".bmad/memory/decisions.md")
+        .args([
+            "propose",
+            "--type",
+            "lesson",
+            "--title",
+            "Another lesson",
+            "--body",
+            "x",
+        ])
+        .refused("propose", "EISDIR: illegal operation on a directory, read")
+        .args(["admit", &proposed.id, "--expect", &proposed.sha256])
+        .refused("admit", "EISDIR: illegal operation on a directory, read");
+}
