@@ -347,7 +347,7 @@ fn replace_note(ctx: &Context, rel: &str, old: Option<&str>, new: &str) -> Resul
             "{rel} changed while the entry was being admitted; nothing was written, run admit again"
         )));
     }
-    super::crash_point(ctx, "admit-before-note");
+    super::crash_point(ctx, "note-before-rename");
     dir.rename(&tmp, name).map_err(|e| {
         let _ = dir.remove(&tmp);
         Error::io("cannot write", target.path(), e)

@@ -694,7 +694,7 @@ fn a_crash_before_the_entry_is_written_leaves_everything_pending() {
     let candidate = project.read(&candidate_path);
     let ran = project
         .args(["admit", ID, "--expect", &proposed.sha256])
-        .env("BMAD_MEM_CRASH_AT", "admit-before-note")
+        .env("BMAD_MEM_CRASH_AT", "note-before-rename")
         .code(70)
         .file(&candidate_path, &candidate)
         .file(LESSONS, &lessons)
@@ -881,4 +881,66 @@ fn an_unreadable_note_file_refuses_before_anything_is_written() {
         .refused("propose", "EISDIR: illegal operation on a directory, read")
         .args(["admit", &proposed.id, "--expect", &proposed.sha256])
         .refused("admit", "EISDIR: illegal operation on a directory, read");
+}
+
+#[test]
+fn the_content_comes_from_a_file_and_import_takes_a_given_file() {
+    let project = TestProject::new()
+        .write("notes/lesson.md", "\r\nFirst line.\r\nSecond line.\r\n\r\n")
+        .write(
+            "notes/decisions.md",
+            "# Decisions\n\n1. Keep one database\n2) Ship behind a flag\n   for a week\n",
+        );
+    let ran = project
+        .args([
+            "--json",
+            "propose",
+            "--type",
+            "lesson",
+            "--title",
+            TITLE,
+            "--from",
+            "notes/lesson.md",
+        ])
+        .code(0)
+        .run();
+    let proposed: Proposed = ran.json();
+    let project = ran.then();
+    let text = project.read_text(&proposed.file);
+    assert!(
+        text.contains("## Content\n\nFirst line.\nSecond line.\n\n## Evidence"),
+        "{text}"
+    );
+    let ran = project
+        .args(["--json", "import", "--from", "notes/decisions.md"])
+        .code(0)
+        .run();
+    let report: serde_json::Value = ran.json();
+    let proposed: Vec<(&str, &str)> = report["proposed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["type"].as_str().unwrap(), p["title"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        proposed,
+        [
+            ("decision", "Keep one database"),
+            ("decision", "Ship behind a flag")
+        ]
+    );
+    assert_eq!(report["read"], serde_json::json!(["notes/decisions.md"]));
+    let _ = ran
+        .then()
+        .write("notes/.env", "X=1\n")
+        .args(["import", "--from", "notes/.env"])
+        .refused(
+            "import",
+            "--from `notes/.env` names an environment file; secrets never enter the memory",
+        )
+        .args(["import", "--from", "agents-md"])
+        .code(0)
+        .stdout("mem import: nothing to import (no .claude/agent-memory/*/MEMORY.md, no memory section in CLAUDE.md or AGENTS.md)\n")
+        .unchanged()
+        .run();
 }
