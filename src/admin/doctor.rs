@@ -46,7 +46,8 @@ use std::path::Path;
 use pulldown_cmark::{CodeBlockKind, Event, Parser, Tag};
 use rustix::fs::OFlags;
 
-use crate::actions::entries::{self, admit, views};
+use crate::actions::entries::candidate as entries;
+use crate::actions::entries::{admit, views};
 use crate::actions::receipts;
 use crate::admin::archive;
 use crate::admin::lock;

@@ -36,10 +36,12 @@ use crate::store::lock::WriterLock;
 use crate::store::sections::{Section, sections};
 use crate::store::temporaries;
 
-use super::{
-    Candidate, Kind, Listed, REFUSED_FILE, Stored, candidate_path, candidates_dir, file_name,
-    is_pending, is_valid_id, pending, read_note, read_stored, refused_topics, slug, views,
+use crate::actions::entries::candidate::{
+    Candidate, Kind, Listed, REFUSED_FILE, Stored, candidate_path, candidates_dir, count,
+    crash_point, file_name, is_pending, is_valid_id, pending, read_note, read_stored,
+    refused_topics, slug,
 };
+use crate::actions::entries::views;
 
 /// List, admit or refuse candidate entries (a person's step; never automatic).
 #[derive(Debug, Clone, Default, clap::Args)]
@@ -290,7 +292,7 @@ fn admit(ctx: &Context, id: &str, expect: &str, by: &str) -> Result<AdmitReport>
         )));
     }
     replace_note(ctx, &rel, old.as_deref(), &new)?;
-    super::crash_point(ctx, "admit-after-note");
+    crash_point(ctx, "admit-after-note");
     if candidate.kind == Kind::Decision {
         admitted_decision(ctx, &lock, &candidate, &rel, &stored.sha256)?;
     }
@@ -347,7 +349,7 @@ fn replace_note(ctx: &Context, rel: &str, old: Option<&str>, new: &str) -> Resul
             "{rel} changed while the entry was being admitted; nothing was written, run admit again"
         )));
     }
-    super::crash_point(ctx, "note-before-rename");
+    crash_point(ctx, "note-before-rename");
     dir.rename(&tmp, name).map_err(|e| {
         let _ = dir.remove(&tmp);
         Error::io("cannot write", target.path(), e)
@@ -385,7 +387,7 @@ fn refuse(ctx: &Context, id: &str, reason: &str, by: &str) -> Result<AdmitReport
         }
         replace_note(ctx, REFUSED_FILE, old.as_deref(), &new)?;
     }
-    super::crash_point(ctx, "refuse-after-note");
+    crash_point(ctx, "refuse-after-note");
     record_refusal(ctx, &dir, &stored, &candidate, by)?;
     views::rebuild(ctx, &lock)?;
     Ok(AdmitReport::Refused {
@@ -504,7 +506,7 @@ impl Report for AdmitReport {
                     .collect();
                 Value::Object(
                     Object::new()
-                        .with("count", super::count(list.len()))
+                        .with("count", count(list.len()))
                         .with("candidates", list),
                 )
             }

@@ -25,8 +25,8 @@ use crate::store::confined;
 use crate::store::lock::WriterLock;
 use crate::store::paths::{Loose, read_loose};
 
-use super::Kind;
-use super::propose::{NotWritten, Proposed, WhenPending, draft, write};
+use crate::actions::entries::candidate::{Kind, count};
+use crate::actions::entries::propose::{NotWritten, Proposed, WhenPending, draft, write};
 
 use crate::store::layout::CLAUDE_AGENT_MEMORY as CLAUDE_DIR;
 /// The project instruction files whose memory section is imported.
@@ -349,7 +349,7 @@ impl Report for ImportReport {
                 Value::Object(
                     Object::new()
                         .with("file", r.file.as_str())
-                        .with("line", super::count(r.line))
+                        .with("line", count(r.line))
                         .with("reason", r.reason.as_str()),
                 )
             })
@@ -361,7 +361,7 @@ impl Report for ImportReport {
                     self.read.iter().map(Value::from).collect::<Vec<_>>(),
                 )
                 .with("proposed", proposed)
-                .with("duplicates", super::count(self.duplicates))
+                .with("duplicates", count(self.duplicates))
                 .with("refused", refused),
         )
     }

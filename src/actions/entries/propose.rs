@@ -23,10 +23,11 @@ use crate::store::layout::REGISTRY_CAP;
 use crate::store::lock::WriterLock;
 use crate::store::temporaries;
 
-use super::{
-    CANDIDATES_DIR, Candidate, Kind, candidate_path, candidates_dir, entry_topics, file_name,
-    normalize_title, refused_topics, slug, split_list, views,
+use crate::actions::entries::candidate::{
+    CANDIDATES_DIR, Candidate, Kind, REFUSED_FILE, candidate_path, candidates_dir, entry_topics,
+    file_name, is_valid_id, normalize_title, pending, refused_topics, slug, split_list,
 };
+use crate::actions::entries::views;
 
 /// How many numbered ids are tried for one topic and day.
 const MAX_SUFFIX: usize = 10_000;
@@ -212,7 +213,7 @@ pub fn write(
     if refused_topics(ctx)?.contains(&topic) {
         return Ok(Err(NotWritten::Duplicate(format!(
             "the topic `{topic}` was refused (see {}); it is never proposed again",
-            super::REFUSED_FILE
+            REFUSED_FILE
         ))));
     }
     if entry_topics(ctx, candidate.kind)?.contains(&topic) {
@@ -223,7 +224,7 @@ pub fn write(
         ))));
     }
     if when_pending == WhenPending::Skip {
-        let (pending, _) = super::pending(ctx)?;
+        let (pending, _) = pending(ctx)?;
         if pending.iter().any(|(c, _)| c.topic() == topic) {
             return Ok(Err(NotWritten::Duplicate(format!(
                 "the topic `{topic}` is already pending"
@@ -239,7 +240,7 @@ pub fn write(
     })?;
     // Under the writer lock every temporary file here belongs to a writer that died.
     temporaries::remove_dead_temporaries(&dir, |stem| {
-        stem.strip_suffix(".md").is_some_and(super::is_valid_id)
+        stem.strip_suffix(".md").is_some_and(is_valid_id)
     });
     let base = candidate.id.clone();
     for n in 1..=MAX_SUFFIX {

@@ -15,7 +15,9 @@ use crate::store::entry;
 use crate::store::lock::WriterLock;
 use crate::store::sections::sections;
 
-use super::{CANDIDATES_DIR, Kind, Listed, NOTE_DIRS, pending, read_note, read_note_loose};
+use crate::actions::entries::candidate::{
+    CANDIDATES_DIR, Kind, Listed, NOTE_DIRS, pending, read_note, read_note_loose,
+};
 
 pub use crate::store::layout::{CANDIDATES_VIEW, INDEX_VIEW};
 
