@@ -93,6 +93,7 @@ impl Kind {
     }
 
     /// The heading of a note file created for this kind.
+    #[must_use]
     pub fn file_title(self) -> &'static str {
         match self {
             Kind::Decision => "# Decisions\n",
@@ -472,6 +473,7 @@ pub fn entry_topics(ctx: &Context, kind: Kind) -> Result<BTreeSet<String>> {
 }
 
 /// A count as a JSON number.
+#[must_use]
 pub fn count(n: usize) -> Value {
     Value::from(u32::try_from(n).unwrap_or(u32::MAX))
 }

@@ -212,8 +212,7 @@ pub fn write(
     let topic = candidate.topic();
     if refused_topics(ctx)?.contains(&topic) {
         return Ok(Err(NotWritten::Duplicate(format!(
-            "the topic `{topic}` was refused (see {}); it is never proposed again",
-            REFUSED_FILE
+            "the topic `{topic}` was refused (see {REFUSED_FILE}); it is never proposed again"
         ))));
     }
     if entry_topics(ctx, candidate.kind)?.contains(&topic) {
