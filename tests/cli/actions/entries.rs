@@ -944,3 +944,38 @@ fn the_content_comes_from_a_file_and_import_takes_a_given_file() {
         .unchanged()
         .run();
 }
+
+#[test]
+fn a_pending_candidate_out_of_shape_is_named_not_dropped() {
+    let (project, proposed) = propose(TestProject::new(), TITLE, BODY);
+    let broken = project
+        .read_text(&proposed.file)
+        .replace("## Content", "## Body");
+    let project = project.write(&proposed.file, broken);
+    let ran = project.args(["admit", "--list"]).code(0).run();
+    assert_eq!(ran.stdout, "mem admit: no pending candidate\n");
+    assert_eq!(
+        ran.stderr,
+        format!(
+            "warning: {} is not in the candidate format; fix or remove it\n",
+            proposed.file
+        )
+    );
+    let (project, report) = doctor(ran.then(), 1);
+    assert!(
+        report
+            .problems
+            .iter()
+            .any(|p| p.file == proposed.file && p.kind == "candidate-format"),
+        "{report:?}"
+    );
+    let _ = project
+        .args(["admit", &proposed.id, "--expect", &proposed.sha256])
+        .refused(
+            "admit",
+            &format!(
+                "candidate {ID} is not in the candidate format (front matter, then ## Context, ## Content, ## Evidence); fix or remove {}",
+                proposed.file
+            ),
+        );
+}
