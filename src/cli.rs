@@ -8,6 +8,9 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
+use crate::actions::entries::admit::AdmitArgs;
+use crate::actions::entries::import::ImportArgs;
+use crate::actions::entries::propose::ProposeArgs;
 use crate::actions::decisions::DecisionArgs;
 use crate::actions::observe::ObserveArgs;
 use crate::actions::outcomes::OutcomesArgs;
@@ -89,6 +92,12 @@ pub enum Command {
     Export(ExportArgs),
     /// List the projects below a folder by their markers; --index adds them to the global brain.
     Scan(ScanArgs),
+    /// Record a candidate decision, lesson or pattern for a person to admit.
+    Propose(ProposeArgs),
+    /// List the candidates, admit one exactly as shown, or refuse its topic for good.
+    Admit(AdmitArgs),
+    /// Propose candidates from Claude's agent memory, CLAUDE.md/AGENTS.md or a Markdown file.
+    Import(ImportArgs),
     /// Adopt, supersede or abrogate a decision of decisions.md (the ledger records every change).
     Decision(DecisionArgs),
     /// Check the notes and the decision ledger (read-only); exit 1 when an error is found.
@@ -114,6 +123,9 @@ impl Command {
             Command::Handoff(_) => "handoff",
             Command::Export(_) => "export",
             Command::Scan(_) => "scan",
+            Command::Propose(_) => "propose",
+            Command::Admit(_) => "admit",
+            Command::Import(_) => "import",
             Command::Decision(_) => "decision",
             Command::Lint(_) => "lint",
         }
@@ -121,7 +133,7 @@ impl Command {
 }
 
 /// Options, of every action, that take a value: the word after one of them is its value.
-const VALUE_OPTIONS: [&str; 29] = [
+const VALUE_OPTIONS: [&str; 36] = [
     "-d",
     "--directory",
     "--scope",
@@ -149,8 +161,15 @@ const VALUE_OPTIONS: [&str; 29] = [
     "--out",
     "--before",
     "--keep",
-    "--by",
+    "--type",
+    "--title",
+    "--body",
+    "--applies-when",
+    "--source",
+    "--refuse",
     "--reason",
+    "--by",
+    "--finish",
 ];
 
 /// Marks a word that must reach the action as a plain word.
@@ -261,7 +280,7 @@ impl Cli {
 }
 
 /// The action names, in the order the help lists them.
-pub const ACTIONS: [&str; 16] = [
+pub const ACTIONS: [&str; 19] = [
     "recall",
     "write",
     "reinforce",
@@ -276,6 +295,9 @@ pub const ACTIONS: [&str; 16] = [
     "handoff",
     "export",
     "scan",
+    "propose",
+    "admit",
+    "import",
     "decision",
     "lint",
 ];

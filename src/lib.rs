@@ -45,6 +45,9 @@ pub fn run(command: &Command, ctx: &Context) -> Result<Box<dyn Report>> {
         Command::Handoff(args) => Box::new(handoff::run(args, ctx)?),
         Command::Export(args) => Box::new(export::run(args, ctx)?),
         Command::Scan(args) => Box::new(scan::run(args, ctx)?),
+        Command::Propose(args) => Box::new(actions::entries::propose::run(args, ctx)?),
+        Command::Admit(args) => Box::new(actions::entries::admit::run(args, ctx)?),
+        Command::Import(args) => Box::new(actions::entries::import::run(args, ctx)?),
         Command::Decision(args) => Box::new(decisions::run(args, ctx)?),
         Command::Lint(args) => Box::new(lint::run(args, ctx)?),
     })
