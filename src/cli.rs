@@ -8,10 +8,10 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
+use crate::actions::decisions::DecisionArgs;
 use crate::actions::entries::admit::AdmitArgs;
 use crate::actions::entries::import::ImportArgs;
 use crate::actions::entries::propose::ProposeArgs;
-use crate::actions::decisions::DecisionArgs;
 use crate::actions::observe::ObserveArgs;
 use crate::actions::outcomes::OutcomesArgs;
 use crate::actions::recall::RecallArgs;

@@ -316,6 +316,7 @@ pub fn end(
     heading: &str,
     end: &End<'_>,
     reason: Option<&str>,
+    crash_at: Option<&str>,
 ) -> Result<Outcome> {
     let heading = heading_arg(heading, "the decision")?;
     let successor = match end {
@@ -405,7 +406,7 @@ pub fn end(
         std::iter::once(first).chain(second).collect()
     };
     ensure_unchanged(root, &files, doing)?;
-    write_flip(root, &records, &old, &flipped, doing, &lock)?;
+    write_flip(root, &records, &old, &flipped, doing, &lock, crash_at)?;
     drop(lock);
     Ok(Outcome {
         event,
@@ -452,7 +453,8 @@ fn flip(
 }
 
 /// Appends `records` to the ledger, then replaces the note file with `flipped` if it still holds
-/// the bytes first read; when it cannot, takes the records back.
+/// the bytes first read; when it cannot, takes the records back. `crash_at` is the crash tests'
+/// hook (`BMAD_MEM_CRASH_AT=decision-after-ledger` stops the process between the two writes).
 fn write_flip(
     root: &Path,
     records: &[Record],
@@ -460,12 +462,17 @@ fn write_flip(
     flipped: &str,
     doing: &str,
     lock: &WriterLock,
+    crash_at: Option<&str>,
 ) -> Result<()> {
     let appended: u64 = records
         .iter()
         .map(|r| Value::Object(r.to_object()).compact().len() as u64 + 1)
         .sum();
     let before = ledger::record(root, records, lock)?;
+    // The test hook of crash tests: stop dead between the two writes, as a kill would.
+    if crash_at == Some("decision-after-ledger") {
+        std::process::exit(70);
+    }
     if let Err(e) = replace_if_unchanged(root, old.file, old.text, flipped, doing) {
         if !records.is_empty() {
             ledger::undo(root, before, appended, lock)?;

@@ -95,6 +95,7 @@ pub fn run(args: &DecisionArgs, ctx: &Context) -> Result<DecisionReport> {
             &a.heading,
             &End::Supersede { by: &a.by },
             a.reason.as_deref(),
+            ctx.crash_at.as_deref(),
         )?,
         DecisionCommand::Abrogate(a) => lifecycle::end(
             &ctx.root,
@@ -102,6 +103,7 @@ pub fn run(args: &DecisionArgs, ctx: &Context) -> Result<DecisionReport> {
             &a.heading,
             &End::Abrogate,
             a.reason.as_deref(),
+            ctx.crash_at.as_deref(),
         )?,
     };
     Ok(DecisionReport { outcome })

@@ -291,18 +291,31 @@ fn a_person_editing_the_file_between_read_and_write_makes_it_refuse() {
     assert_eq!(project.names(".agents/memory"), ["decisions.md"]);
 }
 
-/// A crash after the ledger append and before the file's rename leaves the records without the
-/// flip. That state is made exactly here: the ledger of a finished run next to the notes as
-/// they were. `lint` names it and its fix; the fix completes the flip without a second record,
-/// ending exactly where an uninterrupted run ends.
+/// A crash after the ledger append and before the file's rename (injected with the crash
+/// tests' hook) leaves the records without the flip, and never the flip without its records.
+/// `lint` names that state and its fix; after the dead writer's lock is recovered, the fix
+/// completes the flip without a second record, ending exactly where an uninterrupted run ends.
 #[test]
 fn a_crash_between_the_ledger_and_the_file_is_named_by_lint_and_completed_by_a_rerun() {
     let args = ["decision", "supersede", PG, "--by", REDIS];
     let finished = ledgered().args(args).code(0).run().project;
-    let interrupted = ledgered().write(LEDGER, finished.read(LEDGER));
-    let ran = interrupted.args(["lint", "--json"]).code(1).run();
+    let ran = ledgered()
+        .args(args)
+        .env("BMAD_MEM_CRASH_AT", "decision-after-ledger")
+        .code(70)
+        .stdout("")
+        .file(DECISIONS, NOTES)
+        .file(LEDGER, finished.read(LEDGER))
+        .run();
+    let project = ran.then().env("BMAD_MEM_CRASH_AT", "");
+    let sha = sha256_hex(&project.read(LOCK));
+    let project = project
+        .args(["lock", "--recover", "--expect", &sha])
+        .code(0)
+        .run()
+        .then();
+    let ran = project.args(["lint", "--json"]).code(1).run();
     let report: serde_json::Value = ran.json();
-    let ran_project = ran.project;
     let errors: Vec<&serde_json::Value> = report["findings"]
         .as_array()
         .unwrap()
@@ -313,10 +326,16 @@ fn a_crash_between_the_ledger_and_the_file_is_named_by_lint_and_completed_by_a_r
     assert_eq!(errors[0]["check"], "ledger-status");
     assert_eq!(errors[0]["heading"], PG);
     assert_eq!(
+        errors[0]["message"],
+        format!(
+            "the ledger says superseded by \"{REDIS}\" but the file says active: the change was interrupted before the file was rewritten"
+        )
+    );
+    assert_eq!(
         errors[0]["proposal"],
         format!("`bmad-mem decision supersede \"{PG}\" --by \"{REDIS}\"` completes it")
     );
-    ran_project
+    ran.then()
         .args(args)
         .code(0)
         .stdout(&format!(
