@@ -23,6 +23,7 @@
 use std::ffi::OsStr;
 use std::fmt::Write as _;
 
+use crate::actions::decisions::ledger::{self, Ledger, Record};
 use crate::actions::secrets;
 use crate::context::Context;
 use crate::error::{Error, Result};
@@ -31,6 +32,7 @@ use crate::js::json::{Object, Value};
 use crate::js::text::{collapse_whitespace, trim};
 use crate::output::Report;
 use crate::store::confined::{self, Dir};
+use crate::store::entry::{Status, status_of};
 use crate::store::layout::{NOTE_FILES, REGISTRY_CAP};
 use crate::store::lock::WriterLock;
 use crate::store::sections::{Section, sections};
@@ -311,16 +313,34 @@ fn admit(ctx: &Context, id: &str, expect: &str, by: &str) -> Result<AdmitReport>
     })
 }
 
-/// Where an admitted decision will also be recorded in the decision ledger; nothing to do
-/// until that ledger exists.
-#[allow(clippy::unnecessary_wraps)]
+/// Records an admitted decision in the decision ledger (event `admit`), as it now stands in
+/// `file`; nothing when the ledger has it already (a finished admit that a crash interrupted).
 fn admitted_decision(
-    _ctx: &Context,
-    _lock: &WriterLock,
-    _candidate: &Candidate,
-    _file: &str,
+    ctx: &Context,
+    lock: &WriterLock,
+    candidate: &Candidate,
+    file: &str,
     _sha256: &str,
 ) -> Result<()> {
+    let ledger = Ledger::read(&ctx.root)?;
+    if ledger.latest_of(file, &candidate.title).is_some() {
+        return Ok(());
+    }
+    let text = read_note(ctx, file)?.unwrap_or_default();
+    let cut = sections(&text);
+    let Some(section) = cut.iter().rev().find(|s| s.heading == candidate.title) else {
+        return Ok(());
+    };
+    let status = status_of(section).unwrap_or(Status::Active);
+    let record = Record::new(
+        &ctx.now.iso,
+        "admit",
+        file,
+        section.heading,
+        status.as_str(),
+        ledger::digest(section),
+    );
+    ledger::record(&ctx.root, &[record], lock)?;
     Ok(())
 }
 
@@ -440,6 +460,9 @@ fn finish(ctx: &Context, id: &str, by: &str) -> Result<AdmitReport> {
     match unfinished(ctx, &candidate, &stored.sha256)? {
         Some(true) => {
             let rel = candidate.kind.entries_file();
+            if candidate.kind == Kind::Decision {
+                admitted_decision(ctx, &lock, &candidate, &rel, &stored.sha256)?;
+            }
             let record = format!(
                 "admitted by {by} (finished {}): {id} (sha256 {}) is the entry \"{}\" of {rel}\n",
                 ctx.now.iso, stored.sha256, candidate.title

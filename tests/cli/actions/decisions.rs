@@ -369,3 +369,60 @@ fn adopting_nothing_new_creates_nothing() {
         .unchanged()
         .run();
 }
+
+/// A decision admitted through `admit` is ledgered (event `admit`), so it can be superseded at
+/// once and an edit of its text is caught.
+#[test]
+fn an_admitted_decision_is_ledgered() {
+    let ran = TestProject::new()
+        .args([
+            "--json",
+            "propose",
+            "--type",
+            "decision",
+            "--title",
+            "Use Postgres for the ledger",
+            "--body",
+            "One database.",
+        ])
+        .code(0)
+        .run();
+    let proposed: serde_json::Value = ran.json();
+    let (id, sha) = (
+        proposed["id"].as_str().unwrap().to_owned(),
+        proposed["sha256"].as_str().unwrap().to_owned(),
+    );
+    let project = ran
+        .then()
+        .args(["admit", &id, "--expect", &sha])
+        .env("USER", "bob")
+        .code(0)
+        .run()
+        .then();
+    let notes = project.read_text(DECISIONS);
+    let all = bmad_mem::store::sections::sections(&notes);
+    let section = all
+        .iter()
+        .find(|s| s.heading == "Use Postgres for the ledger")
+        .unwrap();
+    let heading = "Use Postgres for the ledger";
+    let without_status = section.trimmed_text().replace("**Status:** active\n", "");
+    assert_eq!(
+        project.read_text(LEDGER),
+        format!(
+            "{{\"ts\":\"{NOW}\",\"id\":\"{}\",\"event\":\"admit\",\"heading\":\"{heading}\",\"file\":\"{DECISIONS}\",\"status\":\"active\",\"sha256\":\"{}\",\"by\":null,\"reason\":null}}\n",
+            record_id(heading, "admit"),
+            sha256_hex(without_status.as_bytes())
+        )
+    );
+    let _ = project
+        .args([
+            "decision",
+            "abrogate",
+            heading,
+            "--reason",
+            "one store is enough",
+        ])
+        .code(0)
+        .run();
+}
