@@ -16,6 +16,7 @@ use crate::actions::write::WriteArgs;
 use crate::admin::archive::ArchiveArgs;
 use crate::admin::doctor::DoctorArgs;
 use crate::admin::lock::LockArgs;
+use crate::mcp::McpArgs;
 use crate::session::brief::BriefArgs;
 use crate::session::export::ExportArgs;
 use crate::session::handoff::HandoffArgs;
@@ -87,6 +88,8 @@ pub enum Command {
     Export(ExportArgs),
     /// List the projects below a folder by their markers; --index adds them to the global brain.
     Scan(ScanArgs),
+    /// Serve the memory's tools to an agent over the Model Context Protocol (stdio).
+    Mcp(McpArgs),
 }
 
 impl Command {
@@ -108,6 +111,7 @@ impl Command {
             Command::Handoff(_) => "handoff",
             Command::Export(_) => "export",
             Command::Scan(_) => "scan",
+            Command::Mcp(_) => "mcp",
         }
     }
 }
@@ -251,7 +255,7 @@ impl Cli {
 }
 
 /// The action names, in the order the help lists them.
-pub const ACTIONS: [&str; 14] = [
+pub const ACTIONS: [&str; 15] = [
     "recall",
     "write",
     "reinforce",
@@ -266,6 +270,7 @@ pub const ACTIONS: [&str; 14] = [
     "handoff",
     "export",
     "scan",
+    "mcp",
 ];
 
 #[cfg(test)]

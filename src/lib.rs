@@ -15,6 +15,7 @@ pub mod cli;
 pub mod context;
 pub mod error;
 pub mod js;
+pub mod mcp;
 pub mod nexus;
 pub mod output;
 pub mod session;
@@ -48,5 +49,10 @@ pub fn run(command: &Command, ctx: &Context) -> Result<Box<dyn Report>> {
         Command::Handoff(args) => Box::new(handoff::run(args, ctx)?),
         Command::Export(args) => Box::new(export::run(args, ctx)?),
         Command::Scan(args) => Box::new(scan::run(args, ctx)?),
+        Command::Mcp(_) => {
+            return Err(error::Error::refused(
+                "mcp is a server: it runs from the command line, not as an action",
+            ));
+        }
     })
 }
