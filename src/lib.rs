@@ -6,9 +6,6 @@
 //! calls [`run`], which dispatches to one module per action. Actions never read argv, the
 //! environment or the clock, and never print: they return a [`output::Report`].
 
-// Lets shared test support written against `bmad_mem::…` compile inside unit tests too.
-extern crate self as bmad_mem;
-
 pub mod actions;
 pub mod admin;
 pub mod cli;
