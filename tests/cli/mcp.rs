@@ -459,3 +459,56 @@ async fn two_servers_and_a_command_line_writer_lose_no_event() {
     }
     assert!(!project.path(LOCK).exists(), "no lock left");
 }
+
+/// The README's MCP transcript, replayed: each `→` line is sent, and each request's `←` line
+/// must be the server's next line, byte for byte.
+#[test]
+fn the_readme_transcript_is_what_the_server_says() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .expect("README.md");
+    let block: Vec<&str> = readme
+        .split_once("<!-- README:mcp-transcript -->\n```text\n")
+        .and_then(|(_, rest)| rest.split_once("\n```"))
+        .map(|(block, _)| block.lines().collect())
+        .expect("the transcript block");
+    let (command, exchange) = block.split_first().expect("a command line");
+    let words: Vec<&str> = command.split(' ').collect();
+    let [
+        "$",
+        now,
+        "bmad-mem",
+        "-d",
+        folder @ "fixtures/example",
+        "mcp",
+    ] = words.as_slice()
+    else {
+        panic!("unexpected command line: {command}");
+    };
+    let project = TestProject::new().fixture_beside("example", &format!("project/{folder}"));
+    let mut server = project.command();
+    server
+        .env(
+            "BMAD_MEM_NOW",
+            now.strip_prefix("BMAD_MEM_NOW=").expect("the clock"),
+        )
+        .args(["-d", folder, "mcp"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped());
+    let mut child = server.spawn().expect("spawn");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    for line in exchange {
+        if let Some(request) = line.strip_prefix("→ ") {
+            writeln!(stdin, "{request}").expect("send");
+            stdin.flush().expect("flush");
+        } else if let Some(response) = line.strip_prefix("← ") {
+            let mut got = String::new();
+            stdout.read_line(&mut got).expect("read");
+            assert_eq!(got.trim_end_matches('\n'), response);
+        } else {
+            panic!("neither → nor ←: {line}");
+        }
+    }
+    drop(stdin);
+    assert!(child.wait().expect("wait").success());
+}
