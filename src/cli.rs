@@ -8,6 +8,9 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
+use crate::actions::entries::admit::AdmitArgs;
+use crate::actions::entries::import::ImportArgs;
+use crate::actions::entries::propose::ProposeArgs;
 use crate::actions::observe::ObserveArgs;
 use crate::actions::outcomes::OutcomesArgs;
 use crate::actions::recall::RecallArgs;
@@ -88,6 +91,12 @@ pub enum Command {
     Export(ExportArgs),
     /// List the projects below a folder by their markers; --index adds them to the global brain.
     Scan(ScanArgs),
+    /// Record a candidate decision, lesson or pattern for a person to admit.
+    Propose(ProposeArgs),
+    /// List the candidates, admit one exactly as shown, or refuse its topic for good.
+    Admit(AdmitArgs),
+    /// Propose candidates from Claude's agent memory, CLAUDE.md/AGENTS.md or a Markdown file.
+    Import(ImportArgs),
     /// Serve the memory's tools to an agent over the Model Context Protocol (stdio).
     Mcp(McpArgs),
 }
@@ -111,13 +120,16 @@ impl Command {
             Command::Handoff(_) => "handoff",
             Command::Export(_) => "export",
             Command::Scan(_) => "scan",
+            Command::Propose(_) => "propose",
+            Command::Admit(_) => "admit",
+            Command::Import(_) => "import",
             Command::Mcp(_) => "mcp",
         }
     }
 }
 
 /// Options, of every action, that take a value: the word after one of them is its value.
-const VALUE_OPTIONS: [&str; 27] = [
+const VALUE_OPTIONS: [&str; 36] = [
     "-d",
     "--directory",
     "--scope",
@@ -145,6 +157,15 @@ const VALUE_OPTIONS: [&str; 27] = [
     "--out",
     "--before",
     "--keep",
+    "--type",
+    "--title",
+    "--body",
+    "--applies-when",
+    "--source",
+    "--refuse",
+    "--reason",
+    "--by",
+    "--finish",
 ];
 
 /// Marks a word that must reach the action as a plain word.
@@ -255,7 +276,7 @@ impl Cli {
 }
 
 /// The action names, in the order the help lists them.
-pub const ACTIONS: [&str; 15] = [
+pub const ACTIONS: [&str; 18] = [
     "recall",
     "write",
     "reinforce",
@@ -270,6 +291,9 @@ pub const ACTIONS: [&str; 15] = [
     "handoff",
     "export",
     "scan",
+    "propose",
+    "admit",
+    "import",
     "mcp",
 ];
 

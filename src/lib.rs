@@ -46,6 +46,9 @@ pub fn run(command: &Command, ctx: &Context) -> Result<Box<dyn Report>> {
         Command::Handoff(args) => Box::new(handoff::run(args, ctx)?),
         Command::Export(args) => Box::new(export::run(args, ctx)?),
         Command::Scan(args) => Box::new(scan::run(args, ctx)?),
+        Command::Propose(args) => Box::new(actions::entries::propose::run(args, ctx)?),
+        Command::Admit(args) => Box::new(actions::entries::admit::run(args, ctx)?),
+        Command::Import(args) => Box::new(actions::entries::import::run(args, ctx)?),
         Command::Mcp(_) => {
             return Err(error::Error::refused(
                 "mcp is a server: it runs from the command line, not as an action",
