@@ -13,6 +13,7 @@ use std::path::Path;
 
 use serde_json::{Map, Value, json};
 
+use crate::actions::entries::propose::{self, ProposeArgs};
 use crate::actions::outcomes::{self, OutcomesArgs};
 use crate::actions::recall::{self, RecallArgs};
 use crate::actions::signals::SignalArgs;
@@ -36,7 +37,13 @@ pub struct Tool {
 /// The tools, in the order `tools/list` gives them.
 #[must_use]
 pub fn tools() -> Vec<Tool> {
-    vec![recall_tool(), brief_tool(), write_tool(), outcomes_tool()]
+    vec![
+        recall_tool(),
+        brief_tool(),
+        write_tool(),
+        propose_tool(),
+        outcomes_tool(),
+    ]
 }
 
 fn recall_tool() -> Tool {
@@ -157,6 +164,47 @@ fn write_tool() -> Tool {
     }
 }
 
+fn propose_tool() -> Tool {
+    Tool {
+        name: "memory_propose",
+        title: "Propose a memory entry",
+        description: "Record a candidate decision, lesson or pattern for a person to admit \
+                      (never an entry by itself). Same result as `bmad-mem propose --json`.",
+        input_schema: schema(
+            &[
+                (
+                    "type",
+                    json!({"type": "string", "enum": ["decision", "lesson", "pattern"],
+                    "description": "What the candidate records."}),
+                ),
+                (
+                    "title",
+                    json!({"type": "string", "description": "The entry's title, one line."}),
+                ),
+                (
+                    "body",
+                    json!({"type": "string", "description": "The content (at most 2,000 characters)."}),
+                ),
+                (
+                    "applies_when",
+                    json!({"type": "string", "description": "When the entry applies."}),
+                ),
+                (
+                    "evidence",
+                    json!({"type": "string",
+                    "description": "Receipt or event ids, or paths, separated by commas."}),
+                ),
+                (
+                    "source",
+                    json!({"type": "string", "description": "Who proposes it (an agent's name)."}),
+                ),
+            ],
+            &["type", "title", "body"],
+        ),
+        read_only: false,
+    }
+}
+
 fn outcomes_tool() -> Tool {
     Tool {
         name: "memory_outcomes",
@@ -205,6 +253,12 @@ pub fn call(
         "memory_write" => {
             write_args(arguments).and_then(|args| run(directory, |ctx| write::run(&args, ctx)))
         }
+        "memory_propose" => propose_args(arguments).and_then(|args| {
+            // The server's stdin is the protocol: the command never reads it from here.
+            run(directory, |ctx| {
+                propose::run_with_input(&args, ctx, &mut std::io::empty())
+            })
+        }),
         "memory_outcomes" => Arguments::new(arguments, &[])
             .and_then(|_| run(directory, |ctx| outcomes::run(&OutcomesArgs {}, ctx))),
         _ => return None,
@@ -245,6 +299,29 @@ fn recall_args(arguments: &Map<String, Value>) -> Result<RecallArgs, String> {
         ranking: a.word("ranking")?,
         context_scope: a.word("context_scope")?,
         include_archive: a.flag("include_archive")?,
+    })
+}
+
+fn propose_args(arguments: &Map<String, Value>) -> Result<ProposeArgs, String> {
+    let a = Arguments::new(
+        arguments,
+        &[
+            "type",
+            "title",
+            "body",
+            "applies_when",
+            "evidence",
+            "source",
+        ],
+    )?;
+    Ok(ProposeArgs {
+        kind: a.word("type")?,
+        title: a.word("title")?,
+        body: a.word("body")?,
+        from: None,
+        applies_when: a.word("applies_when")?,
+        evidence: a.word("evidence")?,
+        source: a.word("source")?,
     })
 }
 

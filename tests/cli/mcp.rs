@@ -2,7 +2,7 @@
 //!
 //! * The handshake of every revision the server speaks (2025-06-18 and 2025-11-25 through
 //!   `initialize`, 2026-07-28 through `server/discover` and per-request metadata): the server's
-//!   name and version are bmad-mem's, and it lists exactly the four tools.
+//!   name and version are bmad-mem's, and it lists exactly the five tools.
 //! * Each tool's result is byte for byte the command's `--json` output on the same project;
 //!   each failure is a tool error carrying the command's `{"error":…}` message and changes no
 //!   file — a bad value, a store the command refuses, a missing project folder (which the
@@ -118,15 +118,16 @@ fn example() -> TestProject {
     home::project().fixture("example")
 }
 
-const TOOLS: [&str; 4] = [
+const TOOLS: [&str; 5] = [
     "memory_recall",
     "memory_brief",
     "memory_write",
+    "memory_propose",
     "memory_outcomes",
 ];
 
 #[tokio::test]
-async fn every_handshake_revision_names_bmad_mem_and_lists_the_four_tools() {
+async fn every_handshake_revision_names_bmad_mem_and_lists_the_five_tools() {
     let project = example();
     for version in [ProtocolVersion::V_2025_06_18, ProtocolVersion::V_2025_11_25] {
         let client = connect(&project, version.clone()).await;
@@ -188,14 +189,29 @@ async fn each_tool_answers_with_its_commands_json_bytes() {
                "outcome": "success", "eval": 0.75, "accept": true, "ci": "pass"}),
     )
     .await;
-    let (recall, recall_words, brief, outcomes, write) = (
+    let propose = call(
+        &client,
+        "memory_propose",
+        json!({"type": "lesson", "title": "Parsers need fuzzing",
+               "body": "The parser broke on a truncated line.", "applies_when": "a parser changes",
+               "source": "forge"}),
+    )
+    .await;
+    let (recall, recall_words, brief, outcomes, write, propose) = (
         ok(&recall).to_owned(),
         ok(&recall_words).to_owned(),
         ok(&brief).to_owned(),
         ok(&outcomes).to_owned(),
         ok(&write).to_owned(),
+        ok(&propose).to_owned(),
     );
     let journal_after_tool = project.read(JOURNAL);
+    let proposed: Value = serde_json::from_str(&propose).expect("propose's JSON");
+    let candidate = proposed["file"]
+        .as_str()
+        .expect("the candidate's file")
+        .to_owned();
+    let candidate_after_tool = project.read(&candidate);
     client.cancel().await.expect("close");
 
     let (twin, want) = cli_json(
@@ -239,6 +255,24 @@ async fn each_tool_answers_with_its_commands_json_bytes() {
     );
     assert_eq!(write, want);
     assert_eq!(journal_after_tool, twin.read(JOURNAL));
+    let (twin, want) = cli_json(
+        twin,
+        &[
+            "propose",
+            "--type",
+            "lesson",
+            "--title",
+            "Parsers need fuzzing",
+            "--body",
+            "The parser broke on a truncated line.",
+            "--applies-when",
+            "a parser changes",
+            "--source",
+            "forge",
+        ],
+    );
+    assert_eq!(propose, want);
+    assert_eq!(candidate_after_tool, twin.read(&candidate));
 }
 
 #[tokio::test]
@@ -246,7 +280,7 @@ async fn a_bad_argument_is_a_tool_error_with_the_commands_message() {
     let project = example();
     let client = connect(&project, ProtocolVersion::V_2025_06_18).await;
     let before = project.snapshot();
-    let cases: [(&str, Value, &[&str]); 4] = [
+    let cases: [(&str, Value, &[&str]); 6] = [
         (
             "memory_recall",
             json!({"query": "auth", "limit": 0}),
@@ -266,6 +300,16 @@ async fn a_bad_argument_is_a_tool_error_with_the_commands_message() {
             "memory_write",
             json!({"agent": "forge", "eval": 1.5}),
             &["write", "--agent", "forge", "--eval", "1.5"],
+        ),
+        (
+            "memory_propose",
+            json!({"title": "t", "body": "b"}),
+            &["propose", "--title", "t", "--body", "b"],
+        ),
+        (
+            "memory_propose",
+            json!({"type": "rule", "title": "t", "body": "b"}),
+            &["propose", "--type", "rule", "--title", "t", "--body", "b"],
         ),
     ];
     let mut messages = Vec::new();
