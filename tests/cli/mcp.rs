@@ -168,20 +168,54 @@ async fn the_stateless_revision_discovers_and_calls_without_initialize() {
 }
 
 #[tokio::test]
-async fn each_tool_answers_with_its_commands_json_bytes() {
+async fn each_reading_tool_answers_with_its_commands_json_bytes() {
     let project = example();
     let client = connect(&project, ProtocolVersion::V_2025_11_25).await;
     let before = project.snapshot();
-    let recall = call(
-        &client,
-        "memory_recall",
-        json!({"query": ["auth", "strategy"], "limit": 3, "ranking": "bm25"}),
-    )
-    .await;
-    let recall_words = call(&client, "memory_recall", json!({"query": "auth strategy"})).await;
-    let brief = call(&client, "memory_brief", json!({"max_chars": 1200})).await;
-    let outcomes = call(&client, "memory_outcomes", json!({})).await;
-    assert_same(&before, &project.snapshot(), "the read-only tools");
+    let calls = [
+        (
+            "memory_recall",
+            json!({"query": ["auth", "strategy"], "limit": 3, "ranking": "bm25"}),
+            &[
+                "recall",
+                "auth",
+                "strategy",
+                "--limit",
+                "3",
+                "--ranking",
+                "bm25",
+            ][..],
+        ),
+        (
+            "memory_recall",
+            json!({"query": "auth strategy"}),
+            &["recall", "auth", "strategy"][..],
+        ),
+        (
+            "memory_brief",
+            json!({"max_chars": 1200}),
+            &["brief", "--max-chars", "1200"][..],
+        ),
+        ("memory_outcomes", json!({}), &["outcomes"][..]),
+    ];
+    let mut answers = Vec::new();
+    for (tool, args, _) in &calls {
+        answers.push(ok(&call(&client, tool, args.clone()).await).to_owned());
+    }
+    assert_same(&before, &project.snapshot(), "the reading tools");
+    client.cancel().await.expect("close");
+    let mut twin = example();
+    for ((_, _, words), got) in calls.iter().zip(&answers) {
+        let (next, want) = cli_json(twin, words);
+        assert_eq!(got, &want, "{words:?}");
+        twin = next;
+    }
+}
+
+#[tokio::test]
+async fn each_writing_tool_writes_and_answers_as_its_command() {
+    let project = example();
+    let client = connect(&project, ProtocolVersion::V_2025_11_25).await;
     let write = call(
         &client,
         "memory_write",
@@ -197,44 +231,13 @@ async fn each_tool_answers_with_its_commands_json_bytes() {
                "source": "forge"}),
     )
     .await;
-    let (recall, recall_words, brief, outcomes, write, propose) = (
-        ok(&recall).to_owned(),
-        ok(&recall_words).to_owned(),
-        ok(&brief).to_owned(),
-        ok(&outcomes).to_owned(),
-        ok(&write).to_owned(),
-        ok(&propose).to_owned(),
-    );
-    let journal_after_tool = project.read(JOURNAL);
-    let proposed: Value = serde_json::from_str(&propose).expect("propose's JSON");
-    let candidate = proposed["file"]
-        .as_str()
-        .expect("the candidate's file")
-        .to_owned();
-    let candidate_after_tool = project.read(&candidate);
+    let (write, propose) = (ok(&write).to_owned(), ok(&propose).to_owned());
     client.cancel().await.expect("close");
+    let proposed: Value = serde_json::from_str(&propose).expect("propose's JSON");
+    let candidate = proposed["file"].as_str().expect("the candidate's file");
 
     let (twin, want) = cli_json(
         example(),
-        &[
-            "recall",
-            "auth",
-            "strategy",
-            "--limit",
-            "3",
-            "--ranking",
-            "bm25",
-        ],
-    );
-    assert_eq!(recall, want);
-    let (twin, want) = cli_json(twin, &["recall", "auth", "strategy"]);
-    assert_eq!(recall_words, want);
-    let (twin, want) = cli_json(twin, &["brief", "--max-chars", "1200"]);
-    assert_eq!(brief, want);
-    let (twin, want) = cli_json(twin, &["outcomes"]);
-    assert_eq!(outcomes, want);
-    let (twin, want) = cli_json(
-        twin,
         &[
             "write",
             "--agent",
@@ -254,7 +257,6 @@ async fn each_tool_answers_with_its_commands_json_bytes() {
         ],
     );
     assert_eq!(write, want);
-    assert_eq!(journal_after_tool, twin.read(JOURNAL));
     let (twin, want) = cli_json(
         twin,
         &[
@@ -272,7 +274,8 @@ async fn each_tool_answers_with_its_commands_json_bytes() {
         ],
     );
     assert_eq!(propose, want);
-    assert_eq!(candidate_after_tool, twin.read(&candidate));
+    assert_eq!(project.read(JOURNAL), twin.read(JOURNAL));
+    assert_eq!(project.read(candidate), twin.read(candidate));
 }
 
 #[tokio::test]
