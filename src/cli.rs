@@ -21,6 +21,7 @@ use crate::admin::archive::ArchiveArgs;
 use crate::admin::doctor::DoctorArgs;
 use crate::admin::lint::LintArgs;
 use crate::admin::lock::LockArgs;
+use crate::mcp::McpArgs;
 use crate::session::brief::BriefArgs;
 use crate::session::export::ExportArgs;
 use crate::session::handoff::HandoffArgs;
@@ -102,6 +103,8 @@ pub enum Command {
     Decision(DecisionArgs),
     /// Check the notes and the decision ledger (read-only); exit 1 when an error is found.
     Lint(LintArgs),
+    /// Serve the memory's tools to an agent over the Model Context Protocol (stdio).
+    Mcp(McpArgs),
 }
 
 impl Command {
@@ -128,6 +131,7 @@ impl Command {
             Command::Import(_) => "import",
             Command::Decision(_) => "decision",
             Command::Lint(_) => "lint",
+            Command::Mcp(_) => "mcp",
         }
     }
 }
@@ -280,7 +284,7 @@ impl Cli {
 }
 
 /// The action names, in the order the help lists them.
-pub const ACTIONS: [&str; 19] = [
+pub const ACTIONS: [&str; 20] = [
     "recall",
     "write",
     "reinforce",
@@ -298,6 +302,7 @@ pub const ACTIONS: [&str; 19] = [
     "propose",
     "admit",
     "import",
+    "mcp",
     "decision",
     "lint",
 ];

@@ -12,6 +12,7 @@ pub mod cli;
 pub mod context;
 pub mod error;
 pub mod js;
+pub mod mcp;
 pub mod nexus;
 pub mod output;
 pub mod session;
@@ -50,5 +51,10 @@ pub fn run(command: &Command, ctx: &Context) -> Result<Box<dyn Report>> {
         Command::Import(args) => Box::new(actions::entries::import::run(args, ctx)?),
         Command::Decision(args) => Box::new(decisions::run(args, ctx)?),
         Command::Lint(args) => Box::new(lint::run(args, ctx)?),
+        Command::Mcp(_) => {
+            return Err(error::Error::refused(
+                "mcp is a server: it runs from the command line, not as an action",
+            ));
+        }
     })
 }
