@@ -34,9 +34,9 @@ pub fn write(root: &Path, rel: &str, value: &Value, _lock: &WriterLock) -> Resul
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::js::json::Object;
     use crate::store::confined::Dir;
     use crate::store::temporaries::{hold_for_temporaries, sweep_temporaries, temporary_stem};
-    use crate::js::json::Object;
     use std::fs;
 
     #[test]
