@@ -54,8 +54,10 @@ impl Now {
         let ms = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_millis());
-        #[allow(clippy::cast_precision_loss)]
-        // epoch milliseconds fit a double exactly until 287396 AD
+        #[expect(
+            clippy::cast_precision_loss,
+            reason = "epoch milliseconds fit a double exactly until 287396 AD"
+        )]
         Self::from_ms(ms as f64)
     }
 }

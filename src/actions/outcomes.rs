@@ -40,7 +40,7 @@ pub fn run(_args: &OutcomesArgs, ctx: &Context) -> Result<OutcomesReport> {
 
 impl Report for OutcomesReport {
     fn to_json(&self) -> Value {
-        #[allow(clippy::cast_precision_loss)] // at most 1,000 receipts
+        #[expect(clippy::cast_precision_loss, reason = "at most 1,000 receipts")]
         let count = self.results.len() as f64;
         let results: Vec<Value> = self
             .results

@@ -492,7 +492,10 @@ fn create_archive_dir(memory: &Dir) -> Result<Dir> {
 
 impl Report for ArchiveReport {
     fn to_json(&self) -> Value {
-        #[allow(clippy::cast_precision_loss)] // record counts are far below 2^53
+        #[expect(
+            clippy::cast_precision_loss,
+            reason = "record counts are far below 2^53"
+        )]
         let (archived, kept) = (self.archived as f64, self.kept as f64);
         Value::Object(
             Object::new()

@@ -617,14 +617,14 @@ fn set_aside_then(
 impl Report for DoctorReport {
     fn to_json(&self) -> Value {
         if let Some((file, aside, bytes)) = &self.repaired {
-            #[allow(clippy::cast_precision_loss)] // at most 2 MiB
+            #[expect(clippy::cast_precision_loss, reason = "at most 2 MiB")]
             let bytes = *bytes as f64;
             let mut repaired = Object::new()
                 .with("repaired", file.as_str())
                 .with("keptAs", aside.as_str())
                 .with("bytes", bytes);
             if let Some(lines) = self.repaired_lines {
-                #[allow(clippy::cast_precision_loss)] // at most 2 MiB of lines
+                #[expect(clippy::cast_precision_loss, reason = "at most 2 MiB of lines")]
                 let lines = lines as f64;
                 repaired = repaired.with("lines", lines);
             }

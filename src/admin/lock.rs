@@ -108,7 +108,10 @@ pub fn inspect(root: &Path, now_ms: f64) -> Result<Option<LockState>> {
         .ok()
         .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
         .map_or(now_ms, |d| {
-            #[allow(clippy::cast_precision_loss)] // epoch milliseconds fit a double
+            #[expect(
+                clippy::cast_precision_loss,
+                reason = "epoch milliseconds fit a double"
+            )]
             let ms = d.as_millis() as f64;
             ms
         });

@@ -29,7 +29,7 @@ const TINY: f64 = 1.0e-300;
 const THIRD: f64 = f64::from_bits(0x3FD5_5555_5555_5555);
 
 /// Sign-carrying upper 32 bits, fdlibm's `GET_HIGH_WORD`.
-#[allow(
+#[expect(
     clippy::cast_possible_wrap,
     reason = "reinterpreting the bits is the point"
 )]
@@ -38,7 +38,7 @@ fn high_word(x: f64) -> i32 {
 }
 
 /// Lower 32 bits, fdlibm's `GET_LOW_WORD`.
-#[allow(
+#[expect(
     clippy::cast_possible_truncation,
     reason = "dropping the high half is the point"
 )]
@@ -47,7 +47,7 @@ fn low_word(x: f64) -> u32 {
 }
 
 /// fdlibm's `INSERT_WORDS`.
-#[allow(
+#[expect(
     clippy::cast_sign_loss,
     reason = "reinterpreting the bits is the point"
 )]
@@ -101,7 +101,7 @@ fn scalbn(x: f64, n: i32) -> f64 {
 ///
 /// Negative arguments (including -∞) give NaN, ±0 gives -∞.
 #[must_use]
-#[allow(
+#[expect(
     clippy::many_single_char_names,
     reason = "keeps fdlibm's names for auditing"
 )]
@@ -188,7 +188,7 @@ pub fn ln(x: f64) -> f64 {
 /// JavaScript semantics, not C99's: `pow(±1, ±∞)` and `pow(1, NaN)` are NaN,
 /// while `pow(NaN, ±0)` is 1.
 #[must_use]
-#[allow(
+#[expect(
     clippy::many_single_char_names,
     clippy::too_many_lines,
     reason = "mirrors fdlibm's e_pow.c line by line so it can be audited against it"

@@ -88,7 +88,10 @@ fn written_at(dir: &Path, name: &str) -> Option<i64> {
         .take_while(|l| l.trim_end() != "---")
         .find_map(|l| l.strip_prefix("written_at:"))?;
     let value = trim(value).trim_matches(['"', '\'']);
-    #[allow(clippy::cast_possible_truncation)] // whole milliseconds within ±8.64e15
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "whole milliseconds within ±8.64e15"
+    )]
     date::parse_timestamp(value).map(|ms| ms as i64)
 }
 

@@ -188,7 +188,10 @@ pub fn modified(meta: &fs::Metadata) -> Option<String> {
         .duration_since(UNIX_EPOCH)
         .ok()?
         .as_millis();
-    #[allow(clippy::cast_precision_loss)] // epoch milliseconds fit a double exactly
+    #[expect(
+        clippy::cast_precision_loss,
+        reason = "epoch milliseconds fit a double exactly"
+    )]
     let ms = ms as f64;
     (ms <= 8.64e15).then(|| date::to_iso_string(ms))
 }

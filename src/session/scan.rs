@@ -206,7 +206,10 @@ fn last_change_ms(dir: &Path) -> Option<f64> {
     } else {
         newest_below_ms(dir, MAX_WALK)
     };
-    #[allow(clippy::cast_precision_loss)] // epoch milliseconds fit a double exactly
+    #[expect(
+        clippy::cast_precision_loss,
+        reason = "epoch milliseconds fit a double exactly"
+    )]
     ms.map(|ms| ms as f64).filter(|ms| *ms <= 8.64e15)
 }
 

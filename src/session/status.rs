@@ -55,7 +55,10 @@ pub struct NoteStatus {
 
 /// The linked brain's side of the report.
 #[derive(Debug, Clone)]
-#[allow(clippy::struct_excessive_bools)] // independent facts, reported side by side
+#[expect(
+    clippy::struct_excessive_bools,
+    reason = "independent facts, reported side by side"
+)]
 pub struct BrainStatus {
     pub brain: Brain,
     pub linked_at: Option<String>,

@@ -213,7 +213,10 @@ pub struct RecallReport {
 
 impl Report for RecallReport {
     fn to_json(&self) -> Value {
-        #[allow(clippy::cast_precision_loss)] // a result count is far below 2^53
+        #[expect(
+            clippy::cast_precision_loss,
+            reason = "a result count is far below 2^53"
+        )]
         let count = self.results.len() as f64;
         let mut result = Object::new()
             .with("query", self.query.as_str())
