@@ -19,6 +19,8 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::UNIX_EPOCH;
 
+use rustix::io::Errno;
+
 use crate::context::Now;
 use crate::error::{Error, Result};
 use crate::js::date;
@@ -99,9 +101,13 @@ fn create_in(dir: &Dir, name: &OsStr, bytes: &[u8]) -> Result<bool> {
     linked
 }
 
-/// `EPERM`/`ENOTSUP`/`EXDEV` from `link(2)`: the file system cannot hard-link.
+/// `EPERM`/`ENOTSUP`/`EXDEV` from `link(2)`: the file system cannot hard-link. `EPERM` goes by
+/// number: its kind, `PermissionDenied`, also covers `EACCES`, which is a real refusal.
 fn is_unsupported(e: &io::Error) -> bool {
-    e.kind() == io::ErrorKind::Unsupported || matches!(e.raw_os_error(), Some(1 | 18 | 95))
+    matches!(
+        e.kind(),
+        io::ErrorKind::Unsupported | io::ErrorKind::CrossesDevices
+    ) || e.raw_os_error() == Some(Errno::PERM.raw_os_error())
 }
 
 /// Creates the project-relative folder `rel` and its missing parents inside the project:

@@ -14,8 +14,10 @@
 use std::fmt;
 use std::fs;
 use std::io::{self, Read};
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
+
+use rustix::fs::{Mode, OFlags};
+use rustix::io::Errno;
 
 use crate::error::{Error, Result};
 use crate::store::confined;
@@ -168,22 +170,26 @@ pub fn read_loose_into(path: &Path, within: &Path, buffer: Vec<u8>) -> Result<Lo
 /// Opens without following a final link and without blocking (a FIFO with no writer would
 /// otherwise wait forever).
 fn open_nonblocking(path: &Path) -> io::Result<fs::File> {
-    fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW)
-        .open(path)
+    let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    Ok(rustix::fs::open(path, flags, Mode::empty())?.into())
+}
+
+/// Whether `e` is `errno`. `ELOOP` and `ENXIO` have no stable `io::ErrorKind` of their own
+/// (`FilesystemLoop` is still unstable), so they are told apart by number.
+fn is_errno(e: &io::Error, errno: Errno) -> bool {
+    e.raw_os_error() == Some(errno.raw_os_error())
 }
 
 fn read_bounded(path: &Path, within: &Path, mut buffer: Vec<u8>) -> Result<Loose<Vec<u8>>> {
     let (file, link_target) = match open_nonblocking(path) {
         Ok(file) => (file, None),
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Loose::Missing),
-        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => match open_link(path, within)? {
+        Err(e) if is_errno(&e, Errno::LOOP) => match open_link(path, within)? {
             Ok((file, target)) => (file, Some(target)),
             Err(found) => return Ok(found),
         },
         // A socket (or a FIFO some systems refuse to open this way).
-        Err(e) if e.raw_os_error() == Some(libc::ENXIO) => {
+        Err(e) if is_errno(&e, Errno::NXIO) => {
             return Ok(Loose::Skipped(Skip::NotRegular));
         }
         Err(e) if e.kind() == io::ErrorKind::IsADirectory => return Err(Error::IsDirectory),
@@ -238,11 +244,11 @@ fn open_link(path: &Path, within: &Path) -> Result<Opened> {
     match open_nonblocking(&target) {
         Ok(file) => Ok(Ok((file, target))),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Err(Loose::Missing)),
-        Err(e) if e.raw_os_error() == Some(libc::ENXIO) => {
+        Err(e) if is_errno(&e, Errno::NXIO) => {
             Ok(Err(Loose::Skipped(Skip::LinkNotRegular(target))))
         }
         // Swapped for another link since it was resolved.
-        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
+        Err(e) if is_errno(&e, Errno::LOOP) => {
             Ok(Err(Loose::Skipped(Skip::Unresolvable(e.to_string()))))
         }
         Err(e) => Err(Error::io("cannot read", &target, e)),
