@@ -9,11 +9,12 @@
 use std::path::Path;
 
 use crate::actions::receipts::{
-    self, SectionReader, bounded_text, overlaps, read_store, sort_utf16, strings, validate_scope,
+    self, SectionReader, bounded_text, overlaps, read_store, strings, validate_scope,
 };
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::js::json::{self, Object, Value};
+use crate::js::text::sort_utf16;
 use crate::nexus::Nexus;
 use crate::output::Report;
 use crate::store::layout::{MAX_RECEIPTS, OUTCOMES};

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 use crate::js::json::{self, Object, Value, sha256_hex};
-use crate::js::text::{trim, utf16_len};
+use crate::js::text::{sort_utf16, trim, utf16_len};
 use crate::nexus::Nexus;
 use crate::store::layout::{MAX_RECEIPTS, MAX_SCOPE, OUTCOMES};
 use crate::store::paths::read_registry;
@@ -175,11 +175,6 @@ pub fn is_normalized_scope_path(path: &str) -> bool {
         && path
             .split('/')
             .all(|segment| !segment.is_empty() && segment != "." && segment != "..")
-}
-
-/// Sorts strings in JavaScript's default order: UTF-16 code units.
-pub fn sort_utf16(list: &mut [String]) {
-    list.sort_by(|a, b| a.encode_utf16().cmp(b.encode_utf16()));
 }
 
 /// docs §8 step 5: 1–30 normalized paths, de-duplicated and sorted.

@@ -59,6 +59,7 @@ use crate::store::confined::{self, Dir};
 use crate::store::journal;
 use crate::store::layout::{ARCHIVE_DIR, DEFAULT_KEEP};
 use crate::store::lock::WriterLock;
+use crate::store::numbered;
 use crate::store::paths::read_registry_bytes;
 
 /// The archive folder's name in the memory folder.
@@ -460,12 +461,7 @@ impl Plan {
 /// Links `tmp`, in `memory`, to `<stem>.ndjson` in the archive folder `dir`, or
 /// `<stem>-2.ndjson`, `-3`, … when taken; returns the name used, relative to the project root.
 fn link_free_name(memory: &Dir, dir: &Dir, stem: &str, tmp: &OsStr) -> Result<String> {
-    for n in 1_u64.. {
-        let name = if n == 1 {
-            format!("{stem}.ndjson")
-        } else {
-            format!("{stem}-{n}.ndjson")
-        };
+    for name in numbered::names(stem, ".ndjson", 2) {
         match memory.hard_link_into(tmp, dir, OsStr::new(&name)) {
             Ok(()) => return Ok(format!("{ARCHIVE_DIR}/{name}")),
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}

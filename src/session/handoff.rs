@@ -40,7 +40,7 @@ use crate::output::Report;
 use crate::session::pack::{create_project_file, day, ensure_project_dir, is_session_stem};
 use crate::session::templates::{self, HANDOFF_PARTS, HandoffHead};
 use crate::store::paths::confine;
-use crate::store::{confined, temporaries};
+use crate::store::{confined, numbered, temporaries};
 
 /// Longest slug, in characters.
 const SLUG_MAX: usize = 60;
@@ -286,12 +286,8 @@ pub fn run_with_input(
     if let Some((sessions, _)) = confined::open_dir(&ctx.root, SESSIONS_DIR, false)? {
         temporaries::sweep_temporaries(&sessions, is_session_stem);
     }
-    for n in 1..=MAX_SUFFIX {
-        let rel = if n == 1 {
-            format!("{SESSIONS_DIR}/{stem}.md")
-        } else {
-            format!("{SESSIONS_DIR}/{stem}-{n}.md")
-        };
+    for name in numbered::names(&stem, ".md", 2).take(MAX_SUFFIX) {
+        let rel = format!("{SESSIONS_DIR}/{name}");
         if create_project_file(&ctx.root, &rel, &text)? {
             let filled = HANDOFF_PARTS
                 .iter()

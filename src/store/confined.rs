@@ -31,6 +31,7 @@ use rustix::io::Errno;
 use crate::error::{Error, Result};
 use crate::js::path::resolve;
 use crate::store::layout::REGISTRY_CAP;
+use crate::store::numbered;
 
 /// Folders are opened read-only, as folders, never through a link.
 const DIR_FLAGS: OFlags = OFlags::RDONLY
@@ -400,12 +401,7 @@ impl Dir {
     /// # Errors
     /// As [`Dir::create_new`].
     pub fn create_aside(&self, name: &OsStr, suffix: &str) -> Result<(String, File)> {
-        for n in 0_u32.. {
-            let suffix = if n == 0 {
-                suffix.to_owned()
-            } else {
-                format!("{suffix}-{n}")
-            };
+        for suffix in numbered::names(suffix, "", 1) {
             let mut candidate = name.to_os_string();
             candidate.push(&suffix);
             if let Some(file) = self.create_new(&candidate)? {

@@ -10,6 +10,7 @@ pub mod journal;
 pub mod layout;
 pub mod lock;
 pub mod ndjson;
+pub mod numbered;
 pub mod paths;
 pub mod sections;
 pub mod temporaries;
