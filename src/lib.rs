@@ -15,6 +15,7 @@ pub mod cli;
 pub mod context;
 pub mod error;
 pub mod js;
+pub(crate) mod messages;
 pub mod nexus;
 pub mod output;
 pub mod session;

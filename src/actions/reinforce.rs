@@ -22,6 +22,7 @@ use crate::js::date::MS_PER_DAY;
 use crate::js::json::{self, Object, Value, sha256_hex};
 use crate::js::number::{number_text, to_fixed};
 use crate::js::{date, math, text};
+use crate::messages;
 use crate::output::Report;
 use crate::store::confined::{self, Target};
 use crate::store::layout::{LOOSE_CAP, PROMOTIONS, SCORES};
@@ -29,8 +30,6 @@ use crate::store::lock::WriterLock;
 use crate::store::paths::Skip;
 use crate::store::{document, ndjson};
 
-const PATTERN_REQUIRED: &str =
-    "mem reinforce: --pattern <id> is required (the pattern heading in patterns.md)";
 const PROMOTION_MEAN: f64 = 0.7;
 const PROMOTION_UPDATES: f64 = 3.0;
 const DECAY_HALF_LIFE_DAYS: f64 = 90.0;
@@ -225,7 +224,7 @@ pub struct ReinforceReport {
 pub fn run(args: &ReinforceArgs, ctx: &Context) -> Result<ReinforceReport> {
     let pattern = args.pattern.clone().unwrap_or_default();
     if text::trim(&pattern).is_empty() {
-        return Err(Error::refused(PATTERN_REQUIRED));
+        return Err(Error::refused(messages::PATTERN_REQUIRED));
     }
     let signals = Signals::parse(&args.signals)?;
     let evidence: Vec<String> = args
@@ -243,11 +242,7 @@ pub fn run(args: &ReinforceArgs, ctx: &Context) -> Result<ReinforceReport> {
     // Skipping a file here would replace it with the new scores: a file the loose reader would
     // skip (not a regular file, over 64 MiB) is refused instead, and left as it is.
     let scores_file = confined::locate(&ctx.root, SCORES, false)?;
-    let unreadable = |skip: Skip| {
-        Error::refused(format!(
-            "{SCORES} cannot be read ({skip}); nothing was changed."
-        ))
-    };
+    let unreadable = |skip: Skip| Error::refused(messages::scores_unreadable(skip));
     let stored = match scores_file.dir() {
         Some(dir) => match dir.read_bounded(scores_file.name(), LOOSE_CAP) {
             Err(Error::SourceNotRegular) => return Err(unreadable(Skip::NotRegular)),

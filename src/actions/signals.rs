@@ -10,6 +10,7 @@
 use crate::error::{Error, Result};
 use crate::js::json::{Object, Value};
 use crate::js::text;
+use crate::messages;
 
 /// The three signal options, as clap collects them.
 #[derive(Debug, Clone, Default, clap::Args)]
@@ -123,7 +124,7 @@ impl Signals {
 }
 
 fn invalid(option: &str, text: &str) -> Error {
-    Error::refused(format!("invalid value for --{option}: {text}"))
+    Error::refused(messages::invalid_value(option, text))
 }
 
 /// A plain decimal number within [0, 1], or `None`.

@@ -53,6 +53,7 @@ use crate::error::{Error, Result};
 use crate::js::date;
 use crate::js::json::{Object, Value};
 use crate::js::text::trim;
+use crate::messages;
 use crate::output::Report;
 use crate::store::archived::{Store, archive_names_in};
 use crate::store::confined::{self, Dir};
@@ -113,17 +114,15 @@ pub fn run(args: &ArchiveArgs, ctx: &Context) -> Result<ArchiveReport> {
     let store = parse_store(args.store.as_deref())?;
     let selection = match (&args.before, &args.keep) {
         (Some(_), Some(_)) => {
-            return Err(Error::refused(
-                "--before and --keep cannot be used together",
-            ));
+            return Err(Error::refused(messages::BEFORE_AND_KEEP));
         }
         (Some(before), None) => Selection::Before(
             date::parse_timestamp(before)
-                .ok_or_else(|| Error::refused(format!("invalid value for --before: {before}")))?,
+                .ok_or_else(|| Error::refused(messages::invalid_value("before", before)))?,
         ),
         (None, Some(keep)) => Selection::Keep(
             parse_keep(keep)
-                .ok_or_else(|| Error::refused(format!("invalid value for --keep: {keep}")))?,
+                .ok_or_else(|| Error::refused(messages::invalid_value("keep", keep)))?,
         ),
         (None, None) => Selection::Keep(DEFAULT_KEEP),
     };
@@ -147,9 +146,9 @@ pub fn run(args: &ArchiveArgs, ctx: &Context) -> Result<ArchiveReport> {
 fn parse_store(word: Option<&str>) -> Result<Store> {
     let expected = "expected journal | promotions";
     let Some(word) = word else {
-        return Err(Error::refused(format!("missing store — {expected}")));
+        return Err(Error::refused(messages::missing_store(expected)));
     };
-    Store::parse(word).ok_or_else(|| Error::refused(format!("unknown store '{word}' — {expected}")))
+    Store::parse(word).ok_or_else(|| Error::refused(messages::unknown_store(word, expected)))
 }
 
 /// A non-negative integer (`+` and surrounding whitespace allowed), saturating.
@@ -356,11 +355,7 @@ impl Plan {
     fn make(ctx: &Context, store: Store, selection: Selection) -> Result<Self> {
         let bytes = read_registry_bytes(&ctx.root, store.rel(), true)?.unwrap_or_default();
         if !bytes.is_empty() && !bytes.ends_with(b"\n") {
-            return Err(Error::refused(format!(
-                "{} `bmad-mem doctor --repair-tail {}` keeps the torn line aside.",
-                Error::IncompleteFinalLine,
-                store.rel()
-            )));
+            return Err(Error::refused(messages::archive_torn_tail(store.rel())));
         }
         let original = String::from_utf8(bytes).map_err(|_| Error::SourceNotUtf8)?;
         let mut live = original.clone();

@@ -46,6 +46,7 @@ use crate::admin::lock;
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::js::json::{self, Object, Value};
+use crate::messages;
 use crate::output::Report;
 use crate::store::archived::Store;
 use crate::store::confined::{self, Target};
@@ -447,9 +448,9 @@ fn headings_in_code<'a>(text: &str, headings: &[(usize, &'a str)]) -> Vec<(usize
 
 fn repair_tail(ctx: &Context, rel: &str) -> Result<DoctorReport> {
     if !NDJSON_REGISTRIES.contains(&rel) {
-        return Err(Error::refused(format!(
-            "--repair-tail takes one of {}",
-            NDJSON_REGISTRIES.join(", ")
+        return Err(Error::refused(messages::repair_takes(
+            "repair-tail",
+            &NDJSON_REGISTRIES,
         )));
     }
     // Looked at before the lock, so that refusing creates nothing (not even the memory folder),
@@ -490,9 +491,9 @@ fn repair_tail(ctx: &Context, rel: &str) -> Result<DoctorReport> {
 
 fn repair_encoding(ctx: &Context, rel: &str) -> Result<DoctorReport> {
     if !NDJSON_REGISTRIES.contains(&rel) {
-        return Err(Error::refused(format!(
-            "--repair-encoding takes one of {}",
-            NDJSON_REGISTRIES.join(", ")
+        return Err(Error::refused(messages::repair_takes(
+            "repair-encoding",
+            &NDJSON_REGISTRIES,
         )));
     }
     // As for the tail: looked at before the lock, so that refusing creates nothing.
@@ -541,11 +542,9 @@ fn invalid_found(ctx: &Context, rel: &str) -> Result<(Target, Vec<u8>, Vec<Inval
     if invalid.is_empty() {
         let torn = &bytes[complete_len(&bytes)..];
         return Err(Error::refused(if std::str::from_utf8(torn).is_ok() {
-            format!("{rel} has no line that is not valid UTF-8; nothing to repair.")
+            messages::nothing_invalid(rel)
         } else {
-            format!(
-                "{rel} has no complete line that is not valid UTF-8; its incomplete final line is repaired with --repair-tail."
-            )
+            messages::only_the_tail_invalid(rel)
         }));
     }
     Ok((registry, bytes, invalid))
@@ -561,8 +560,8 @@ fn check_unchanged(file: &File, path: &Path, rel: &str, expected: u64) -> Result
     if now == expected {
         return Ok(());
     }
-    Err(Error::refused(format!(
-        "{rel} changed during the repair ({expected} bytes read, {now} now); nothing was changed, run the repair again."
+    Err(Error::refused(messages::changed_during_repair(
+        rel, expected, now,
     )))
 }
 
@@ -575,9 +574,7 @@ fn torn_tail(ctx: &Context, rel: &str) -> Result<(Target, Vec<u8>, usize)> {
         .unwrap_or_default();
     let complete = complete_len(&bytes);
     if complete == bytes.len() {
-        return Err(Error::refused(format!(
-            "{rel} has no incomplete final line; nothing to repair."
-        )));
+        return Err(Error::refused(messages::no_torn_tail(rel)));
     }
     Ok((registry, bytes, complete))
 }

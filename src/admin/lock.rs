@@ -25,6 +25,7 @@ use std::time::UNIX_EPOCH;
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::js::json::{self, Object, Value, sha256_hex};
+use crate::messages;
 use crate::output::Report;
 use crate::store::confined::{self, Dir};
 use crate::store::layout::{LOCK_FILE, MEMORY_DIR};
@@ -159,9 +160,7 @@ pub struct LockReport {
 /// Reader errors; for `--recover`, every reason the lock must stay.
 pub fn run(args: &LockArgs, ctx: &Context) -> Result<LockReport> {
     if args.expect.is_some() && !args.recover {
-        return Err(Error::refused(
-            "--expect <sha256> only applies with --recover",
-        ));
+        return Err(Error::refused(messages::EXPECT_WITHOUT_RECOVER));
     }
     let state = inspect(&ctx.root, ctx.now.ms)?;
     if !args.recover {
@@ -193,9 +192,7 @@ pub fn run(args: &LockArgs, ctx: &Context) -> Result<LockReport> {
 fn remove_inspected(lock: &confined::Target, state: &LockState) -> Result<()> {
     let current = lock.read(true)?.map(|(bytes, _)| bytes);
     if current.is_none_or(|current| sha256_hex(&current) != state.sha256) {
-        return Err(Error::refused(
-            "Writer lock changed while being recovered; inspect it again.",
-        ));
+        return Err(Error::refused(messages::LOCK_CHANGED));
     }
     lock.require_dir("cannot remove")?
         .remove(lock.name())
@@ -205,32 +202,28 @@ fn remove_inspected(lock: &confined::Target, state: &LockState) -> Result<()> {
 /// The lock as inspected, refused unless `args` allow removing it.
 fn recoverable(state: Option<LockState>, args: &LockArgs) -> Result<LockState> {
     let Some(state) = state else {
-        return Err(Error::refused("There is no writer lock to recover."));
+        return Err(Error::refused(messages::NO_LOCK));
     };
     let expected = args.expect.as_deref().unwrap_or_default();
     if state.sha256 != expected {
-        return Err(Error::refused(format!(
-            "Writer lock has sha256 {}, not {expected}; inspect it again before recovering.",
-            state.sha256
+        return Err(Error::refused(messages::lock_digest_differs(
+            &state.sha256,
+            expected,
         )));
     }
     if state.alive == Some(true) {
-        return Err(Error::refused(format!(
-            "Writer lock owner (pid {}) is alive; do not remove a live lock.",
-            state
+        return Err(Error::refused(messages::lock_owner_alive(
+            &state
                 .pid()
-                .map_or_else(|| "?".to_owned(), crate::js::number::number_text)
+                .map_or_else(|| "?".to_owned(), crate::js::number::number_text),
         )));
     }
     if !state.has_readable_owner() {
-        return Err(Error::refused(
-            "Writer lock has no readable owner; check that no writer runs, then remove it by hand.",
-        ));
+        return Err(Error::refused(messages::LOCK_OWNER_UNREADABLE));
     }
     if state.alive.is_none() && !args.other_host_is_gone {
-        return Err(Error::refused(format!(
-            "Writer lock belongs to host {}, where its owner cannot be checked from here; if no writer runs there, add --other-host-is-gone.",
-            state.host().unwrap_or_default()
+        return Err(Error::refused(messages::lock_other_host(
+            &state.host().unwrap_or_default(),
         )));
     }
     Ok(state)
@@ -306,10 +299,10 @@ impl PendingReceipt {
     /// Gives the receipt its name, once the lock is gone; returns that name.
     fn publish(self) -> Result<String> {
         self.dir.rename(&self.tmp, &self.name).map_err(|e| {
-            Error::refused(format!(
-                "Writer lock removed, but its recovery receipt could not be named {} ({e}); it was left as {}.",
-                self.rel,
-                self.dir.path().join(&self.tmp).display()
+            Error::refused(messages::lock_receipt_unnamed(
+                &self.rel,
+                e,
+                &self.dir.path().join(&self.tmp),
             ))
         })?;
         Ok(self.rel)

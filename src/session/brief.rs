@@ -32,6 +32,7 @@ use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::js::json::{Object, Value};
 use crate::js::text::{trim, truncate, utf16_len};
+use crate::messages;
 use crate::output::Report;
 use crate::session::brain;
 use crate::session::handoffs::latest_handoff;
@@ -498,7 +499,7 @@ pub fn run(args: &BriefArgs, ctx: &Context) -> Result<BriefReport> {
     let max_chars = match &args.max_chars {
         None => DEFAULT_MAX_CHARS,
         Some(text) => parse_max_chars(text)
-            .ok_or_else(|| Error::refused(format!("invalid value for --max-chars: {text}")))?,
+            .ok_or_else(|| Error::refused(messages::invalid_value("max-chars", text)))?,
     };
     let mut warnings = Vec::new();
     let mut groups: Vec<Group> = Vec::new();

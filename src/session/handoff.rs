@@ -30,6 +30,7 @@ use std::path::Path;
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::js::json::{Object, Value};
+use crate::messages;
 use crate::session::pack::folder_name;
 use crate::store::layout::{REGISTRY_CAP, SESSIONS_DIR};
 use pulldown_cmark::{Event, HeadingLevel, Parser, Tag, TagEnd};
@@ -213,15 +214,14 @@ fn read_input(from: &str, cwd: &Path, stdin: &mut dyn Read) -> Result<String> {
             .map_err(|e| Error::io("cannot read --from", &path, e))?;
     }
     if bytes.len() as u64 > REGISTRY_CAP {
-        return Err(Error::refused("--from input is over 2 MiB"));
+        return Err(Error::refused(messages::FROM_TOO_LARGE));
     }
-    let text =
-        String::from_utf8(bytes).map_err(|_| Error::refused("--from input is not valid UTF-8"))?;
+    let text = String::from_utf8(bytes).map_err(|_| Error::refused(messages::FROM_NOT_UTF8))?;
     if trim(&text).is_empty() {
         return Err(Error::refused(if from == "-" {
-            "--from -: standard input is empty"
+            messages::FROM_STDIN_EMPTY
         } else {
-            "--from input is empty"
+            messages::FROM_EMPTY
         }));
     }
     Ok(text)
@@ -257,7 +257,7 @@ pub fn run_with_input(
 ) -> Result<HandoffReport> {
     let topic = trim(args.topic.as_deref().unwrap_or_default()).to_owned();
     if topic.is_empty() {
-        return Err(Error::refused("--topic <text> is required"));
+        return Err(Error::refused(messages::TOPIC_REQUIRED));
     }
     let agent = args
         .agent
@@ -303,9 +303,7 @@ pub fn run_with_input(
             });
         }
     }
-    Err(Error::refused(format!(
-        "no free handoff name left for {SESSIONS_DIR}/{stem}.md"
-    )))
+    Err(Error::refused(messages::no_free_handoff_name(&stem)))
 }
 
 impl Report for HandoffReport {

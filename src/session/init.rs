@@ -24,6 +24,7 @@ use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::js::json::{Object, Value};
 use crate::js::text::trim;
+use crate::messages;
 use crate::output::Report;
 use crate::session::brain::{
     self, Brain, BrainType, Link, LinkState, complete_global_brain, global_brain_dir,
@@ -67,9 +68,7 @@ pub struct InitReport {
 /// The project's name: `--project-name`, else the folder's name.
 fn project_name(args: &InitArgs, root: &Path) -> Result<String> {
     match &args.project_name {
-        Some(name) if trim(name).is_empty() => {
-            Err(Error::refused("--project-name must not be empty"))
-        }
+        Some(name) if trim(name).is_empty() => Err(Error::refused(messages::PROJECT_NAME_EMPTY)),
         Some(name) => Ok(trim(name).to_owned()),
         None => Ok(folder_name(root)),
     }

@@ -33,6 +33,7 @@ use crate::js::date::MS_PER_DAY;
 use crate::js::json::{self, Object, Value};
 use crate::js::path::resolve;
 use crate::js::text::trim;
+use crate::messages;
 use crate::output::Report;
 use crate::session::brain::{self, complete_global_brain, global_brain_dir};
 use crate::session::pack::{count, day, yaml_string};
@@ -389,23 +390,21 @@ pub struct ScanReport {
 pub fn run(args: &ScanArgs, ctx: &Context) -> Result<ScanReport> {
     let given = args.dir.as_deref().unwrap_or_default();
     if given.is_empty() {
-        return Err(Error::refused("<dir> is required"));
+        return Err(Error::refused(messages::DIR_REQUIRED));
     }
     let dir = resolve(&ctx.cwd, Path::new(given));
     if !fs::metadata(&dir).is_ok_and(|m| m.is_dir()) {
-        return Err(Error::refused(format!(
-            "Scan directory does not exist or is not a directory: {}",
-            dir.display()
-        )));
+        return Err(Error::refused(messages::scan_dir_missing(&dir)));
     }
-    let home =
-        if args.index {
-            Some(ctx.home.as_deref().ok_or_else(|| {
-                Error::refused("HOME is not set: cannot index into the global brain")
-            })?)
-        } else {
-            None
-        };
+    let home = if args.index {
+        Some(
+            ctx.home
+                .as_deref()
+                .ok_or_else(|| Error::refused(messages::HOME_UNSET))?,
+        )
+    } else {
+        None
+    };
     let mut warnings = Vec::new();
     let projects = find_projects(&dir, ctx.now.ms, &mut warnings);
     let indexed = match home {
