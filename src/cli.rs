@@ -8,6 +8,9 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
+use crate::actions::entries::admit::AdmitArgs;
+use crate::actions::entries::import::ImportArgs;
+use crate::actions::entries::propose::ProposeArgs;
 use crate::actions::observe::ObserveArgs;
 use crate::actions::outcomes::OutcomesArgs;
 use crate::actions::recall::RecallArgs;
@@ -87,6 +90,12 @@ pub enum Command {
     Export(ExportArgs),
     /// List the projects below a folder by their markers; --index adds them to the global brain.
     Scan(ScanArgs),
+    /// Record a candidate decision, lesson or pattern for a person to admit.
+    Propose(ProposeArgs),
+    /// List the candidates, admit one exactly as shown, or refuse its topic for good.
+    Admit(AdmitArgs),
+    /// Propose candidates from Claude's agent memory, CLAUDE.md/AGENTS.md or a Markdown file.
+    Import(ImportArgs),
 }
 
 impl Command {
@@ -108,6 +117,9 @@ impl Command {
             Command::Handoff(_) => "handoff",
             Command::Export(_) => "export",
             Command::Scan(_) => "scan",
+            Command::Propose(_) => "propose",
+            Command::Admit(_) => "admit",
+            Command::Import(_) => "import",
         }
     }
 }
@@ -115,7 +127,7 @@ impl Command {
 /// Options, of every action, that take a value: the word after one of them is its value. Kept by
 /// hand because reading them from clap's definition costs every run its build; a test checks the
 /// list against the definition.
-const VALUE_OPTIONS: [&str; 28] = [
+const VALUE_OPTIONS: [&str; 37] = [
     "-d",
     "--directory",
     "--scope",
@@ -144,6 +156,15 @@ const VALUE_OPTIONS: [&str; 28] = [
     "--out",
     "--before",
     "--keep",
+    "--type",
+    "--title",
+    "--body",
+    "--applies-when",
+    "--source",
+    "--refuse",
+    "--reason",
+    "--by",
+    "--finish",
 ];
 
 /// Marks a word that must reach the action as a plain word.
@@ -254,7 +275,7 @@ impl Cli {
 }
 
 /// The action names, in the order the help lists them.
-pub const ACTIONS: [&str; 14] = [
+pub const ACTIONS: [&str; 17] = [
     "recall",
     "write",
     "reinforce",
@@ -269,6 +290,9 @@ pub const ACTIONS: [&str; 14] = [
     "handoff",
     "export",
     "scan",
+    "propose",
+    "admit",
+    "import",
 ];
 
 #[cfg(test)]

@@ -20,7 +20,7 @@ use std::fmt;
 
 use sha2::{Digest, Sha256};
 
-use super::number;
+use crate::js::number;
 
 /// Deepest nesting [`parse`] accepts; deeper input is refused with a clear error rather than
 /// exhausting the stack.

@@ -18,8 +18,10 @@
 
 use sha2::{Digest, Sha256};
 
-use super::json::{self, ESCAPED, MAX_DEPTH, ParseError, Value, array_index, hex, write_string};
-use super::number;
+use crate::js::json::{
+    self, ESCAPED, MAX_DEPTH, ParseError, Value, array_index, hex, write_string,
+};
+use crate::js::number;
 
 /// A parsed JSON document: its compact text and one node per value (members' keys included).
 #[derive(Debug)]

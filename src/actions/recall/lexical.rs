@@ -5,11 +5,11 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock, PoisonError, RwLock};
 
-use super::score::{
+use crate::actions::recall::counter::QueryCounter;
+use crate::actions::recall::score::{
     Best, NoteFile, Request, Scored, note_files, query_tokens, score_events_from,
     score_some_sections, sort,
 };
-use crate::actions::recall::counter::QueryCounter;
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::store::archived::{Store, archive_names};
