@@ -56,7 +56,7 @@ pub enum Error {
 impl Error {
     /// Wraps an I/O error with the operation and the path it concerned.
     #[must_use]
-    pub fn io(op: &'static str, path: &Path, source: io::Error) -> Self {
+    pub(crate) fn io(op: &'static str, path: &Path, source: io::Error) -> Self {
         Error::Io {
             op,
             path: path.to_path_buf(),
@@ -66,14 +66,8 @@ impl Error {
 
     /// A documented refusal with its exact text.
     #[must_use]
-    pub fn refused(message: impl Into<String>) -> Self {
+    pub(crate) fn refused(message: impl Into<String>) -> Self {
         Error::Refused(message.into())
-    }
-
-    /// Every failure exits 1 (docs §4).
-    #[must_use]
-    pub fn exit_code(&self) -> u8 {
-        1
     }
 }
 

@@ -9,8 +9,6 @@
 use std::fmt::Display;
 use std::path::Path;
 
-use crate::store::layout::{SCORES, SESSIONS_DIR};
-
 // Confinement and the confined reader, shared by every command that reads or writes the memory.
 
 /// pinned: bmad-plus prints exactly this.
@@ -117,8 +115,8 @@ pub(crate) const PATTERN_REQUIRED: &str =
     "mem reinforce: --pattern <id> is required (the pattern heading in patterns.md)";
 
 /// A scores file the loose reader skipped.
-pub(crate) fn scores_unreadable(skip: impl Display) -> String {
-    format!("{SCORES} cannot be read ({skip}); nothing was changed.")
+pub(crate) fn scores_unreadable(scores: &str, skip: impl Display) -> String {
+    format!("{scores} cannot be read ({skip}); nothing was changed.")
 }
 
 // observe
@@ -333,9 +331,9 @@ pub(crate) const FROM_EMPTY: &str = "--from input is empty";
 /// `handoff` without a topic.
 pub(crate) const TOPIC_REQUIRED: &str = "--topic <text> is required";
 
-/// Every numbered name of the day's handoff is taken.
-pub(crate) fn no_free_handoff_name(stem: &str) -> String {
-    format!("no free handoff name left for {SESSIONS_DIR}/{stem}.md")
+/// Every numbered name of the day's handoff (`rel`, then `-2`, `-3`, …) is taken.
+pub(crate) fn no_free_handoff_name(rel: &str) -> String {
+    format!("no free handoff name left for {rel}")
 }
 
 // init

@@ -17,7 +17,7 @@ pub struct OutcomesArgs {}
 
 /// Every receipt with its status.
 #[derive(Debug)]
-pub struct OutcomesReport {
+pub(crate) struct OutcomesReport {
     pub results: Vec<(Object, Status)>,
 }
 
@@ -25,7 +25,7 @@ pub struct OutcomesReport {
 ///
 /// # Errors
 /// The strict reader's messages (docs §9.1).
-pub fn run(_args: &OutcomesArgs, ctx: &Context) -> Result<OutcomesReport> {
+pub(crate) fn run(_args: &OutcomesArgs, ctx: &Context) -> Result<OutcomesReport> {
     let receipts = read_store(&ctx.root)?;
     let mut inspector = Inspector::new(&ctx.root);
     let statuses = inspector.statuses(&receipts, None);

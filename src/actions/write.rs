@@ -46,7 +46,7 @@ fn given(value: Option<&String>) -> Option<&str> {
 
 /// The event written.
 #[derive(Debug)]
-pub struct WriteReport {
+pub(crate) struct WriteReport {
     pub event: Object,
 }
 
@@ -54,7 +54,7 @@ pub struct WriteReport {
 ///
 /// # Errors
 /// `appendEvent: …` and signal messages before the lock; lock and store errors after.
-pub fn run(args: &WriteArgs, ctx: &Context) -> Result<WriteReport> {
+pub(crate) fn run(args: &WriteArgs, ctx: &Context) -> Result<WriteReport> {
     let agent = args.agent.as_deref().unwrap_or_default();
     if agent.is_empty() {
         return Err(Error::refused(messages::AGENT_REQUIRED));

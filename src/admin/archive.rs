@@ -93,7 +93,7 @@ enum Selection {
 
 /// What an archive run did.
 #[derive(Debug)]
-pub struct ArchiveReport {
+pub(crate) struct ArchiveReport {
     pub store: Store,
     /// Records moved into the new archive file.
     pub archived: usize,
@@ -110,7 +110,7 @@ pub struct ArchiveReport {
 /// # Errors
 /// Usage errors before anything is read; a torn final line, invalid UTF-8, confinement, lock
 /// and I/O errors after.
-pub fn run(args: &ArchiveArgs, ctx: &Context) -> Result<ArchiveReport> {
+pub(crate) fn run(args: &ArchiveArgs, ctx: &Context) -> Result<ArchiveReport> {
     let store = parse_store(args.store.as_deref())?;
     let selection = match (&args.before, &args.keep) {
         (Some(_), Some(_)) => {
@@ -269,7 +269,7 @@ fn archive_stem(
 ///
 /// # Errors
 /// Confinement and reader errors for the live file, the folder or an archive file.
-pub fn pending(root: &Path, store: Store) -> Result<Vec<(String, usize)>> {
+pub(crate) fn pending(root: &Path, store: Store) -> Result<Vec<(String, usize)>> {
     let Some(text) =
         read_registry_bytes(root, store.rel(), true)?.and_then(|b| String::from_utf8(b).ok())
     else {

@@ -97,7 +97,7 @@ pub struct DoctorArgs {
 
 /// One finding.
 #[derive(Debug, Clone)]
-pub struct Problem {
+pub(crate) struct Problem {
     pub file: String,
     pub kind: &'static str,
     pub message: String,
@@ -105,7 +105,7 @@ pub struct Problem {
 
 /// What the check found, or what the repair did.
 #[derive(Debug, Default)]
-pub struct DoctorReport {
+pub(crate) struct DoctorReport {
     pub checked: Vec<String>,
     pub problems: Vec<Problem>,
     /// For a repair: (file, kept-aside file, bytes moved).
@@ -121,7 +121,7 @@ pub struct DoctorReport {
 /// # Errors
 /// For the repair: a file that is not a registry, has no torn line, or cannot be written. The
 /// check itself reports problems instead of failing.
-pub fn run(args: &DoctorArgs, ctx: &Context) -> Result<DoctorReport> {
+pub(crate) fn run(args: &DoctorArgs, ctx: &Context) -> Result<DoctorReport> {
     if let Some(file) = &args.repair_tail {
         return repair_tail(ctx, file);
     }

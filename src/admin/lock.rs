@@ -48,7 +48,7 @@ pub struct LockArgs {
 
 /// What the lock file says.
 #[derive(Debug, Clone)]
-pub struct LockState {
+pub(crate) struct LockState {
     pub sha256: String,
     /// The owner object, when the file holds one.
     pub owner: Option<Object>,
@@ -66,20 +66,20 @@ impl LockState {
 
     /// The owner's host name, when it records one.
     #[must_use]
-    pub fn host(&self) -> Option<String> {
+    pub(crate) fn host(&self) -> Option<String> {
         Some(self.owner.as_ref()?.get("hostname")?.as_str()?.to_owned())
     }
 
     /// Whether the owner can be told apart: another host's name, or this host's name with a
     /// usable pid. Otherwise nobody can tell whether it still runs.
     #[must_use]
-    pub fn has_readable_owner(&self) -> bool {
+    pub(crate) fn has_readable_owner(&self) -> bool {
         self.alive.is_some() || self.is_other_host()
     }
 
     /// Whether the owner is on another host, where its liveness cannot be checked from here.
     #[must_use]
-    pub fn is_other_host(&self) -> bool {
+    pub(crate) fn is_other_host(&self) -> bool {
         self.host().is_some_and(|host| host != hostname())
     }
 
@@ -99,7 +99,7 @@ impl LockState {
 ///
 /// # Errors
 /// Confinement and reader errors.
-pub fn inspect(root: &Path, now_ms: f64) -> Result<Option<LockState>> {
+pub(crate) fn inspect(root: &Path, now_ms: f64) -> Result<Option<LockState>> {
     let Some((bytes, meta)) = confined::locate(root, LOCK_FILE, false)?.read(true)? else {
         return Ok(None);
     };
@@ -148,7 +148,7 @@ fn is_alive(pid: f64) -> bool {
 
 /// The lock report.
 #[derive(Debug)]
-pub struct LockReport {
+pub(crate) struct LockReport {
     pub state: Option<LockState>,
     /// The recovery receipt written, when the lock was recovered.
     pub recovered: Option<String>,
@@ -158,7 +158,7 @@ pub struct LockReport {
 ///
 /// # Errors
 /// Reader errors; for `--recover`, every reason the lock must stay.
-pub fn run(args: &LockArgs, ctx: &Context) -> Result<LockReport> {
+pub(crate) fn run(args: &LockArgs, ctx: &Context) -> Result<LockReport> {
     if args.expect.is_some() && !args.recover {
         return Err(Error::refused(messages::EXPECT_WITHOUT_RECOVER));
     }

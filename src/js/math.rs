@@ -105,7 +105,7 @@ fn scalbn(x: f64, n: i32) -> f64 {
     clippy::many_single_char_names,
     reason = "keeps fdlibm's names for auditing"
 )]
-pub fn ln(x: f64) -> f64 {
+pub(crate) fn ln(x: f64) -> f64 {
     const LN2_HI: f64 = f64::from_bits(0x3FE6_2E42_FEE0_0000);
     const LN2_LO: f64 = f64::from_bits(0x3DEA_39EF_3579_3C76);
     const TWO54: f64 = f64::from_bits(0x4350_0000_0000_0000);
@@ -193,7 +193,7 @@ pub fn ln(x: f64) -> f64 {
     clippy::too_many_lines,
     reason = "mirrors fdlibm's e_pow.c line by line so it can be audited against it"
 )]
-pub fn pow(x: f64, y: f64) -> f64 {
+pub(crate) fn pow(x: f64, y: f64) -> f64 {
     const BP: [f64; 2] = [1.0, 1.5];
     const DP_H: [f64; 2] = [0.0, f64::from_bits(0x3FE2_B803_4000_0000)];
     const DP_L: [f64; 2] = [0.0, f64::from_bits(0x3E4C_FDEB_43CF_D006)];

@@ -164,7 +164,7 @@ fn read_file(path: &Path, brain: &Path) -> std::result::Result<Vec<u8>, &'static
 
 /// The fence for `text`: backticks, one more than its longest run, at least three.
 #[must_use]
-pub fn fence_for(text: &str) -> String {
+pub(crate) fn fence_for(text: &str) -> String {
     let mut longest = 0;
     let mut run = 0;
     for c in text.chars() {
@@ -194,7 +194,7 @@ fn language(rel: &str) -> &'static str {
 
 /// What was exported.
 #[derive(Debug, Clone)]
-pub struct ExportReport {
+pub(crate) struct ExportReport {
     pub out: PathBuf,
     pub brain: Brain,
     pub files: Vec<String>,
@@ -287,7 +287,7 @@ fn is_export_stem(stem: &str, out_name: &str) -> bool {
 /// # Errors
 /// No brain linked or found, a linked brain that is not a folder, an existing output without
 /// `--force`, an output that is a folder, an I/O failure.
-pub fn run(args: &ExportArgs, ctx: &Context) -> Result<ExportReport> {
+pub(crate) fn run(args: &ExportArgs, ctx: &Context) -> Result<ExportReport> {
     let out = match &args.out {
         Some(out) if out.is_empty() => return Err(Error::refused(messages::OUT_EMPTY)),
         Some(out) => resolve(&ctx.cwd, Path::new(out)),

@@ -65,7 +65,7 @@ pub struct HandoffArgs {
 /// A file-name slug: lowercase letters and digits, every other run of characters one `-`,
 /// at most 60 characters, `handoff` when nothing is left.
 #[must_use]
-pub fn slug(topic: &str) -> String {
+pub(crate) fn slug(topic: &str) -> String {
     let mut out = String::new();
     let mut pending_dash = false;
     for c in topic.chars().flat_map(char::to_lowercase) {
@@ -92,7 +92,7 @@ pub fn slug(topic: &str) -> String {
 
 /// The part a heading's text names, routed by its words (see the module documentation).
 #[must_use]
-pub fn part_of(heading: &str) -> Option<usize> {
+pub(crate) fn part_of(heading: &str) -> Option<usize> {
     let lower = heading.to_lowercase();
     let words: Vec<&str> = lower
         .split(|c: char| !c.is_alphanumeric())
@@ -178,7 +178,7 @@ fn starts_line(input: &str, at: usize) -> bool {
 
 /// Routes the input's text into the five parts (see the module documentation).
 #[must_use]
-pub fn split_parts(input: &str) -> [String; 5] {
+pub(crate) fn split_parts(input: &str) -> [String; 5] {
     let mut parts: [Vec<&str>; 5] = Default::default();
     let mut current = 0;
     let mut at = 0;
@@ -229,7 +229,7 @@ fn read_input(from: &str, cwd: &Path, stdin: &mut dyn Read) -> Result<String> {
 
 /// The handoff written.
 #[derive(Debug, Clone)]
-pub struct HandoffReport {
+pub(crate) struct HandoffReport {
     /// Project-relative path of the new file.
     pub path: String,
     pub topic: String,
@@ -242,7 +242,7 @@ pub struct HandoffReport {
 ///
 /// # Errors
 /// A missing `--topic`, an unreadable `--from`, a refused path, an I/O failure.
-pub fn run(args: &HandoffArgs, ctx: &Context) -> Result<HandoffReport> {
+pub(crate) fn run(args: &HandoffArgs, ctx: &Context) -> Result<HandoffReport> {
     run_with_input(args, ctx, &mut io::stdin().lock())
 }
 
@@ -250,7 +250,7 @@ pub fn run(args: &HandoffArgs, ctx: &Context) -> Result<HandoffReport> {
 ///
 /// # Errors
 /// As [`run`].
-pub fn run_with_input(
+pub(crate) fn run_with_input(
     args: &HandoffArgs,
     ctx: &Context,
     stdin: &mut dyn Read,
@@ -303,7 +303,9 @@ pub fn run_with_input(
             });
         }
     }
-    Err(Error::refused(messages::no_free_handoff_name(&stem)))
+    Err(Error::refused(messages::no_free_handoff_name(&format!(
+        "{SESSIONS_DIR}/{stem}.md"
+    ))))
 }
 
 impl Report for HandoffReport {

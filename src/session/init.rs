@@ -47,7 +47,7 @@ pub struct InitArgs {
 
 /// How the project is linked to its brain.
 #[derive(Debug, Clone)]
-pub struct LinkedBrain {
+pub(crate) struct LinkedBrain {
     pub link: Link,
     /// Whether `.brain-link` was written by this run (else it was already there).
     pub is_new: bool,
@@ -55,7 +55,7 @@ pub struct LinkedBrain {
 
 /// What `init` created and found.
 #[derive(Debug, Clone, Default)]
-pub struct InitReport {
+pub(crate) struct InitReport {
     pub project: String,
     /// Created paths: project-relative in the project, absolute in the home folder.
     pub created: Vec<String>,
@@ -79,7 +79,7 @@ fn project_name(args: &InitArgs, root: &Path) -> Result<String> {
 /// # Errors
 /// An empty `--project-name`; a memory path refused by confinement (a link, a file where a
 /// folder belongs); an I/O failure inside the project. Nothing in the home folder is an error.
-pub fn run(args: &InitArgs, ctx: &Context) -> Result<InitReport> {
+pub(crate) fn run(args: &InitArgs, ctx: &Context) -> Result<InitReport> {
     let name = project_name(args, &ctx.root)?;
     let today = day(&ctx.now).to_owned();
     let notes = [
@@ -274,7 +274,7 @@ fn shown(path: &Path) -> String {
 impl InitReport {
     /// Whether this run created anything.
     #[must_use]
-    pub fn is_changed(&self) -> bool {
+    pub(crate) fn is_changed(&self) -> bool {
         !self.created.is_empty()
     }
 }

@@ -101,7 +101,7 @@ pub struct ScanArgs {
 
 /// One project found.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Project {
+pub(crate) struct Project {
     pub path: PathBuf,
     /// Path relative to the scanned folder (`.` for the folder itself).
     pub rel: String,
@@ -261,7 +261,7 @@ fn newest_below_ms(dir: &Path, limit: usize) -> Option<u128> {
 
 /// `active` (< 30 days), `paused` (< 180 days), `archived`, or `unknown`, at `now_ms`.
 #[must_use]
-pub fn status_at(last_change: Option<f64>, now_ms: f64) -> &'static str {
+pub(crate) fn status_at(last_change: Option<f64>, now_ms: f64) -> &'static str {
     let Some(ms) = last_change else {
         return "unknown";
     };
@@ -291,7 +291,7 @@ fn names(dir: &Path) -> Vec<String> {
 
 /// Every project at or below `top` (see the module documentation); a marker file that cannot
 /// be read safely adds a warning.
-pub fn find_projects(top: &Path, now_ms: f64, warnings: &mut Vec<String>) -> Vec<Project> {
+pub(crate) fn find_projects(top: &Path, now_ms: f64, warnings: &mut Vec<String>) -> Vec<Project> {
     let mut found = Vec::new();
     let mut pending = vec![(top.to_path_buf(), String::new(), 0usize)];
     while let Some((dir, rel, depth)) = pending.pop() {
@@ -363,7 +363,7 @@ fn index_fields(p: &Project, today: &str) -> Vec<crate::session::templates::Inde
 
 /// What `--index` did.
 #[derive(Debug, Clone, Default)]
-pub struct Indexed {
+pub(crate) struct Indexed {
     pub brain: PathBuf,
     /// Brain files created to complete it.
     pub completed: Vec<String>,
@@ -375,7 +375,7 @@ pub struct Indexed {
 
 /// The scan.
 #[derive(Debug, Clone)]
-pub struct ScanReport {
+pub(crate) struct ScanReport {
     pub dir: PathBuf,
     pub projects: Vec<Project>,
     pub indexed: Option<Indexed>,
@@ -388,7 +388,7 @@ pub struct ScanReport {
 /// # Errors
 /// A folder that does not exist; with `--index`, no home folder or a global brain that cannot
 /// be written.
-pub fn run(args: &ScanArgs, ctx: &Context) -> Result<ScanReport> {
+pub(crate) fn run(args: &ScanArgs, ctx: &Context) -> Result<ScanReport> {
     let given = args.dir.as_deref().unwrap_or_default();
     if given.is_empty() {
         return Err(Error::refused(messages::DIR_REQUIRED));

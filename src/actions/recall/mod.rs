@@ -13,9 +13,9 @@
 //! the query's tokens are counted.
 
 pub mod bm25;
-pub mod counter;
-pub mod evidence;
-pub mod lexical;
+pub(crate) mod counter;
+pub(crate) mod evidence;
+pub(crate) mod lexical;
 pub mod score;
 
 use std::fmt::Write;
