@@ -19,6 +19,7 @@ use crate::actions::write::WriteArgs;
 use crate::admin::archive::ArchiveArgs;
 use crate::admin::doctor::DoctorArgs;
 use crate::admin::lock::LockArgs;
+use crate::mcp::McpArgs;
 use crate::session::brief::BriefArgs;
 use crate::session::export::ExportArgs;
 use crate::session::handoff::HandoffArgs;
@@ -96,6 +97,8 @@ pub enum Command {
     Admit(AdmitArgs),
     /// Propose candidates from Claude's agent memory, CLAUDE.md/AGENTS.md or a Markdown file.
     Import(ImportArgs),
+    /// Serve the memory's tools to an agent over the Model Context Protocol (stdio).
+    Mcp(McpArgs),
 }
 
 impl Command {
@@ -120,6 +123,7 @@ impl Command {
             Command::Propose(_) => "propose",
             Command::Admit(_) => "admit",
             Command::Import(_) => "import",
+            Command::Mcp(_) => "mcp",
         }
     }
 }
@@ -275,7 +279,7 @@ impl Cli {
 }
 
 /// The action names, in the order the help lists them.
-pub const ACTIONS: [&str; 17] = [
+pub const ACTIONS: [&str; 18] = [
     "recall",
     "write",
     "reinforce",
@@ -293,6 +297,7 @@ pub const ACTIONS: [&str; 17] = [
     "propose",
     "admit",
     "import",
+    "mcp",
 ];
 
 #[cfg(test)]
