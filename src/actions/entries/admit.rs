@@ -313,7 +313,10 @@ fn admit(ctx: &Context, id: &str, expect: &str, by: &str) -> Result<AdmitReport>
 
 /// Where an admitted decision will also be recorded in the decision ledger; nothing to do
 /// until that ledger exists.
-#[allow(clippy::unnecessary_wraps)]
+#[expect(
+    clippy::unnecessary_wraps,
+    reason = "a placeholder until the decision ledger exists; it will fail then"
+)]
 fn admitted_decision(
     _ctx: &Context,
     _lock: &WriterLock,
