@@ -7,15 +7,16 @@
 //! environment or the clock, and never print: they return a [`output::Report`].
 
 pub mod actions;
-pub mod admin;
+pub(crate) mod admin;
 pub mod cli;
 pub mod context;
 pub mod error;
 pub mod js;
 pub mod mcp;
+pub(crate) mod messages;
 pub mod nexus;
 pub mod output;
-pub mod session;
+pub(crate) mod session;
 pub mod store;
 
 use actions::{decisions, observe, outcomes, recall, reinforce, write};
@@ -50,7 +51,7 @@ pub fn run(command: &Command, ctx: &Context) -> Result<Box<dyn Report>> {
         Command::Admit(args) => Box::new(actions::entries::admit::run(args, ctx)?),
         Command::Import(args) => Box::new(actions::entries::import::run(args, ctx)?),
         Command::Decision(args) => Box::new(decisions::run(args, ctx)?),
-        Command::Lint(args) => Box::new(lint::run(args, ctx)?),
+        Command::Lint(args) => Box::new(lint::run(args, ctx)),
         Command::Mcp(_) => {
             return Err(error::Error::refused(
                 "mcp is a server: it runs from the command line, not as an action",

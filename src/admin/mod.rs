@@ -2,7 +2,7 @@
 //! repair the registries) and `archive` (move old journal events and promotions aside). They
 //! may use the actions' readers; no action uses them. See `ARCHITECTURE.md`.
 
-pub mod archive;
-pub mod doctor;
-pub mod lint;
-pub mod lock;
+pub(crate) mod archive;
+pub(crate) mod doctor;
+pub(crate) mod lint;
+pub(crate) mod lock;

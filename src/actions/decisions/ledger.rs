@@ -13,7 +13,6 @@
 //! the registry append (size cap, torn-tail refusal) and need the writer lock, which
 //! [`record`] takes as a parameter to prove it is held.
 
-use std::collections::HashMap;
 use std::path::Path;
 
 use rustix::fs::OFlags;
@@ -147,16 +146,6 @@ impl Ledger {
             }
         }
         ledger
-    }
-
-    /// The latest record of each ledgered decision, by `(file, heading)`.
-    #[must_use]
-    pub fn latest(&self) -> HashMap<(&str, &str), &Record> {
-        let mut latest = HashMap::new();
-        for record in &self.records {
-            latest.insert((record.file.as_str(), record.heading.as_str()), record);
-        }
-        latest
     }
 
     /// The latest record of the decision `heading` in `file`.
