@@ -10,7 +10,8 @@
 //!   integrity check;
 //! * warnings — broken `[[links]]`, format problems (no date, a date that is not `YYYY-MM-DD`,
 //!   a status outside the list, ledger lines that are not records, note files every reader
-//!   skips), `###` inside fenced code;
+//!   skips), `###` inside fenced code, generated views (`INDEX.md`, `CANDIDATES.md`) that drifted
+//!   from their sources;
 //! * information — receipts that no longer count, and with `--full` the proposals of [`full`].
 //!
 //! It never writes: every proposal is a command or an edit for a person to make.
@@ -22,6 +23,7 @@ mod notes;
 
 use std::fmt::Write as _;
 
+use crate::actions::entries::views;
 use crate::actions::receipts::{self, Inspector};
 use crate::admin::lint::findings::{Finding, Note, Severity, file_finding};
 use crate::context::Context;
@@ -100,11 +102,41 @@ pub fn run(args: &LintArgs, ctx: &Context) -> LintReport {
         &mut report.findings,
     );
     check_receipts(ctx, &mut report.findings);
+    check_views(ctx, &mut report.findings);
     if args.full {
         full::check(ctx, &notes, &cut, &mut report.findings);
     }
     report.findings.sort_by_key(|f| f.severity);
     report
+}
+
+/// The generated views of the entries (`INDEX.md`, `CANDIDATES.md`) that no longer match their
+/// sources (a warning: they are rebuilt, never edited), once the entry commands are in use.
+fn check_views(ctx: &Context, findings: &mut Vec<Finding>) {
+    if !views::in_use(ctx) {
+        return;
+    }
+    let rebuild = "`bmad-mem doctor --rebuild-views` regenerates it".to_owned();
+    match views::drift(ctx) {
+        Ok(drifted) => {
+            for (view, what) in drifted {
+                let mut finding = file_finding(
+                    view,
+                    "view-drift",
+                    Severity::Warning,
+                    format!("generated view {what}"),
+                );
+                finding.proposal = Some(rebuild.clone());
+                findings.push(finding);
+            }
+        }
+        Err(e) => findings.push(file_finding(
+            views::INDEX_VIEW,
+            "view-drift",
+            Severity::Warning,
+            format!("cannot compare the generated views with their sources: {e}"),
+        )),
+    }
 }
 
 /// Receipts that no longer count (information), or a store that fails its check (an error).
