@@ -785,6 +785,7 @@ fn take_from<T>(stack: &mut Vec<T>, mark: usize) -> Vec<T> {
 }
 
 /// Where the JSON whitespace (space, tab, LF, CR) that starts at `at` ends.
+#[inline]
 fn skip_whitespace(bytes: &[u8], mut at: usize) -> usize {
     while let Some(b' ' | b'\t' | b'\n' | b'\r') = bytes.get(at) {
         at += 1;
@@ -797,6 +798,7 @@ fn skip_whitespace(bytes: &[u8], mut at: usize) -> usize {
 ///
 /// # Errors
 /// "invalid number" at the first byte the grammar refuses.
+#[inline]
 fn scan_number(bytes: &[u8], at: usize) -> Result<(usize, usize), ParseError> {
     let is_digit = |pos: usize| matches!(bytes.get(pos), Some(b'0'..=b'9'));
     let digits = |mut pos: usize| {

@@ -347,6 +347,7 @@ struct OpenObject {
 }
 
 impl Reader {
+    #[inline]
     fn read(text: &str) -> Result<Doc, Stop> {
         let mut reader = Reader {
             doc: Doc {
@@ -361,12 +362,14 @@ impl Reader {
         Ok(reader.doc)
     }
 
+    #[inline]
     fn offset(&self) -> u32 {
         // SOURCE_LIMIT keeps every compact text far below 4 GiB.
         u32::try_from(self.doc.compact.len()).expect("compact text under 4 GiB")
     }
 
     /// Opens a node at the current end of the compact text; [`Reader::close`] finishes it.
+    #[inline]
     fn open(&mut self, kind: Kind, extra: u64) -> usize {
         let start = self.offset();
         self.doc.nodes.push(Slot {
@@ -379,6 +382,7 @@ impl Reader {
         self.doc.nodes.len() - 1
     }
 
+    #[inline]
     fn close(&mut self, at: usize) {
         let end = self.offset();
         let next = u32::try_from(self.doc.nodes.len()).expect("node count under 4 G");
@@ -387,6 +391,7 @@ impl Reader {
         slot.next = next;
     }
 
+    #[inline]
     fn literal(&mut self, literal: &str, kind: Kind) {
         let at = self.open(kind, 0);
         self.doc.compact.push_str(literal);
@@ -394,6 +399,7 @@ impl Reader {
     }
 
     /// A string node; returns its index.
+    #[inline]
     fn string_node(&mut self, source: &str, decoded: Option<String>) -> u32 {
         let node = u32::try_from(self.doc.nodes.len()).expect("node count under 4 G");
         let at = self.open(Kind::String, PLAIN);
@@ -415,12 +421,14 @@ impl Reader {
     }
 
     /// The decoded text of the key node `key`.
+    #[inline]
     fn key_text(&self, key: u32) -> &str {
         self.doc.string(self.doc.nodes[key as usize])
     }
 
     /// Whether two keys of the object whose key nodes are `keys[mark..]` are the same. Keys
     /// are compared by their compact text, which is one text per decoded key.
+    #[inline]
     fn has_duplicate(&self, mark: usize) -> bool {
         let compact = self.doc.compact.as_bytes();
         let text = |key: &u32| {
@@ -446,10 +454,12 @@ impl Build for Reader {
     type Object = OpenObject;
     type Error = Stop;
 
+    #[inline]
     fn null(&mut self) {
         self.literal("null", Kind::Null);
     }
 
+    #[inline]
     fn boolean(&mut self, value: bool) {
         if value {
             self.literal("true", Kind::True);
@@ -458,6 +468,7 @@ impl Build for Reader {
         }
     }
 
+    #[inline]
     fn number(&mut self, number: Number<'_>) {
         let at = self.open(Kind::Number, number.value.to_bits());
         if number.is_compact {
@@ -470,32 +481,38 @@ impl Build for Reader {
         self.close(at);
     }
 
+    #[inline]
     fn string(&mut self, source: &str, decoded: Option<String>) {
         self.string_node(source, decoded);
     }
 
+    #[inline]
     fn begin_array(&mut self) -> OpenArray {
         let at = self.open(Kind::Array, 0);
         self.doc.compact.push('[');
         OpenArray { at, count: 0 }
     }
 
+    #[inline]
     fn before_item(&mut self, array: &mut OpenArray) {
         if array.count > 0 {
             self.doc.compact.push(',');
         }
     }
 
+    #[inline]
     fn item(&mut self, array: &mut OpenArray, (): ()) {
         array.count += 1;
     }
 
+    #[inline]
     fn end_array(&mut self, array: OpenArray) {
         self.doc.compact.push(']');
         self.doc.nodes[array.at].extra = array.count;
         self.close(array.at);
     }
 
+    #[inline]
     fn begin_object(&mut self) -> OpenObject {
         let at = self.open(Kind::Object, 0);
         self.doc.compact.push('{');
@@ -508,6 +525,7 @@ impl Build for Reader {
         }
     }
 
+    #[inline]
     fn key(
         &mut self,
         object: &mut OpenObject,
@@ -534,10 +552,12 @@ impl Build for Reader {
         Ok(())
     }
 
+    #[inline]
     fn member(&mut self, object: &mut OpenObject, (): ()) {
         object.count += 1;
     }
 
+    #[inline]
     fn end_object(&mut self, object: OpenObject) -> Result<(), Stop> {
         self.doc.compact.push('}');
         if object.count > 1 && self.has_duplicate(object.mark) {
