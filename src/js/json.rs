@@ -602,7 +602,7 @@ impl std::error::Error for ParseError {}
 /// # Errors
 /// A [`ParseError`] naming the problem and its byte offset.
 pub fn parse(text: &str) -> Result<Value, ParseError> {
-    scan(text, &mut Tree::default())
+    scan(text, Tree::default()).map(|(value, _)| value)
 }
 
 /// What a reading of JSON text makes of what it reads, piece by piece in document order: a
@@ -625,8 +625,8 @@ pub(crate) trait Build {
     /// literal holds an escape (without one, the value is `source` without the quotes).
     fn string(&mut self, source: &str, decoded: Option<String>) -> Self::Value;
     fn begin_array(&mut self) -> Self::Array;
-    /// Before each item is read.
-    fn before_item(&mut self, array: &mut Self::Array);
+    /// The comma between two items or two members.
+    fn comma(&mut self);
     fn item(&mut self, array: &mut Self::Array, item: Self::Value);
     fn end_array(&mut self, array: Self::Array) -> Self::Value;
     fn begin_object(&mut self) -> Self::Object;
@@ -660,9 +660,11 @@ pub(crate) struct Number<'a> {
 /// Reads `text` as `JSON.parse` does, one value surrounded only by JSON whitespace, telling
 /// `build` what it finds.
 ///
+/// Returns the value and the builder.
+///
 /// # Errors
 /// A [`ParseError`] naming the problem and its byte offset, or the builder's own.
-pub(crate) fn scan<B: Build>(text: &str, build: &mut B) -> Result<B::Value, B::Error> {
+pub(crate) fn scan<B: Build>(text: &str, build: B) -> Result<(B::Value, B), B::Error> {
     let mut scanner = Scanner {
         text,
         bytes: text.as_bytes(),
@@ -675,7 +677,7 @@ pub(crate) fn scan<B: Build>(text: &str, build: &mut B) -> Result<B::Value, B::E
     if scanner.pos < scanner.bytes.len() {
         return Err(scanner.error("unexpected text after the value").into());
     }
-    Ok(value)
+    Ok((value, scanner.build))
 }
 
 /// The [`Build`] of [`parse`]: a tree of [`Value`]s.
@@ -686,6 +688,8 @@ struct Tree {
     items: Vec<Value>,
     /// Members of the objects being read, likewise.
     members: Vec<(String, Value)>,
+    /// Arrays and objects being read.
+    open: usize,
 }
 
 /// An object being read into a [`Tree`]: where its members start, and the key last read.
@@ -727,11 +731,12 @@ impl Build for Tree {
 
     #[inline]
     fn begin_array(&mut self) -> usize {
+        self.open += 1;
         self.items.len()
     }
 
     #[inline]
-    fn before_item(&mut self, _: &mut usize) {}
+    fn comma(&mut self) {}
 
     #[inline]
     fn item(&mut self, _: &mut usize, item: Value) {
@@ -740,11 +745,13 @@ impl Build for Tree {
 
     #[inline]
     fn end_array(&mut self, mark: usize) -> Value {
-        Value::Array(take_from(&mut self.items, mark))
+        self.open -= 1;
+        Value::Array(take_from(&mut self.items, mark, self.open == 0))
     }
 
     #[inline]
     fn begin_object(&mut self) -> OpenObject {
+        self.open += 1;
         OpenObject {
             mark: self.members.len(),
             key: String::new(),
@@ -769,15 +776,17 @@ impl Build for Tree {
 
     #[inline]
     fn end_object(&mut self, object: OpenObject) -> Result<Value, ParseError> {
-        let entries = take_from(&mut self.members, object.mark);
+        self.open -= 1;
+        let entries = take_from(&mut self.members, object.mark, self.open == 0);
         Ok(Value::Object(Object::from_entries(entries)))
     }
 }
 
-/// `stack[mark..]`, moved out: the outermost container takes the whole vector (no copy), an
-/// inner one a vector of its exact size.
-fn take_from<T>(stack: &mut Vec<T>, mark: usize) -> Vec<T> {
-    if mark == 0 {
+/// `stack[mark..]`, moved out: the document's own array or object (`is_root`) takes the whole
+/// vector, without a copy; any other, a vector of its exact size, the stack staying for the
+/// next one.
+fn take_from<T>(stack: &mut Vec<T>, mark: usize, is_root: bool) -> Vec<T> {
+    if is_root {
         std::mem::take(stack)
     } else {
         stack.drain(mark..).collect()
@@ -837,14 +846,14 @@ fn scan_number(bytes: &[u8], at: usize) -> Result<(usize, usize), ParseError> {
     Ok((integer_end, pos))
 }
 
-struct Scanner<'a, 'b, B> {
+struct Scanner<'a, B> {
     text: &'a str,
     bytes: &'a [u8],
     pos: usize,
-    build: &'b mut B,
+    build: B,
 }
 
-impl<'a, B: Build> Scanner<'a, '_, B> {
+impl<'a, B: Build> Scanner<'a, B> {
     fn error(&self, message: &'static str) -> ParseError {
         ParseError {
             message,
@@ -926,7 +935,10 @@ impl<'a, B: Build> Scanner<'a, '_, B> {
             self.build.member(&mut object, value);
             self.skip_ws();
             match self.peek() {
-                Some(b',') => self.pos += 1,
+                Some(b',') => {
+                    self.pos += 1;
+                    self.build.comma();
+                }
                 Some(b'}') => {
                     self.pos += 1;
                     return self.build.end_object(object);
@@ -950,12 +962,14 @@ impl<'a, B: Build> Scanner<'a, '_, B> {
         }
         loop {
             self.skip_ws();
-            self.build.before_item(&mut array);
             let item = self.value(depth)?;
             self.build.item(&mut array, item);
             self.skip_ws();
             match self.peek() {
-                Some(b',') => self.pos += 1,
+                Some(b',') => {
+                    self.pos += 1;
+                    self.build.comma();
+                }
                 Some(b']') => {
                     self.pos += 1;
                     return Ok(self.build.end_array(array));
@@ -1000,13 +1014,33 @@ impl<'a, B: Build> Scanner<'a, '_, B> {
     }
 
     /// The string literal at `pos`: its source text, and its value when it holds an escape.
+    #[inline]
     fn string(&mut self) -> Result<(&'a str, Option<String>), ParseError> {
         let open = self.pos;
-        self.pos += 1;
+        // The bytes a string literal may hold as they are: skip them in one tight loop.
+        let mut end = open + 1;
+        while self
+            .bytes
+            .get(end)
+            .is_some_and(|&b| !ESCAPED[usize::from(b)])
+        {
+            end += 1;
+        }
+        if self.bytes.get(end) == Some(&b'"') {
+            // No escape (the usual case): the value is the source's inside.
+            self.pos = end + 1;
+            return Ok((&self.text[open..self.pos], None));
+        }
+        self.pos = end;
+        self.escaped_string(open)
+    }
+
+    /// The rest of the string literal that opens at `open`, from its first escape (or the
+    /// byte that ends it too early) at `pos`.
+    fn escaped_string(&mut self, open: usize) -> Result<(&'a str, Option<String>), ParseError> {
         let mut out = String::new();
-        let mut start = self.pos;
+        let mut start = open + 1;
         loop {
-            // The bytes a string literal may hold as they are: skip them in one tight loop.
             while self
                 .bytes
                 .get(self.pos)
@@ -1019,14 +1053,9 @@ impl<'a, B: Build> Scanner<'a, '_, B> {
             };
             match byte {
                 b'"' => {
+                    out.push_str(&self.text[start..self.pos]);
                     self.pos += 1;
-                    let source = &self.text[open..self.pos];
-                    // Without escapes (the usual case), the value is the source's inside.
-                    if out.is_empty() {
-                        return Ok((source, None));
-                    }
-                    out.push_str(&self.text[start..self.pos - 1]);
-                    return Ok((source, Some(out)));
+                    return Ok((&self.text[open..self.pos], Some(out)));
                 }
                 b'\\' => {
                     out.push_str(&self.text[start..self.pos]);

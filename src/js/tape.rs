@@ -349,7 +349,7 @@ struct OpenObject {
 impl Reader {
     #[inline]
     fn read(text: &str) -> Result<Doc, Stop> {
-        let mut reader = Reader {
+        let reader = Reader {
             doc: Doc {
                 // A pretty-printed file loses about a third of its bytes to indentation.
                 compact: String::with_capacity(text.len()),
@@ -358,7 +358,7 @@ impl Reader {
             },
             keys: Vec::new(),
         };
-        json::scan(text, &mut reader)?;
+        let ((), reader) = json::scan(text, reader)?;
         Ok(reader.doc)
     }
 
@@ -494,10 +494,8 @@ impl Build for Reader {
     }
 
     #[inline]
-    fn before_item(&mut self, array: &mut OpenArray) {
-        if array.count > 0 {
-            self.doc.compact.push(',');
-        }
+    fn comma(&mut self) {
+        self.doc.compact.push(',');
     }
 
     #[inline]
@@ -532,9 +530,6 @@ impl Build for Reader {
         source: &str,
         decoded: Option<String>,
     ) -> Result<(), Stop> {
-        if object.count > 0 {
-            self.doc.compact.push(',');
-        }
         let key = self.string_node(source, decoded);
         let key_text = self.key_text(key);
         if key_text.as_bytes().first().is_some_and(u8::is_ascii_digit)
