@@ -3,16 +3,13 @@
 //! a pattern-scores document of 2 MiB, and SHA-256 of 1 MiB (what `observe`/`outcomes` spend
 //! on every Nexus file they hash).
 
-#[path = "support/corpus.rs"]
-mod corpus;
-
 use std::hint::black_box;
 use std::time::Duration;
 
 use bmad_mem::js::json::{Object, Value, parse, sha256_hex};
 use bmad_mem::store::journal::events;
-use corpus::{Amount, CAP, Rng, Vocabulary};
 use criterion::{Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
+use testkit::corpus::{self, Amount, CAP, Rng, Vocabulary};
 
 const SEED: u64 = 1;
 

@@ -12,15 +12,16 @@
 //! relevant headings in the top k), hit@1/5 (any relevant heading in the top k) and MRR@10 (one
 //! over the rank of the first relevant heading, 0 beyond 10), averaged over the queries, then
 //! over the hard and the regular ones. The `--k1`… options override the bm25 ranking's constants
-//! (`bmad_mem::bm25::Params`) for experiments.
+//! (`bmad_mem::actions::recall::bm25::Params`) for experiments.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use bmad_mem::bm25::{self, Params};
+use bmad_mem::actions::recall::bm25::{self, Params};
+use bmad_mem::actions::recall::score::Request;
+use bmad_mem::actions::recall::{self, RecallArgs};
 use bmad_mem::context::{Context, Now};
 use bmad_mem::js::json::Value;
-use bmad_mem::recall::{self, RecallArgs, Request};
 
 #[derive(serde::Deserialize)]
 struct Query {

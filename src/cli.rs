@@ -8,20 +8,24 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
-use crate::archive::ArchiveArgs;
-use crate::brief::BriefArgs;
-use crate::doctor::DoctorArgs;
-use crate::export::ExportArgs;
-use crate::handoff::HandoffArgs;
-use crate::init::InitArgs;
-use crate::lock::LockArgs;
-use crate::observe::ObserveArgs;
-use crate::outcomes::OutcomesArgs;
-use crate::recall::RecallArgs;
-use crate::reinforce::ReinforceArgs;
-use crate::scan::ScanArgs;
-use crate::status::StatusArgs;
-use crate::write::WriteArgs;
+use crate::actions::entries::admit::AdmitArgs;
+use crate::actions::entries::import::ImportArgs;
+use crate::actions::entries::propose::ProposeArgs;
+use crate::actions::observe::ObserveArgs;
+use crate::actions::outcomes::OutcomesArgs;
+use crate::actions::recall::RecallArgs;
+use crate::actions::reinforce::ReinforceArgs;
+use crate::actions::write::WriteArgs;
+use crate::admin::archive::ArchiveArgs;
+use crate::admin::doctor::DoctorArgs;
+use crate::admin::lock::LockArgs;
+use crate::mcp::McpArgs;
+use crate::session::brief::BriefArgs;
+use crate::session::export::ExportArgs;
+use crate::session::handoff::HandoffArgs;
+use crate::session::init::InitArgs;
+use crate::session::scan::ScanArgs;
+use crate::session::status::StatusArgs;
 
 /// Project memory for coding agents: decisions, lessons, patterns and an event journal kept
 /// in plain files inside the repository; a drop-in for `bmad-plus mem`.
@@ -87,6 +91,14 @@ pub enum Command {
     Export(ExportArgs),
     /// List the projects below a folder by their markers; --index adds them to the global brain.
     Scan(ScanArgs),
+    /// Record a candidate decision, lesson or pattern for a person to admit.
+    Propose(ProposeArgs),
+    /// List the candidates, admit one exactly as shown, or refuse its topic for good.
+    Admit(AdmitArgs),
+    /// Propose candidates from Claude's agent memory, CLAUDE.md/AGENTS.md or a Markdown file.
+    Import(ImportArgs),
+    /// Serve the memory's tools to an agent over the Model Context Protocol (stdio).
+    Mcp(McpArgs),
 }
 
 impl Command {
@@ -108,12 +120,16 @@ impl Command {
             Command::Handoff(_) => "handoff",
             Command::Export(_) => "export",
             Command::Scan(_) => "scan",
+            Command::Propose(_) => "propose",
+            Command::Admit(_) => "admit",
+            Command::Import(_) => "import",
+            Command::Mcp(_) => "mcp",
         }
     }
 }
 
 /// Options, of every action, that take a value: the word after one of them is its value.
-const VALUE_OPTIONS: [&str; 27] = [
+const VALUE_OPTIONS: [&str; 36] = [
     "-d",
     "--directory",
     "--scope",
@@ -141,6 +157,15 @@ const VALUE_OPTIONS: [&str; 27] = [
     "--out",
     "--before",
     "--keep",
+    "--type",
+    "--title",
+    "--body",
+    "--applies-when",
+    "--source",
+    "--refuse",
+    "--reason",
+    "--by",
+    "--finish",
 ];
 
 /// Marks a word that must reach the action as a plain word.
@@ -234,16 +259,24 @@ fn looks_like_negative_number(arg: &str) -> bool {
 impl Cli {
     /// Undoes [`shield_negative_numbers`] on the words the actions receive.
     pub fn unshield(&mut self) {
-        if let Command::Recall(args) = &mut self.command {
-            for word in &mut args.query {
-                *word = unshield(word);
+        match &mut self.command {
+            Command::Recall(args) => {
+                for word in &mut args.query {
+                    *word = unshield(word);
+                }
             }
+            Command::Archive(args) => {
+                if let Some(store) = &mut args.store {
+                    *store = unshield(store);
+                }
+            }
+            _ => {}
         }
     }
 }
 
 /// The action names, in the order the help lists them.
-pub const ACTIONS: [&str; 14] = [
+pub const ACTIONS: [&str; 18] = [
     "recall",
     "write",
     "reinforce",
@@ -258,6 +291,10 @@ pub const ACTIONS: [&str; 14] = [
     "handoff",
     "export",
     "scan",
+    "propose",
+    "admit",
+    "import",
+    "mcp",
 ];
 
 #[cfg(test)]

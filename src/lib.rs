@@ -6,44 +6,25 @@
 //! calls [`run`], which dispatches to one module per action. Actions never read argv, the
 //! environment or the clock, and never print: they return a [`output::Report`].
 
-// Lets shared test support written against `bmad_mem::…` compile inside unit tests too.
-extern crate self as bmad_mem;
-
-pub mod archive;
-pub mod bm25;
-pub mod brain;
-pub mod brief;
+pub mod actions;
+pub mod admin;
 pub mod cli;
 pub mod context;
-pub mod doctor;
-pub mod entry;
 pub mod error;
-pub mod evidence;
-pub mod export;
-pub mod handoff;
-pub mod init;
 pub mod js;
-pub mod lock;
-pub mod memory;
+pub mod mcp;
 pub mod nexus;
-pub mod observe;
-pub mod outcomes;
 pub mod output;
-pub mod recall;
-pub mod receipts;
-pub mod reinforce;
-pub mod scan;
-pub mod secrets;
-pub mod signals;
-pub mod status;
+pub mod session;
 pub mod store;
-pub mod templates;
-pub mod write;
 
+use actions::{observe, outcomes, recall, reinforce, write};
+use admin::{archive, doctor, lock};
 use cli::Command;
 use context::Context;
 use error::Result;
 use output::Report;
+use session::{brief, export, handoff, init, scan, status};
 
 /// Runs one action.
 ///
@@ -65,5 +46,13 @@ pub fn run(command: &Command, ctx: &Context) -> Result<Box<dyn Report>> {
         Command::Handoff(args) => Box::new(handoff::run(args, ctx)?),
         Command::Export(args) => Box::new(export::run(args, ctx)?),
         Command::Scan(args) => Box::new(scan::run(args, ctx)?),
+        Command::Propose(args) => Box::new(actions::entries::propose::run(args, ctx)?),
+        Command::Admit(args) => Box::new(actions::entries::admit::run(args, ctx)?),
+        Command::Import(args) => Box::new(actions::entries::import::run(args, ctx)?),
+        Command::Mcp(_) => {
+            return Err(error::Error::refused(
+                "mcp is a server: it runs from the command line, not as an action",
+            ));
+        }
     })
 }

@@ -59,7 +59,10 @@
 use std::fmt::Write as _;
 
 /// Milliseconds in one day.
-const MS_PER_DAY: i64 = 86_400_000;
+/// Milliseconds in a day, as the time arithmetic of the actions uses it.
+pub const MS_PER_DAY: f64 = 86_400_000.0;
+/// The same, for the calendar arithmetic below.
+const DAY_MS: i64 = 86_400_000;
 
 /// The largest magnitude of a valid time value (ECMAScript `TimeClip`).
 const MAX_TIME_MS: i64 = 8_640_000_000_000_000;
@@ -107,8 +110,8 @@ pub fn to_iso_string(ms: f64) -> String {
         reason = "checked above: an integral value with magnitude <= 8.64e15"
     )]
     let time = clipped as i64;
-    let days = time.div_euclid(MS_PER_DAY);
-    let in_day = time.rem_euclid(MS_PER_DAY);
+    let days = time.div_euclid(DAY_MS);
+    let in_day = time.rem_euclid(DAY_MS);
     let (year, month, day) = civil_from_days(days);
 
     let mut out = String::with_capacity(27);
@@ -154,7 +157,7 @@ impl Fields {
         // Days beyond the end of the month roll over: start at day 1.
         let days = days_from_civil(self.year, self.month) + self.day - 1;
         let in_day = ((self.hour * 60 + self.minute) * 60 + self.second) * 1000 + self.millisecond;
-        let written = days.checked_mul(MS_PER_DAY)? + in_day;
+        let written = days.checked_mul(DAY_MS)? + in_day;
         let offset_ms = match self.offset_minutes {
             Some(minutes) => minutes * 60_000,
             None => local_offset_ms(written),
@@ -647,7 +650,7 @@ mod tests {
                 _ => 31,
             }
         }
-        let limit = MAX_TIME_MS / MS_PER_DAY;
+        let limit = MAX_TIME_MS / DAY_MS;
         assert_eq!(civil_from_days(-limit), (-271_821, 4, 20));
         assert_eq!(civil_from_days(limit), (275_760, 9, 13));
         assert_eq!(civil_from_days(0), (1970, 1, 1));

@@ -19,8 +19,8 @@
 
 use sha2::{Digest, Sha256};
 
-use super::json::{self, Build, Number, ParseError, Value, array_index, hex, write_string};
-use super::number;
+use crate::js::json::{self, Build, Number, ParseError, Value, array_index, hex, write_string};
+use crate::js::number;
 
 /// A parsed JSON document: its compact text and one node per value (members' keys included).
 #[derive(Debug)]
@@ -569,8 +569,8 @@ impl Build for Reader {
 mod tests {
     use proptest::prelude::*;
 
-    use super::json::MAX_DEPTH;
     use super::*;
+    use crate::js::json::MAX_DEPTH;
 
     /// The tape's compact text and [`json`]'s, and the same refusals.
     fn agrees(text: &str) {

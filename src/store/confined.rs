@@ -29,7 +29,8 @@ use rustix::fs::{AtFlags, CWD, FileType, Mode, OFlags};
 use rustix::io::Errno;
 
 use crate::error::{Error, Result};
-use crate::store::paths::{REGISTRY_CAP, normalize};
+use crate::js::path::resolve;
+use crate::store::layout::REGISTRY_CAP;
 
 /// Folders are opened read-only, as folders, never through a link.
 const DIR_FLAGS: OFlags = OFlags::RDONLY
@@ -513,6 +514,29 @@ impl Dir {
         }
         Ok(names)
     }
+}
+
+/// The lexical half of [`crate::store::paths::confine`]: `root/rel`, refused unless `rel` is a normalized
+/// project-relative path that stays inside the root. Touches no disk.
+///
+/// # Errors
+/// `Memory path must be a normalized project-relative path.`, `Memory path escapes project.`
+pub fn normalize(root: &Path, rel: &str) -> Result<PathBuf> {
+    let is_absolute = rel.starts_with('/') || rel.starts_with('\\') || Path::new(rel).has_root();
+    if rel.is_empty()
+        || rel.contains(':')
+        || is_absolute
+        || rel
+            .split(['/', '\\'])
+            .any(|segment| segment.is_empty() || segment == "." || segment == "..")
+    {
+        return Err(Error::PathNotNormalized);
+    }
+    let target = resolve(root, Path::new(rel));
+    if !target.starts_with(root) || target == root {
+        return Err(Error::PathEscapes);
+    }
+    Ok(target)
 }
 
 #[cfg(test)]

@@ -37,13 +37,10 @@ use std::time::Duration;
 use crate::error::{Error, Result};
 use crate::js::json::{Object, Value};
 use crate::store::confined::{self, Dir};
-use crate::store::document;
+use crate::store::layout::LOCK_FILE;
 use crate::store::paths::confine;
+use crate::store::temporaries;
 
-/// The memory folder, relative to the project root.
-pub const MEMORY_DIR: &str = ".bmad/memory";
-/// The writer lock, relative to the project root.
-pub const LOCK_FILE: &str = ".bmad/memory/writer.lock";
 /// The writer lock's name inside the memory folder.
 const LOCK_NAME: &str = "writer.lock";
 const TRIES: u32 = 200;
@@ -171,7 +168,7 @@ fn create_with_owner(memory: &Dir, owner: &str) -> Result<bool> {
 /// file belongs to a process that died. Only regular files whose names end in `.<uuid>.tmp` are
 /// touched, and a failure here changes nothing about the lock.
 fn remove_dead_temporaries(memory: &Dir) {
-    document::remove_dead_temporaries(memory, |_| true);
+    temporaries::remove_dead_temporaries(memory, |_| true);
 }
 
 /// docs §3.3's own way: `O_CREAT|O_EXCL`, then the owner, synced.
@@ -273,6 +270,7 @@ impl Drop for WriterLock {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::layout::MEMORY_DIR;
     use std::fs;
 
     #[test]

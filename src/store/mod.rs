@@ -2,12 +2,14 @@
 //! the writer lock, NDJSON appends, atomic JSON documents, the tolerant journal reader and the
 //! `###` section cutter. It knows nothing of actions.
 
+pub mod archived;
 pub mod confined;
 pub mod document;
+pub mod entry;
 pub mod journal;
+pub mod layout;
 pub mod lock;
 pub mod ndjson;
 pub mod paths;
 pub mod sections;
-
-pub use lock::{LOCK_FILE, MEMORY_DIR, WriterLock};
+pub mod temporaries;

@@ -9,9 +9,9 @@
 use std::path::Path;
 
 use crate::error::{Error, Result};
-use crate::store::WriterLock;
 use crate::store::confined::{self, Target};
-use crate::store::paths::REGISTRY_CAP;
+use crate::store::layout::REGISTRY_CAP;
+use crate::store::lock::WriterLock;
 
 /// A registry file checked and ready to take one more line: its folder's handle is kept, so the
 /// line lands in the folder that was checked even if a link is swapped in meanwhile.

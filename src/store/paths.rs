@@ -15,46 +15,11 @@ use std::fmt;
 use std::fs;
 use std::io::{self, Read};
 use std::os::unix::fs::OpenOptionsExt;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 use crate::store::confined;
-
-/// Largest registry file, in bytes (docs §1).
-pub const REGISTRY_CAP: u64 = 2 * 1024 * 1024;
-
-/// `path` made absolute against `base` and normalized lexically, as Node's `path.resolve`
-/// does: `.` dropped, `..` removes the previous component, links not followed.
-#[must_use]
-pub fn resolve(base: &Path, path: &Path) -> PathBuf {
-    let joined = base.join(path);
-    let mut out = PathBuf::new();
-    for component in joined.components() {
-        match component {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    out
-}
-
-/// Node's `path.relative(from, to)` for two normalized absolute paths, `/`-separated.
-#[must_use]
-pub fn relative(from: &Path, to: &Path) -> String {
-    let from: Vec<_> = from.components().collect();
-    let to: Vec<_> = to.components().collect();
-    let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
-    let mut parts: Vec<String> = vec!["..".to_owned(); from.len() - common];
-    parts.extend(
-        to[common..]
-            .iter()
-            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
-    );
-    parts.join("/")
-}
+use crate::store::layout::LOOSE_CAP;
 
 /// docs §3.1: the absolute path of the memory path `rel` under `root`, refused unless it is a
 /// normalized project-relative path that stays inside the root and whose existing components,
@@ -69,29 +34,6 @@ pub fn relative(from: &Path, to: &Path) -> String {
 /// The four confinement messages, or an I/O error naming the component that could not be read.
 pub fn confine(root: &Path, rel: &str) -> Result<PathBuf> {
     confined::locate(root, rel, false).map(|target| target.path().to_path_buf())
-}
-
-/// The lexical half of [`confine`]: `root/rel`, refused unless `rel` is a normalized
-/// project-relative path that stays inside the root. Touches no disk.
-///
-/// # Errors
-/// `Memory path must be a normalized project-relative path.`, `Memory path escapes project.`
-pub fn normalize(root: &Path, rel: &str) -> Result<PathBuf> {
-    let is_absolute = rel.starts_with('/') || rel.starts_with('\\') || Path::new(rel).has_root();
-    if rel.is_empty()
-        || rel.contains(':')
-        || is_absolute
-        || rel
-            .split(['/', '\\'])
-            .any(|segment| segment.is_empty() || segment == "." || segment == "..")
-    {
-        return Err(Error::PathNotNormalized);
-    }
-    let target = resolve(root, Path::new(rel));
-    if !target.starts_with(root) || target == root {
-        return Err(Error::PathEscapes);
-    }
-    Ok(target)
 }
 
 /// docs §3.2, the confined reader: `Ok(None)` when the file is absent and `missing_ok`, else the
@@ -116,9 +58,6 @@ pub fn read_registry_bytes(root: &Path, rel: &str, missing_ok: bool) -> Result<O
         .read(missing_ok)?
         .map(|(bytes, _)| bytes))
 }
-
-/// Largest file a loose read takes, in bytes: a larger one is skipped, never read.
-pub const LOOSE_CAP: u64 = 64 * 1024 * 1024;
 
 /// Why a loose read left a file out. Its text says why, after `<file> skipped: `.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -379,24 +318,8 @@ pub fn decode_lossy(bytes: Vec<u8>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::layout::REGISTRY_CAP;
     use std::os::unix::fs::symlink;
-
-    #[test]
-    fn resolve_and_relative_are_lexical() {
-        let root = Path::new("/p/q");
-        assert_eq!(
-            resolve(root, Path::new("a/./b/../c")),
-            Path::new("/p/q/a/c")
-        );
-        assert_eq!(resolve(root, Path::new("../x")), Path::new("/p/x"));
-        assert_eq!(resolve(root, Path::new("/abs/./y")), Path::new("/abs/y"));
-        assert_eq!(relative(root, Path::new("/p/q/a/b.md")), "a/b.md");
-        assert_eq!(
-            relative(root, Path::new("/p/brain/memory/x.md")),
-            "../brain/memory/x.md"
-        );
-        assert_eq!(relative(root, Path::new("/z")), "../../z");
-    }
 
     #[track_caller]
     fn refused(rel: &str, expected: &str) {

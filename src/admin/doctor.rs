@@ -1,0 +1,846 @@
+//! `doctor`: a read-only health check of every registry and note file, and two explicit,
+//! lossless repairs of a registry: its torn final line, its lines that are not UTF-8.
+//!
+//! `bmad-mem doctor` reports, without changing anything: a torn last line (with its byte
+//! offset), complete lines that are not valid UTF-8 (number and offset of the first bad byte;
+//! one such line makes every writer refuse the file), lines that do not parse (with their line
+//! numbers), a registry at, near or over the 2 MiB cap (for the journal and the promotions,
+//! naming the `archive` command that makes room) or one the confined reader refuses, an
+//! interrupted archive (records in both an archive file and the live file), a receipt store
+//! that fails its integrity check, a writer lock whose owner is dead or on another host (which
+//! nothing here can check), and in the note files — read as recall, status and brief read them,
+//! so that a note they skip (a FIFO, a device, over 64 MiB, a link leaving the project) is
+//! reported and a link they follow is checked — `###` headings used twice (which `observe`
+//! cannot target) and `###` lines inside fenced code (bmad-plus cuts sections there too).
+//! Where the governed entries are in use (docs/ENTRIES.md), it also reports a candidate whose
+//! admission or refusal stopped between its two writes (naming `admit --finish`), a pending
+//! candidate file that does not parse, and a generated view that drifted from its sources. It
+//! exits 0 when healthy, 1 otherwise.
+//!
+//! `bmad-mem doctor --rebuild-views` regenerates `.bmad/memory/CANDIDATES.md` and `INDEX.md`
+//! under the writer lock.
+//!
+//! `bmad-mem doctor --repair-tail <file>` moves a torn final line into `<file>.torn-<timestamp>`
+//! (`-1`, `-2`, … appended when that name is taken; a kept-aside file is never overwritten) and
+//! truncates the file after its last complete line, under the writer lock. Torn lines are found
+//! in bytes, not text: a write cut short can end in the middle of a character, and such a tear
+//! is this repair's case, not the next one's.
+//!
+//! `bmad-mem doctor --repair-encoding <file>` moves the complete lines that are not valid UTF-8,
+//! byte for byte and in order, into `<file>.invalid-<timestamp>` (named as above) and rewrites
+//! the file without them (temporary file, sync, rename), under the writer lock; the other lines,
+//! and a torn final line, stay as they were. Registries only: note files are Markdown a person
+//! edits, and readers take them with the bad bytes replaced.
+//!
+//! Both repairs re-check, just before changing the registry, that its length is still the one
+//! read (a writer that ignored the lock may have added to it); if not, the kept-aside file is
+//! removed again and the repair refused, to be run again. A refusal creates nothing. Nothing is
+//! ever repaired automatically.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::fs::File;
+use std::io::Write;
+use std::path::Path;
+
+use pulldown_cmark::{CodeBlockKind, Event, Parser, Tag};
+use rustix::fs::OFlags;
+
+use crate::actions::entries::candidate as entries;
+use crate::actions::entries::{admit, views};
+use crate::actions::receipts;
+use crate::admin::archive;
+use crate::admin::lock;
+use crate::context::Context;
+use crate::error::{Error, Result};
+use crate::js::json::{self, Object, Value};
+use crate::output::Report;
+use crate::store::archived::Store;
+use crate::store::confined::{self, Target};
+use crate::store::journal::{self, InvalidLine};
+use crate::store::layout::{
+    ARCHIVE_DIR, DEFAULT_KEEP, JOURNAL, LOCK_FILE, NOTE_DIRS, NOTE_FILES, OUTCOMES, PROMOTIONS,
+    REGISTRY_CAP, SCORES,
+};
+use crate::store::lock::WriterLock;
+use crate::store::paths::{Loose, read_loose, read_registry, read_registry_bytes};
+use crate::store::sections::heading_lines;
+
+/// The append-only registries, the only files `--repair-tail` accepts.
+const NDJSON_REGISTRIES: [&str; 3] = [JOURNAL, PROMOTIONS, OUTCOMES];
+
+/// Check every registry and note file (read-only); or repair a torn final line explicitly.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct DoctorArgs {
+    /// Move the torn final line of this registry (e.g. .bmad/memory/journal.ndjson) into
+    /// <file>.torn-<timestamp> and truncate the file after its last complete line.
+    #[arg(long = "repair-tail", value_name = "file", allow_hyphen_values = true)]
+    pub repair_tail: Option<String>,
+    /// Move the complete lines of this registry that are not valid UTF-8, byte for byte, into
+    /// <file>.invalid-<timestamp> and rewrite the file without them.
+    #[arg(
+        long = "repair-encoding",
+        value_name = "file",
+        allow_hyphen_values = true,
+        conflicts_with = "repair_tail"
+    )]
+    pub repair_encoding: Option<String>,
+    /// Regenerate the generated views of the entries (.bmad/memory/CANDIDATES.md, INDEX.md)
+    /// from their sources.
+    #[arg(
+        long = "rebuild-views",
+        conflicts_with_all = ["repair_tail", "repair_encoding"]
+    )]
+    pub rebuild_views: bool,
+}
+
+/// One finding.
+#[derive(Debug, Clone)]
+pub struct Problem {
+    pub file: String,
+    pub kind: &'static str,
+    pub message: String,
+}
+
+/// What the check found, or what the repair did.
+#[derive(Debug, Default)]
+pub struct DoctorReport {
+    pub checked: Vec<String>,
+    pub problems: Vec<Problem>,
+    /// For a repair: (file, kept-aside file, bytes moved).
+    pub repaired: Option<(String, String, usize)>,
+    /// For `--repair-encoding`: how many lines were moved.
+    pub repaired_lines: Option<usize>,
+    /// For `--rebuild-views`: the views rewritten.
+    pub rebuilt: Option<Vec<String>>,
+}
+
+/// Runs the check or the repair.
+///
+/// # Errors
+/// For the repair: a file that is not a registry, has no torn line, or cannot be written. The
+/// check itself reports problems instead of failing.
+pub fn run(args: &DoctorArgs, ctx: &Context) -> Result<DoctorReport> {
+    if let Some(file) = &args.repair_tail {
+        return repair_tail(ctx, file);
+    }
+    if let Some(file) = &args.repair_encoding {
+        return repair_encoding(ctx, file);
+    }
+    if args.rebuild_views {
+        let lock = WriterLock::acquire(&ctx.root)?;
+        let rebuilt = views::rebuild(ctx, &lock)?;
+        return Ok(DoctorReport {
+            rebuilt: Some(rebuilt.into_iter().map(str::to_owned).collect()),
+            ..DoctorReport::default()
+        });
+    }
+    let mut report = DoctorReport::default();
+    for rel in NDJSON_REGISTRIES {
+        check_ndjson(&ctx.root, rel, &mut report);
+    }
+    check_archives(&ctx.root, &mut report);
+    match receipts::read_store(&ctx.root) {
+        Ok(_) => {}
+        // The reader's own complaints about torn or unparseable lines are already reported.
+        Err(e) if report.problems.iter().any(|p| p.file == OUTCOMES) => drop(e),
+        Err(e) => report.problem(OUTCOMES, "receipt-integrity", e.to_string()),
+    }
+    check_scores(&ctx.root, &mut report);
+    check_lock(ctx, &mut report);
+    for dir in NOTE_DIRS {
+        for name in NOTE_FILES {
+            check_notes(&ctx.root, &format!("{dir}/{name}"), &mut report);
+        }
+    }
+    if views::in_use(ctx) {
+        check_entries(ctx, &mut report);
+    }
+    Ok(report)
+}
+
+/// The governed entries: a candidate whose admission or refusal stopped between its two writes
+/// (a crash), a pending candidate file that does not parse, and a generated view that no longer
+/// says what its sources say.
+fn check_entries(ctx: &Context, report: &mut DoctorReport) {
+    let (candidates, unreadable) = match entries::pending(ctx) {
+        Ok(found) => found,
+        Err(e) => {
+            report.problem(entries::CANDIDATES_DIR, "unreadable", e.to_string());
+            return;
+        }
+    };
+    report.checked.push(entries::CANDIDATES_DIR.to_owned());
+    for (candidate, sha256) in &candidates {
+        let file = entries::candidate_path(&candidate.id);
+        match admit::unfinished(ctx, candidate, sha256) {
+            Ok(None) => {}
+            Ok(Some(admitted)) => report.problem(
+                &file,
+                "unfinished-decision",
+                format!(
+                    "candidate {} is already {}, but an earlier run stopped before recording it; run `bmad-mem admit --finish {}`",
+                    candidate.id,
+                    if admitted {
+                        format!("in {}", candidate.kind.entries_file())
+                    } else {
+                        format!("refused in {}", entries::REFUSED_FILE)
+                    },
+                    candidate.id
+                ),
+            ),
+            Err(e) => report.problem(&file, "unreadable", e.to_string()),
+        }
+    }
+    for id in unreadable {
+        report.problem(
+            &entries::candidate_path(&id),
+            "candidate-format",
+            "not in the candidate format; fix it or remove it".to_owned(),
+        );
+    }
+    match views::drift(ctx) {
+        Ok(drifted) => {
+            for (view, what) in drifted {
+                report.checked.push(view.to_owned());
+                report.problem(
+                    view,
+                    "view-drift",
+                    format!("{what}; `bmad-mem doctor --rebuild-views` regenerates it"),
+                );
+            }
+        }
+        Err(e) => report.problem(views::INDEX_VIEW, "unreadable", e.to_string()),
+    }
+}
+
+impl DoctorReport {
+    fn problem(&mut self, file: &str, kind: &'static str, message: String) {
+        self.problems.push(Problem {
+            file: file.to_owned(),
+            kind,
+            message,
+        });
+    }
+}
+
+/// Reads a file for the check; a refusal becomes a problem.
+fn read(root: &Path, rel: &str, report: &mut DoctorReport) -> Option<String> {
+    record(rel, read_registry(root, rel, true), report)
+}
+
+/// Reads a registry's bytes for the check (a torn tail may cut a character in two); a refusal
+/// becomes a problem.
+fn read_bytes(root: &Path, rel: &str, report: &mut DoctorReport) -> Option<Vec<u8>> {
+    record(rel, read_registry_bytes(root, rel, true), report)
+}
+
+/// Notes a file that was there as checked, and a refusal to read it as a problem.
+fn record<T>(rel: &str, read: Result<Option<T>>, report: &mut DoctorReport) -> Option<T> {
+    match read {
+        Ok(Some(content)) => {
+            report.checked.push(rel.to_owned());
+            Some(content)
+        }
+        Ok(None) => None,
+        Err(e) => {
+            report.checked.push(rel.to_owned());
+            let kind = if matches!(e, Error::SourceNotRegular) {
+                "unreadable-or-over-cap"
+            } else {
+                "unreadable"
+            };
+            report.problem(rel, kind, e.to_string());
+            None
+        }
+    }
+}
+
+/// The length of the part of `bytes` that ends with its last `\n` (0 when there is none).
+fn complete_len(bytes: &[u8]) -> usize {
+    bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1)
+}
+
+fn check_ndjson(root: &Path, rel: &str, report: &mut DoctorReport) {
+    let Some(bytes) = read_bytes(root, rel, report) else {
+        return;
+    };
+    let complete = complete_len(&bytes);
+    if complete < bytes.len() {
+        report.problem(
+            rel,
+            "torn-final-line",
+            format!(
+                "incomplete final line at byte {complete} ({} bytes); `bmad-mem doctor --repair-tail {rel}` keeps it aside",
+                bytes.len() - complete
+            ),
+        );
+    }
+    let invalid = journal::invalid_lines(&bytes);
+    if !invalid.is_empty() {
+        report.problem(rel, "invalid-utf8", invalid_message(rel, &invalid));
+    }
+    let bad: Vec<String> = bytes[..complete]
+        .split(|&b| b == b'\n')
+        .enumerate()
+        // A line that is not UTF-8 is reported above, not again as unparseable.
+        .filter_map(|(i, line)| Some((i, std::str::from_utf8(line).ok()?)))
+        .filter(|(_, line)| !crate::js::text::trim(line).is_empty())
+        .filter(|(_, line)| {
+            !matches!(
+                json::parse(crate::js::text::trim(line)),
+                Ok(Value::Object(_))
+            )
+        })
+        .map(|(i, _)| (i + 1).to_string())
+        .collect();
+    if !bad.is_empty() {
+        report.problem(
+            rel,
+            "unparseable-lines",
+            format!("lines that are not JSON objects: {}", bad.join(", ")),
+        );
+    }
+    check_cap(rel, bytes.len(), report);
+}
+
+/// A registry at or near its 2 MiB cap; for the journal and the promotions, the command that
+/// makes room.
+fn check_cap(rel: &str, len: usize, report: &mut DoctorReport) {
+    let len = len as u64;
+    if len * 10 < REGISTRY_CAP * 9 {
+        return;
+    }
+    let Some(store) = Store::of_file(rel) else {
+        report.problem(
+            rel,
+            "near-cap",
+            format!("{len} bytes of {REGISTRY_CAP}: archive it before it fills"),
+        );
+        return;
+    };
+    let command = format!(
+        "`bmad-mem archive {}` moves all but the newest {} records into {}/",
+        store.name(),
+        DEFAULT_KEEP,
+        ARCHIVE_DIR
+    );
+    if len >= REGISTRY_CAP {
+        report.problem(
+            rel,
+            "at-cap",
+            format!("{len} bytes of {REGISTRY_CAP}: full, every write is refused; {command}"),
+        );
+    } else {
+        report.problem(
+            rel,
+            "near-cap",
+            format!("{len} bytes of {REGISTRY_CAP}: archive it before it fills; {command}"),
+        );
+    }
+}
+
+/// Archives interrupted after the archive file was written and before the live file was cut
+/// back: their records stand in both files until `bmad-mem archive <store>` completes them.
+fn check_archives(root: &Path, report: &mut DoctorReport) {
+    for store in Store::ALL {
+        match archive::pending(root, store) {
+            Ok(pending) => {
+                for (file, records) in pending {
+                    report.checked.push(file.clone());
+                    report.problem(
+                        &file,
+                        "unfinished-archive",
+                        format!(
+                            "its {records} record(s) are still in {} too (an archive was interrupted); `bmad-mem archive {}` completes it",
+                            store.rel(),
+                            store.name()
+                        ),
+                    );
+                }
+            }
+            // The live file's own problems, or the archive folder's, are already reported.
+            Err(_)
+                if report
+                    .problems
+                    .iter()
+                    .any(|p| p.file == store.rel() || p.file == ARCHIVE_DIR) => {}
+            Err(e) => report.problem(ARCHIVE_DIR, "unreadable", e.to_string()),
+        }
+    }
+}
+
+/// How many lines that are not UTF-8 a problem names; the rest are counted.
+const NAMED_LINES: usize = 10;
+
+/// `lines that are not valid UTF-8: line 2 at byte 61, …`: each line's number and the file
+/// offset of its first invalid byte, the first [`NAMED_LINES`] of them.
+fn invalid_message(rel: &str, invalid: &[InvalidLine]) -> String {
+    let mut message = String::from("lines that are not valid UTF-8: ");
+    for (i, line) in invalid.iter().take(NAMED_LINES).enumerate() {
+        if i > 0 {
+            message.push_str(", ");
+        }
+        let _ = write!(message, "line {} at byte {}", line.number, line.at);
+    }
+    if invalid.len() > NAMED_LINES {
+        let _ = write!(message, " and {} more", invalid.len() - NAMED_LINES);
+    }
+    let _ = write!(
+        message,
+        "; `bmad-mem doctor --repair-encoding {rel}` moves them aside"
+    );
+    message
+}
+
+fn check_scores(root: &Path, report: &mut DoctorReport) {
+    let Some(text) = read(root, SCORES, report) else {
+        return;
+    };
+    match json::parse(&text) {
+        Ok(Value::Object(_)) => {}
+        Ok(_) => report.problem(
+            SCORES,
+            "not-an-object",
+            "not a JSON object; reinforce would restart from priors".to_owned(),
+        ),
+        Err(e) => report.problem(
+            SCORES,
+            "unparseable",
+            format!("{e}; reinforce would restart from priors"),
+        ),
+    }
+}
+
+fn check_lock(ctx: &Context, report: &mut DoctorReport) {
+    match lock::inspect(&ctx.root, ctx.now.ms) {
+        Ok(None) => {}
+        Ok(Some(state)) => {
+            report.checked.push(LOCK_FILE.to_owned());
+            if state.alive == Some(false) {
+                report.problem(
+                    LOCK_FILE,
+                    "stale-lock",
+                    format!(
+                        "owner is not running on this host; `bmad-mem lock --recover --expect {}` removes it",
+                        state.sha256
+                    ),
+                );
+            } else if state.alive.is_none() && state.is_other_host() {
+                report.problem(
+                    LOCK_FILE,
+                    "foreign-lock",
+                    format!(
+                        "owner is on host {}, where it cannot be checked from here; if no writer runs there, `bmad-mem lock --recover --expect {} --other-host-is-gone` removes it",
+                        state.host().unwrap_or_default(),
+                        state.sha256
+                    ),
+                );
+            } else if !state.has_readable_owner() {
+                report.problem(
+                    LOCK_FILE,
+                    "unreadable-lock",
+                    "owner is unreadable; check that no writer runs before removing it".to_owned(),
+                );
+            }
+        }
+        Err(e) => report.problem(LOCK_FILE, "unreadable", e.to_string()),
+    }
+}
+
+/// Notes are read as recall, status and brief read them (the loose reader), so that every
+/// command agrees on which note files count: one they skip is a problem here.
+fn check_notes(root: &Path, rel: &str, report: &mut DoctorReport) {
+    let text = match read_loose(&root.join(rel), root) {
+        Ok(Loose::Read(text)) => text,
+        Ok(Loose::Missing) => return,
+        Ok(Loose::Skipped(skip)) => {
+            report.checked.push(rel.to_owned());
+            report.problem(rel, "skipped", skip.to_string());
+            return;
+        }
+        Err(e) => {
+            report.checked.push(rel.to_owned());
+            report.problem(rel, "unreadable", e.to_string());
+            return;
+        }
+    };
+    report.checked.push(rel.to_owned());
+    let headings = heading_lines(&text);
+    let mut counts: HashMap<&str, usize> = HashMap::new();
+    for (_, heading) in &headings {
+        *counts.entry(heading).or_default() += 1;
+    }
+    let mut duplicates: Vec<&str> = headings
+        .iter()
+        .map(|(_, h)| *h)
+        .filter(|h| counts[h] > 1)
+        .collect();
+    let mut seen = std::collections::HashSet::new();
+    duplicates.retain(|h| seen.insert(*h));
+    for heading in duplicates {
+        report.problem(
+            rel,
+            "duplicate-heading",
+            format!(
+                "\"{heading}\" heads {} sections; observe cannot target it",
+                counts[heading]
+            ),
+        );
+    }
+    for (line, heading) in headings_in_code(&text, &headings) {
+        report.problem(
+            rel,
+            "heading-in-code",
+            format!(
+                "line {line}: \"### {heading}\" is inside fenced code but still starts a section"
+            ),
+        );
+    }
+}
+
+/// The line number and heading of every heading of `headings` (as [`heading_lines`] gives them,
+/// in order) that lies inside fenced code, in one pass over the text: the fences come in order
+/// too, so the two lists are walked side by side, and the line count resumes where the last one
+/// stopped. (Testing every heading against every fence and counting lines from the start each
+/// time took minutes on a large note full of fenced headings.)
+fn headings_in_code<'a>(text: &str, headings: &[(usize, &'a str)]) -> Vec<(usize, &'a str)> {
+    let mut fences = Parser::new(text)
+        .into_offset_iter()
+        .filter_map(|(event, range)| match event {
+            Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(_))) => Some(range),
+            _ => None,
+        })
+        .peekable();
+    let mut found = Vec::new();
+    let (mut counted_to, mut line) = (0, 1);
+    for &(offset, heading) in headings {
+        while fences.next_if(|f| f.end <= offset).is_some() {}
+        let Some(fence) = fences.peek() else {
+            break;
+        };
+        if fence.contains(&offset) {
+            line += memchr::memchr_iter(b'\n', &text.as_bytes()[counted_to..offset]).count();
+            counted_to = offset;
+            found.push((line, heading));
+        }
+    }
+    found
+}
+
+fn repair_tail(ctx: &Context, rel: &str) -> Result<DoctorReport> {
+    if !NDJSON_REGISTRIES.contains(&rel) {
+        return Err(Error::refused(format!(
+            "--repair-tail takes one of {}",
+            NDJSON_REGISTRIES.join(", ")
+        )));
+    }
+    // Looked at before the lock, so that refusing creates nothing (not even the memory folder),
+    // then again under it, where it counts.
+    torn_tail(ctx, rel)?;
+    let lock = WriterLock::acquire(&ctx.root)?;
+    let (registry, bytes, complete) = torn_tail(ctx, rel)?;
+    // The copy and the cut happen relative to the folder handle the registry was read through.
+    let dir = registry.require_dir("cannot open")?;
+    let torn = &bytes[complete..];
+    // Opened now, through the same folder handle: the length checked is the length of the file
+    // that is cut.
+    let (registry_file, _) = dir.open_present(registry.name(), OFlags::WRONLY)?;
+    // Only once the torn bytes are safe beside it is the registry cut back, and only if it is
+    // still the length that was read: a writer that ignored the lock may have added to it, and
+    // cutting at the old length would lose what it wrote.
+    let suffix = format!(".torn-{}", ctx.now.file_stamp());
+    let aside_rel = set_aside_then(
+        &registry,
+        rel,
+        &suffix,
+        torn,
+        &registry_file,
+        bytes.len(),
+        || {
+            registry_file
+                .set_len(complete as u64)
+                .and_then(|()| registry_file.sync_all())
+                .map_err(|e| Error::io("cannot truncate", registry.path(), e))
+        },
+    )?;
+    drop(lock);
+    Ok(DoctorReport {
+        repaired: Some((rel.to_owned(), aside_rel, torn.len())),
+        ..DoctorReport::default()
+    })
+}
+
+fn repair_encoding(ctx: &Context, rel: &str) -> Result<DoctorReport> {
+    if !NDJSON_REGISTRIES.contains(&rel) {
+        return Err(Error::refused(format!(
+            "--repair-encoding takes one of {}",
+            NDJSON_REGISTRIES.join(", ")
+        )));
+    }
+    // As for the tail: looked at before the lock, so that refusing creates nothing.
+    invalid_found(ctx, rel)?;
+    let lock = WriterLock::acquire(&ctx.root)?;
+    let (registry, bytes, invalid) = invalid_found(ctx, rel)?;
+    let dir = registry.require_dir("cannot open")?;
+    let (registry_file, _) = dir.open_present(registry.name(), OFlags::RDONLY)?;
+    let mut moved = Vec::new();
+    let mut kept = Vec::with_capacity(bytes.len());
+    let mut from = 0;
+    for line in &invalid {
+        kept.extend_from_slice(&bytes[from..line.start]);
+        moved.extend_from_slice(&bytes[line.start..line.end]);
+        from = line.end;
+    }
+    kept.extend_from_slice(&bytes[from..]);
+    // Only once the lines are safe beside it is the registry rewritten, from the bytes read, and
+    // only if that is still all it holds.
+    let suffix = format!(".invalid-{}", ctx.now.file_stamp());
+    let aside_rel = set_aside_then(
+        &registry,
+        rel,
+        &suffix,
+        &moved,
+        &registry_file,
+        bytes.len(),
+        || dir.replace(registry.name(), &kept),
+    )?;
+    drop(lock);
+    Ok(DoctorReport {
+        repaired: Some((rel.to_owned(), aside_rel, moved.len())),
+        repaired_lines: Some(invalid.len()),
+        ..DoctorReport::default()
+    })
+}
+
+/// The registry's path, bytes and lines that are not UTF-8, refused unless there are some.
+fn invalid_found(ctx: &Context, rel: &str) -> Result<(Target, Vec<u8>, Vec<InvalidLine>)> {
+    let registry = confined::locate(&ctx.root, rel, false)?;
+    let bytes = registry
+        .read(true)?
+        .map(|(bytes, _)| bytes)
+        .unwrap_or_default();
+    let invalid = journal::invalid_lines(&bytes);
+    if invalid.is_empty() {
+        let torn = &bytes[complete_len(&bytes)..];
+        return Err(Error::refused(if std::str::from_utf8(torn).is_ok() {
+            format!("{rel} has no line that is not valid UTF-8; nothing to repair.")
+        } else {
+            format!(
+                "{rel} has no complete line that is not valid UTF-8; its incomplete final line is repaired with --repair-tail."
+            )
+        }));
+    }
+    Ok((registry, bytes, invalid))
+}
+
+/// Refuses unless the open `file` (the registry `rel` at `path`) is still `expected` bytes long:
+/// asked of the handle that will be truncated, just before truncating.
+fn check_unchanged(file: &File, path: &Path, rel: &str, expected: u64) -> Result<()> {
+    let now = file
+        .metadata()
+        .map_err(|e| Error::io("cannot inspect", path, e))?
+        .len();
+    if now == expected {
+        return Ok(());
+    }
+    Err(Error::refused(format!(
+        "{rel} changed during the repair ({expected} bytes read, {now} now); nothing was changed, run the repair again."
+    )))
+}
+
+/// The registry, its bytes and complete length, refused unless it has a torn final line.
+fn torn_tail(ctx: &Context, rel: &str) -> Result<(Target, Vec<u8>, usize)> {
+    let registry = confined::locate(&ctx.root, rel, false)?;
+    let bytes = registry
+        .read(true)?
+        .map(|(bytes, _)| bytes)
+        .unwrap_or_default();
+    let complete = complete_len(&bytes);
+    if complete == bytes.len() {
+        return Err(Error::refused(format!(
+            "{rel} has no incomplete final line; nothing to repair."
+        )));
+    }
+    Ok((registry, bytes, complete))
+}
+
+/// The repairs' one protocol: keeps `aside` beside the registry `rel` as `<name><suffix>`
+/// (`-1`, `-2`, … when taken; never replacing a file), synced; then, only while the registry
+/// still has the `expected` length on `file` (the handle the repair goes through), makes the
+/// `change`. On any failure the kept copy is removed again and nothing else has changed.
+/// Returns the kept copy's project-relative path.
+fn set_aside_then(
+    registry: &Target,
+    rel: &str,
+    suffix: &str,
+    aside: &[u8],
+    file: &File,
+    expected: usize,
+    change: impl FnOnce() -> Result<()>,
+) -> Result<String> {
+    let dir = registry.require_dir("cannot open")?;
+    let (taken, mut kept) = dir.create_aside(registry.name(), suffix)?;
+    let mut name = registry.name().to_os_string();
+    name.push(&taken);
+    let done = kept
+        .write_all(aside)
+        .and_then(|()| kept.sync_all())
+        .map_err(|e| Error::io("cannot write", &dir.path().join(&name), e))
+        .and_then(|()| check_unchanged(file, registry.path(), rel, expected as u64))
+        .and_then(|()| change());
+    if let Err(e) = done {
+        drop(kept);
+        let _ = dir.remove(&name);
+        return Err(e);
+    }
+    Ok(format!("{rel}{taken}"))
+}
+
+impl Report for DoctorReport {
+    fn to_json(&self) -> Value {
+        if let Some(rebuilt) = &self.rebuilt {
+            return Value::Object(Object::new().with(
+                "rebuilt",
+                rebuilt.iter().map(Value::from).collect::<Vec<_>>(),
+            ));
+        }
+        if let Some((file, aside, bytes)) = &self.repaired {
+            #[allow(clippy::cast_precision_loss)] // at most 2 MiB
+            let bytes = *bytes as f64;
+            let mut repaired = Object::new()
+                .with("repaired", file.as_str())
+                .with("keptAs", aside.as_str())
+                .with("bytes", bytes);
+            if let Some(lines) = self.repaired_lines {
+                #[allow(clippy::cast_precision_loss)] // at most 2 MiB of lines
+                let lines = lines as f64;
+                repaired = repaired.with("lines", lines);
+            }
+            return Value::Object(repaired);
+        }
+        let problems: Vec<Value> = self
+            .problems
+            .iter()
+            .map(|p| {
+                Value::Object(
+                    Object::new()
+                        .with("file", p.file.as_str())
+                        .with("kind", p.kind)
+                        .with("message", p.message.as_str()),
+                )
+            })
+            .collect();
+        Value::Object(
+            Object::new()
+                .with("healthy", self.problems.is_empty())
+                .with(
+                    "checked",
+                    self.checked.iter().map(Value::from).collect::<Vec<_>>(),
+                )
+                .with("problems", problems),
+        )
+    }
+
+    fn render_human(&self) -> String {
+        if let Some(rebuilt) = &self.rebuilt {
+            return if rebuilt.is_empty() {
+                "mem doctor: the views are up to date\n".to_owned()
+            } else {
+                format!("mem doctor: rebuilt {}\n", rebuilt.join(", "))
+            };
+        }
+        if let (Some((file, aside, bytes)), Some(lines)) = (&self.repaired, self.repaired_lines) {
+            return format!(
+                "mem doctor: moved {lines} line(s) that are not valid UTF-8 ({bytes} bytes) from {file} into {aside}\n"
+            );
+        }
+        if let Some((file, aside, bytes)) = &self.repaired {
+            return format!(
+                "mem doctor: moved the {bytes}-byte torn final line of {file} into {aside}\n"
+            );
+        }
+        if self.problems.is_empty() {
+            return format!(
+                "mem doctor: healthy ({} file(s) checked)\n",
+                self.checked.len()
+            );
+        }
+        let mut out = format!(
+            "mem doctor: {} problem(s) in {} file(s) checked\n",
+            self.problems.len(),
+            self.checked.len()
+        );
+        for p in &self.problems {
+            let _ = writeln!(out, "  {} [{}]: {}", p.file, p.kind, p.message);
+        }
+        out
+    }
+
+    fn exit_code(&self) -> u8 {
+        u8::from(!self.problems.is_empty())
+    }
+
+    fn written(&self) -> Option<String> {
+        if let Some(rebuilt) = self.rebuilt.as_ref().filter(|r| !r.is_empty()) {
+            return Some(format!("rebuilt {}", rebuilt.join(", ")));
+        }
+        let (file, aside, _) = self.repaired.as_ref()?;
+        Some(format!("the torn final line of {file} moved into {aside}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs::OpenOptions;
+
+    #[track_caller]
+    fn case(text: &str, want: &[(usize, &str)]) {
+        assert_eq!(
+            headings_in_code(text, &heading_lines(text)),
+            want,
+            "{text:?}"
+        );
+    }
+
+    #[test]
+    fn a_registry_that_changed_length_is_not_truncated() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("journal.ndjson");
+        std::fs::write(&path, "{}\n{\"a\"").unwrap();
+        let file = OpenOptions::new().write(true).open(&path).unwrap();
+        check_unchanged(&file, &path, "j.ndjson", 7).unwrap();
+        // Another process appends after the read (the handle sees the file as it is now).
+        OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap()
+            .write_all(b":1}\n")
+            .unwrap();
+        let e = check_unchanged(&file, &path, "j.ndjson", 7).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "j.ndjson changed during the repair (7 bytes read, 11 now); nothing was changed, run \
+             the repair again."
+        );
+    }
+
+    #[test]
+    fn headings_in_fenced_code_are_found_with_their_line_numbers() {
+        case("### a\nx\n", &[]);
+        case("```\n### a\n```\n### b\n", &[(2, "a")]);
+        case(
+            "### out\n```\n### a\n\n### b\n```\ntext\n~~~\n### c\n~~~\n### out2\n",
+            &[(3, "a"), (5, "b"), (9, "c")],
+        );
+        // Indented code is not fenced; an unclosed fence runs to the end.
+        case("    ### a\n\n```\n### b\n### c", &[(4, "b"), (5, "c")]);
+        // A fence inside a quote ends with it.
+        case("> ```\n> x\n### b\n", &[]);
+        case(
+            "```\n### 0\n```\n```\n### 1\n```\n```\n### 2\n```\n",
+            &[(2, "0"), (5, "1"), (8, "2")],
+        );
+    }
+}

@@ -1,0 +1,7 @@
+//! The maintenance commands: `lock` (inspect or clear the writer lock), `doctor` (check and
+//! repair the registries) and `archive` (move old journal events and promotions aside). They
+//! may use the actions' readers; no action uses them. See `ARCHITECTURE.md`.
+
+pub mod archive;
+pub mod doctor;
+pub mod lock;

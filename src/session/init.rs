@@ -1,0 +1,366 @@
+//! `init`: create what is missing of the project memory, then link a brain.
+//!
+//! `.agents/memory/` gets `decisions.md`, `lessons.md`, `patterns.md` and `context.md` from our
+//! templates (dated with the context's clock) and a `sessions/` folder — each only when missing;
+//! nothing that exists is rewritten or removed, so a second run changes nothing and says so.
+//!
+//! Then the brain ([`crate::session::brain`]): an existing `.brain-link` is kept as it is. When detection
+//! could choose its target today it is used (a different detection result is only warned
+//! about); otherwise it is warned about and ignored, and nothing is written for it — remove the
+//! link to relink. Without one, detection runs; with no brain found, the BMAD+ global brain is
+//! created in the home folder. The link is written, and for the global brain only, the project's
+//! index entry. Writing into the home folder is best effort: a read-only or missing home is a
+//! warning, never a failure, as the Memory pack promises (a missing home is never created).
+//! Failures inside the project are errors.
+//!
+//! Paths inside the project are confined (never through a link) before anything is written.
+//! Temporary files that a killed writer left in `.agents/memory/`, `sessions/` and the global
+//! brain's folders are swept before the first write there.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use crate::context::Context;
+use crate::context::folder_name;
+use crate::error::{Error, Result};
+use crate::js::json::{Object, Value};
+use crate::js::text::trim;
+use crate::output::Report;
+use crate::session::brain::{
+    self, Brain, BrainType, Link, LinkState, complete_global_brain, global_brain_dir,
+};
+use crate::session::pack::{
+    create_project_file, day, ensure_project_dir, memory_path, sweep_project_memory,
+};
+use crate::session::templates::{self, Scope};
+use crate::store::layout::{CONTEXT_FILE, LINK_FILE, NOTE_FILES, PACK_DIR, SESSIONS_DIR};
+use crate::store::paths::confine;
+
+/// Create what is missing of .agents/memory/ and link a brain (never overwrites).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct InitArgs {
+    /// The project's name in the new files (default: the project folder's name).
+    #[arg(long = "project-name", value_name = "name", allow_hyphen_values = true)]
+    pub project_name: Option<String>,
+}
+
+/// How the project is linked to its brain.
+#[derive(Debug, Clone)]
+pub struct LinkedBrain {
+    pub link: Link,
+    /// Whether `.brain-link` was written by this run (else it was already there).
+    pub is_new: bool,
+}
+
+/// What `init` created and found.
+#[derive(Debug, Clone, Default)]
+pub struct InitReport {
+    pub project: String,
+    /// Created paths: project-relative in the project, absolute in the home folder.
+    pub created: Vec<String>,
+    /// Paths that existed and were left as they are.
+    pub kept: Vec<String>,
+    pub brain: Option<LinkedBrain>,
+    pub warnings: Vec<String>,
+}
+
+/// The project's name: `--project-name`, else the folder's name.
+fn project_name(args: &InitArgs, root: &Path) -> Result<String> {
+    match &args.project_name {
+        Some(name) if trim(name).is_empty() => {
+            Err(Error::refused("--project-name must not be empty"))
+        }
+        Some(name) => Ok(trim(name).to_owned()),
+        None => Ok(folder_name(root)),
+    }
+}
+
+/// Runs `init`.
+///
+/// # Errors
+/// An empty `--project-name`; a memory path refused by confinement (a link, a file where a
+/// folder belongs); an I/O failure inside the project. Nothing in the home folder is an error.
+pub fn run(args: &InitArgs, ctx: &Context) -> Result<InitReport> {
+    let name = project_name(args, &ctx.root)?;
+    let today = day(&ctx.now).to_owned();
+    let notes = [
+        (
+            NOTE_FILES[0],
+            templates::decisions(&today, Scope::Project(&name)),
+        ),
+        (
+            NOTE_FILES[1],
+            templates::lessons(&today, Scope::Project(&name)),
+        ),
+        (
+            NOTE_FILES[2],
+            templates::patterns(&today, Scope::Project(&name)),
+        ),
+        (
+            CONTEXT_FILE,
+            templates::context(&today, &name, &ctx.root.to_string_lossy()),
+        ),
+    ];
+    // Every project path is checked before the first write.
+    confine(&ctx.root, SESSIONS_DIR)?;
+    confine(&ctx.root, LINK_FILE)?;
+    for (file, _) in &notes {
+        confine(&ctx.root, &memory_path(file))?;
+    }
+
+    let mut report = InitReport {
+        project: name.clone(),
+        ..InitReport::default()
+    };
+    for dir in [".agents", PACK_DIR, SESSIONS_DIR] {
+        let shown = format!("{dir}/");
+        if ensure_project_dir(&ctx.root, dir)? {
+            report.created.push(shown);
+        } else if dir == SESSIONS_DIR {
+            report.kept.push(shown);
+        }
+    }
+    sweep_project_memory(&ctx.root);
+    for (file, text) in &notes {
+        let rel = memory_path(file);
+        if create_project_file(&ctx.root, &rel, text)? {
+            report.created.push(rel);
+        } else {
+            report.kept.push(rel);
+        }
+    }
+    link_brain(ctx, &name, &today, &mut report)?;
+    Ok(report)
+}
+
+/// The brain step: keep a valid link, or detect (creating the global brain when nothing is
+/// found) and link.
+fn link_brain(ctx: &Context, name: &str, today: &str, report: &mut InitReport) -> Result<()> {
+    let detection = brain::detect(ctx);
+    report.warnings.extend(detection.warnings.iter().cloned());
+    let brain = match brain::read_link(&ctx.root) {
+        LinkState::Valid(link) => {
+            report.kept.push(LINK_FILE.to_owned());
+            let linked = match brain::check_link(&link, &brain::candidates_of(ctx)) {
+                Ok(linked) => linked,
+                Err(reason) => {
+                    report.warnings.push(brain::ignored_link_warning(&reason));
+                    return Ok(());
+                }
+            };
+            if let Some(found) = &detection.brain
+                && *found != linked
+            {
+                report.warnings.push(format!(
+                    "warning: {LINK_FILE} kept: it links {} ({}); detection now finds {} ({}). Remove the link and run init again to relink.",
+                    linked.dir.display(),
+                    linked.kind.as_str(),
+                    found.dir.display(),
+                    found.kind.as_str()
+                ));
+            }
+            report.brain = Some(LinkedBrain {
+                link,
+                is_new: false,
+            });
+            Some(linked)
+        }
+        LinkState::Invalid(reason) => {
+            report.kept.push(LINK_FILE.to_owned());
+            report.warnings.push(format!(
+                "warning: {LINK_FILE} is not a usable brain link ({reason}); it was left as it is — fix or remove it, then run init again"
+            ));
+            None
+        }
+        LinkState::Missing => {
+            let Some(brain) = detection
+                .brain
+                .clone()
+                .or_else(|| create_global_brain(ctx, today, report))
+            else {
+                return Ok(());
+            };
+            // `.brain-link` is JSON text: a path that is not UTF-8 would be recorded altered, and
+            // no later run could honour the link. Better no link, and say why.
+            if brain.dir.to_str().is_none() {
+                report.warnings.push(format!(
+                    "warning: the brain {} has a path that is not valid UTF-8, which {LINK_FILE} cannot record; no brain is linked",
+                    brain.dir.display()
+                ));
+                return Ok(());
+            }
+            let link = Link::new(&brain, &ctx.now.iso);
+            if !create_project_file(&ctx.root, LINK_FILE, &link.to_text())? {
+                // Another writer linked the project meanwhile: theirs stands.
+                report.kept.push(LINK_FILE.to_owned());
+                return Ok(());
+            }
+            report.created.push(LINK_FILE.to_owned());
+            report.brain = Some(LinkedBrain { link, is_new: true });
+            Some(brain)
+        }
+    };
+    if let Some(brain) = brain {
+        index_project(ctx, &brain, name, today, report);
+    }
+    Ok(())
+}
+
+/// Creates the global brain when detection found nothing: `None` (with a warning) when there is
+/// no home or it cannot be written.
+fn create_global_brain(ctx: &Context, today: &str, report: &mut InitReport) -> Option<Brain> {
+    let Some(home) = &ctx.home else {
+        report.warnings.push(
+            "warning: HOME is not set: no brain was found or created, so none is linked".to_owned(),
+        );
+        return None;
+    };
+    let dir = global_brain_dir(home);
+    match complete_global_brain(&dir, today) {
+        Ok(created) => {
+            report.created.extend(created.iter().map(|p| shown(p)));
+            Some(Brain {
+                dir,
+                kind: BrainType::BmadGlobal,
+            })
+        }
+        Err(e) => {
+            report.warnings.push(format!(
+                "warning: cannot create the global brain ({e}); the project memory is ready, no brain is linked"
+            ));
+            None
+        }
+    }
+}
+
+/// For the BMAD+ global brain of this home only: complete it and write the project's index
+/// entry, both best effort.
+fn index_project(ctx: &Context, brain: &Brain, name: &str, today: &str, report: &mut InitReport) {
+    let is_global = brain.kind == BrainType::BmadGlobal
+        && ctx
+            .home
+            .as_deref()
+            .is_some_and(|home| global_brain_dir(home) == brain.dir);
+    if !is_global {
+        return;
+    }
+    let result = complete_global_brain(&brain.dir, today).and_then(|created| {
+        report.created.extend(created.iter().map(|p| shown(p)));
+        let hash = brain::project_hash(&ctx.root);
+        let fields = brain::project_index_fields(&ctx.root, name, &hash, today);
+        match brain::write_index_entry(&brain.dir, &hash, &fields)? {
+            Some(path) => report.created.push(shown(&path)),
+            None => report
+                .kept
+                .push(shown(&brain.dir.join(brain::index_rel(&hash)))),
+        }
+        Ok(())
+    });
+    if let Err(e) = result {
+        report.warnings.push(format!(
+            "warning: cannot update the global brain ({e}); the project memory is ready"
+        ));
+    }
+}
+
+/// A path as reported: folders end with `/`.
+fn shown(path: &Path) -> String {
+    let mut text = path.to_string_lossy().into_owned();
+    if path.is_dir() {
+        text.push('/');
+    }
+    text
+}
+
+impl InitReport {
+    /// Whether this run created anything.
+    #[must_use]
+    pub fn is_changed(&self) -> bool {
+        !self.created.is_empty()
+    }
+}
+
+fn strings(list: &[String]) -> Value {
+    Value::Array(list.iter().map(Value::from).collect())
+}
+
+impl Report for InitReport {
+    fn to_json(&self) -> Value {
+        let brain = self.brain.as_ref().map(|b| {
+            Object::new()
+                .with("path", b.link.linked_brain.as_str())
+                .with("type", b.link.brain_type.as_str())
+                .with("linkedAt", b.link.linked_at.as_str())
+                .with("link", if b.is_new { "created" } else { "kept" })
+        });
+        Value::Object(
+            Object::new()
+                .with("changed", self.is_changed())
+                .with("project", self.project.as_str())
+                .with("memoryDir", PACK_DIR)
+                .with("created", strings(&self.created))
+                .with("kept", strings(&self.kept))
+                .with("brain", brain)
+                .with("warnings", strings(&self.warnings)),
+        )
+    }
+
+    fn render_human(&self) -> String {
+        let mut out = if self.is_changed() {
+            format!(
+                "mem init: {} created, {} kept as they were — project memory in {PACK_DIR}/\n",
+                self.created.len(),
+                self.kept.len()
+            )
+        } else {
+            format!("mem init: nothing to do — {PACK_DIR}/ is complete; nothing was changed\n")
+        };
+        for path in &self.created {
+            let _ = writeln!(out, "  created {path}");
+        }
+        match &self.brain {
+            Some(b) => {
+                let _ = writeln!(
+                    out,
+                    "  brain   {} {} ({})",
+                    b.link.brain_type,
+                    b.link.linked_brain,
+                    if b.is_new { "linked now" } else { "link kept" }
+                );
+            }
+            None => out.push_str("  brain   none linked\n"),
+        }
+        out
+    }
+
+    fn warnings(&self) -> Vec<String> {
+        self.warnings.clone()
+    }
+
+    fn written(&self) -> Option<String> {
+        self.is_changed()
+            .then(|| format!("{} created", self.created.join(", ")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn project_names() {
+        let root = Path::new("/work/demo/app");
+        let name = |n: Option<&str>| {
+            project_name(
+                &InitArgs {
+                    project_name: n.map(str::to_owned),
+                },
+                root,
+            )
+        };
+        assert_eq!(name(None).unwrap(), "app");
+        assert_eq!(name(Some(" Orbit ")).unwrap(), "Orbit");
+        assert!(name(Some("  ")).is_err());
+        assert_eq!(folder_name(Path::new("/")), "project");
+    }
+}

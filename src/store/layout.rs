@@ -1,0 +1,66 @@
+//! Where everything lives: every file and folder name bmad-mem reads or writes, relative to the
+//! project root (or to the home folder where said), and the caps on what it reads and keeps —
+//! in one place, so that a reader sees the whole layout at once (docs §1). Nothing here does
+//! I/O.
+
+/// The registries' folder: journal, scores, promotions, receipts, the writer lock.
+pub const MEMORY_DIR: &str = ".bmad/memory";
+/// The writer lock (docs §3.1).
+pub const LOCK_FILE: &str = ".bmad/memory/writer.lock";
+/// The journal: one event a line, append-only.
+pub const JOURNAL: &str = ".bmad/memory/journal.ndjson";
+/// The pattern scores document.
+pub const SCORES: &str = ".bmad/memory/pattern-scores.json";
+/// Pattern promotions: one a line, append-only.
+pub const PROMOTIONS: &str = ".bmad/memory/promotions.ndjson";
+/// The receipt store.
+pub const OUTCOMES: &str = ".bmad/memory/outcomes.ndjson";
+/// Where archived journal events and promotions go.
+pub const ARCHIVE_DIR: &str = ".bmad/memory/archive";
+
+/// Proposed entries waiting for a person, and the records of those decided.
+pub const CANDIDATES_DIR: &str = ".bmad/memory/candidates";
+/// Topics a person refused for good.
+pub const REFUSED_FILE: &str = ".bmad/memory/refused.md";
+/// The generated view of the pending candidates.
+pub const CANDIDATES_VIEW: &str = ".bmad/memory/CANDIDATES.md";
+/// The generated view of every entry of the note files.
+pub const INDEX_VIEW: &str = ".bmad/memory/INDEX.md";
+/// Claude Code's per-agent memories, which `import` reads.
+pub const CLAUDE_AGENT_MEMORY: &str = ".claude/agent-memory";
+
+/// The Memory pack's project memory folder.
+pub const PACK_DIR: &str = ".agents/memory";
+/// Session handoffs.
+pub const SESSIONS_DIR: &str = ".agents/memory/sessions";
+/// The living state of the project, in [`PACK_DIR`].
+pub const CONTEXT_FILE: &str = "context.md";
+/// The brain link.
+pub const LINK_FILE: &str = ".agents/memory/.brain-link";
+
+/// The note files, in the order recall reads them.
+pub const NOTE_FILES: [&str; 3] = ["decisions.md", "lessons.md", "patterns.md"];
+/// The folders holding note files, in the order recall reads them.
+pub const NOTE_DIRS: [&str; 2] = [MEMORY_DIR, PACK_DIR];
+
+/// The BMAD+ global brain, relative to the home folder.
+pub const GLOBAL_BRAIN: &str = ".bmad-plus/brain";
+/// Claude Code's memory, relative to the home folder.
+pub const CLAUDE_MEMORY: &str = ".claude/memory";
+/// A portfolio brain's folder name, looked for in the project and its ancestors.
+pub const PORTFOLIO_DIR: &str = "_brain";
+/// The global brain's user profile.
+pub const IDENTITY: &str = "identity.yaml";
+/// The global brain's project index folder.
+pub const PROJECTS: &str = "projects";
+
+/// The largest registry file read (journal, scores, promotions, receipts): 2 MiB.
+pub const REGISTRY_CAP: u64 = 2 * 1024 * 1024;
+/// The largest file the loose reader reads (note files, handoffs, context): 64 MiB.
+pub const LOOSE_CAP: u64 = 64 * 1024 * 1024;
+/// Most receipts the receipt store holds.
+pub const MAX_RECEIPTS: usize = 1000;
+/// Most paths in a receipt's scope.
+pub const MAX_SCOPE: usize = 30;
+/// How many of the newest records `archive` keeps by default.
+pub const DEFAULT_KEEP: usize = 1000;

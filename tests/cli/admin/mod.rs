@@ -1,0 +1,7 @@
+//! The maintenance commands: `lock` (inspecting and recovering the writer lock), `doctor` (the
+//! health check and its repairs), `archive` (moving older records out of a full store, and
+//! finishing an interrupted archive).
+
+mod archive;
+mod doctor;
+mod lock;

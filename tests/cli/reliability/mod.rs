@@ -1,0 +1,13 @@
+//! The reliability proofs (`RELIABILITY.md`): `concurrency` (parallel writers lose nothing),
+//! `crash` and `recovery` (a killed writer leaves a state the next run repairs), `confine`
+//! (links swapped in mid-write cannot move a write outside the project), `hostile` (hostile
+//! repositories), `readers` (the loose reader's refusals: links, FIFOs, huge files), and
+//! `terminal` (control characters never reach the terminal raw).
+
+mod concurrency;
+mod confine;
+mod crash;
+mod hostile;
+mod readers;
+mod recovery;
+mod terminal;

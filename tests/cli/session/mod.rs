@@ -1,0 +1,7 @@
+//! The Memory pack's session commands: `commands` runs init, status, brief, handoff, export and
+//! scan with a temporary home; `brain` the same commands against hostile links, brain layouts,
+//! export targets and leftovers of killed writers; `pack` the pack's own file formats.
+
+mod brain;
+mod commands;
+mod pack;
