@@ -1,14 +1,15 @@
 //! JSON text and hashing (docs §2.1): compact and pretty writing of a 2 MiB journal's worth of
-//! events, parsing it back, and SHA-256 of 1 MiB (what `observe`/`outcomes` spend on every
-//! Nexus file they hash).
+//! events, parsing it back as one document and line by line (as the journal is read), parsing
+//! a pattern-scores document of 2 MiB, and SHA-256 of 1 MiB (what `observe`/`outcomes` spend
+//! on every Nexus file they hash).
 
 use std::hint::black_box;
 use std::time::Duration;
 
-use bmad_mem::js::json::{Value, parse, sha256_hex};
+use bmad_mem::js::json::{Object, Value, parse, sha256_hex};
 use bmad_mem::store::journal::events;
 use criterion::{Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
-use testkit::corpus::{self, Amount, CAP, Vocabulary};
+use testkit::corpus::{self, Amount, CAP, Rng, Vocabulary};
 
 const SEED: u64 = 1;
 
@@ -32,6 +33,20 @@ fn benches(c: &mut Criterion) {
     });
     group.throughput(Throughput::Bytes(pretty.len() as u64));
     group.bench_function("pretty", |b| b.iter(|| black_box(&value).pretty()));
+    group.throughput(Throughput::Bytes(journal.len() as u64));
+    group.bench_function("parse_lines_2MiB", |b| {
+        b.iter(|| {
+            black_box(&journal)
+                .lines()
+                .filter(|line| parse(line).is_ok())
+                .count()
+        });
+    });
+    let scores = scores_document(&vocab);
+    group.throughput(Throughput::Bytes(scores.len() as u64));
+    group.bench_function("parse_scores_2MiB", |b| {
+        b.iter(|| parse(black_box(&scores)).map(|_| ()));
+    });
     group.finish();
 
     let bytes: Vec<u8> = journal.bytes().cycle().take(1 << 20).collect();
@@ -43,6 +58,31 @@ fn benches(c: &mut Criterion) {
         .throughput(Throughput::Bytes(bytes.len() as u64));
     group.bench_function("sha256_1MiB", |b| b.iter(|| sha256_hex(black_box(&bytes))));
     group.finish();
+}
+
+/// A pattern-scores document just under 2 MiB, pretty as `reinforce` writes it: one entry per
+/// pattern, named by a title.
+fn scores_document(vocab: &Vocabulary) -> String {
+    let mut rng = Rng::derive(SEED, "pattern scores");
+    let mut scores = Object::new();
+    let mut text = String::new();
+    let small = |rng: &mut Rng, n: usize| f64::from(u32::try_from(rng.below(n)).expect("small"));
+    loop {
+        let entry = Object::new()
+            .with("elo", 1200.0 + 400.0 * (rng.unit() - 0.5))
+            .with("alpha", 1.0 + small(&mut rng, 40))
+            .with("beta", 1.0 + small(&mut rng, 40))
+            .with("updates", small(&mut rng, 80))
+            .with("lastTs", 1.79e12 + (rng.unit() * 1e10).floor());
+        scores.insert(vocab.title(&mut rng), entry);
+        if scores.len().is_multiple_of(256) {
+            let next = Value::Object(scores.clone()).pretty();
+            if next.len() > CAP - 64 * 1024 {
+                return text;
+            }
+            text = next;
+        }
+    }
 }
 
 criterion_group! {

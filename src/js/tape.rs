@@ -9,8 +9,9 @@
 //! reading a field is a walk over a flat vector. Nothing is allocated per value except the
 //! rare string with escapes.
 //!
-//! The compact text is exactly [`json::Value::compact`] of [`json::parse`] of the same text, and
-//! a text is accepted exactly when [`json::parse`] accepts it, with the same error. Two things
+//! The text is read by the same reader as [`json::parse`], so a text is accepted exactly when
+//! [`json::parse`] accepts it, with the same error, and the compact text is exactly
+//! [`json::Value::compact`] of [`json::parse`] of the same text. Two things
 //! make JavaScript's text differ from the order of the source, and the document then takes
 //! the long way (parse to a tree, write it, read that): a key given twice (the first position
 //! is kept with the last value) and an array-index key that is not in ascending order before
@@ -18,9 +19,7 @@
 
 use sha2::{Digest, Sha256};
 
-use crate::js::json::{
-    self, ESCAPED, MAX_DEPTH, ParseError, Value, array_index, hex, write_string,
-};
+use crate::js::json::{self, Build, Number, ParseError, Value, array_index, hex, write_string};
 use crate::js::number;
 
 /// A parsed JSON document: its compact text and one node per value (members' keys included).
@@ -96,9 +95,10 @@ impl Doc {
         }
         match Reader::read(text) {
             Ok(doc) => Ok(doc),
-            // The tree parser is the reference for what is refused and how it is said; what
-            // it accepts is read again from its compact text, which is in JavaScript's order.
-            Err(_) => match Reader::read(&json::parse(text)?.compact()) {
+            Err(Stop::Error(e)) => Err(e),
+            // Read as a tree, which puts the object in JavaScript's order, then again from its
+            // compact text.
+            Err(Stop::Reordered) => match Reader::read(&json::parse(text)?.compact()) {
                 Ok(doc) => Ok(doc),
                 Err(Stop::Error(e)) => Err(e),
                 Err(Stop::Reordered) => unreachable!("compact text is in JavaScript's order"),
@@ -322,22 +322,34 @@ impl ExactSizeIterator for Members<'_> {}
 /// Objects with more members than this sort their keys to find a duplicate.
 const LINEAR_KEYS: usize = 16;
 
-/// The one-pass reader: the grammar of [`json::parse`], writing compact text as it reads.
-struct Reader<'a> {
-    text: &'a str,
-    bytes: &'a [u8],
-    pos: usize,
+/// The [`Build`] of a [`Doc`]: writes the compact text as the reading goes, and one node per
+/// value.
+struct Reader {
     doc: Doc,
     /// Key node indices of the objects being read, innermost last.
     keys: Vec<u32>,
 }
 
-impl<'a> Reader<'a> {
-    fn read(text: &'a str) -> Result<Doc, Stop> {
-        let mut reader = Reader {
-            text,
-            bytes: text.as_bytes(),
-            pos: 0,
+/// An array being read: its node and its number of items so far.
+struct OpenArray {
+    at: usize,
+    count: u64,
+}
+
+/// An object being read: its node, where its keys start in [`Reader::keys`], its number of
+/// members so far, its last array-index key and whether a key of another kind came already.
+struct OpenObject {
+    at: usize,
+    mark: usize,
+    count: u64,
+    last_index: Option<u32>,
+    has_named: bool,
+}
+
+impl Reader {
+    #[inline]
+    fn read(text: &str) -> Result<Doc, Stop> {
+        let reader = Reader {
             doc: Doc {
                 // A pretty-printed file loses about a third of its bytes to indentation.
                 compact: String::with_capacity(text.len()),
@@ -346,36 +358,18 @@ impl<'a> Reader<'a> {
             },
             keys: Vec::new(),
         };
-        reader.skip_ws();
-        reader.value(0)?;
-        reader.skip_ws();
-        if reader.pos < reader.bytes.len() {
-            return Err(reader.error("unexpected text after the value"));
-        }
+        let ((), reader) = json::scan(text, reader)?;
         Ok(reader.doc)
     }
 
-    fn error(&self, message: &'static str) -> Stop {
-        Stop::Error(ParseError {
-            message,
-            offset: self.pos,
-        })
-    }
-
-    fn skip_ws(&mut self) {
-        self.pos = json::skip_whitespace(self.bytes, self.pos);
-    }
-
-    fn peek(&self) -> Option<u8> {
-        self.bytes.get(self.pos).copied()
-    }
-
+    #[inline]
     fn offset(&self) -> u32 {
         // SOURCE_LIMIT keeps every compact text far below 4 GiB.
         u32::try_from(self.doc.compact.len()).expect("compact text under 4 GiB")
     }
 
     /// Opens a node at the current end of the compact text; [`Reader::close`] finishes it.
+    #[inline]
     fn open(&mut self, kind: Kind, extra: u64) -> usize {
         let start = self.offset();
         self.doc.nodes.push(Slot {
@@ -388,6 +382,7 @@ impl<'a> Reader<'a> {
         self.doc.nodes.len() - 1
     }
 
+    #[inline]
     fn close(&mut self, at: usize) {
         let end = self.offset();
         let next = u32::try_from(self.doc.nodes.len()).expect("node count under 4 G");
@@ -396,121 +391,44 @@ impl<'a> Reader<'a> {
         slot.next = next;
     }
 
-    fn value(&mut self, depth: usize) -> Result<(), Stop> {
-        match self.peek() {
-            None => Err(self.error("unexpected end of input")),
-            Some(b'{') => self.object(depth + 1),
-            Some(b'[') => self.array(depth + 1),
-            Some(b'"') => self.string().map(|_| ()),
-            Some(b't') => self.literal("true", Kind::True),
-            Some(b'f') => self.literal("false", Kind::False),
-            Some(b'n') => self.literal("null", Kind::Null),
-            Some(b'-' | b'0'..=b'9') => self.number(),
-            Some(_) => Err(self.error("unexpected token")),
-        }
-    }
-
-    fn literal(&mut self, literal: &str, kind: Kind) -> Result<(), Stop> {
-        if !self.bytes[self.pos..].starts_with(literal.as_bytes()) {
-            return Err(self.error("unexpected token"));
-        }
-        self.pos += literal.len();
+    #[inline]
+    fn literal(&mut self, literal: &str, kind: Kind) {
         let at = self.open(kind, 0);
         self.doc.compact.push_str(literal);
         self.close(at);
-        Ok(())
     }
 
-    /// Opens an object or array at `pos` (its `open` byte): its node, or `None` when it is
-    /// empty (`close` follows), in which case it is complete.
-    fn open_container(
-        &mut self,
-        depth: usize,
-        kind: Kind,
-        open: u8,
-        close: u8,
-    ) -> Result<Option<usize>, Stop> {
-        if depth > MAX_DEPTH {
-            return Err(self.error("nesting too deep"));
-        }
-        self.pos += 1;
-        let at = self.open(kind, 0);
-        self.doc.compact.push(char::from(open));
-        self.skip_ws();
-        if self.peek() == Some(close) {
-            self.pos += 1;
-            self.doc.compact.push(char::from(close));
-            self.close(at);
-            return Ok(None);
-        }
-        Ok(Some(at))
-    }
-
-    fn object(&mut self, depth: usize) -> Result<(), Stop> {
-        let Some(at) = self.open_container(depth, Kind::Object, b'{', b'}')? else {
-            return Ok(());
-        };
-        let mark = self.keys.len();
-        // The last array-index key, and whether a key of another kind came already.
-        let mut last_index: Option<u32> = None;
-        let mut has_named = false;
-        loop {
-            self.skip_ws();
-            if self.peek() != Some(b'"') {
-                return Err(self.error("expected a string key"));
-            }
-            let key = self.string()?;
-            let key_text = self.key_text(key);
-            if key_text.as_bytes().first().is_some_and(u8::is_ascii_digit)
-                && let Some(index) = array_index(key_text)
-            {
-                if has_named || last_index.is_some_and(|last| index <= last) {
-                    return Err(Stop::Reordered);
+    /// A string node; returns its index.
+    #[inline]
+    fn string_node(&mut self, source: &str, decoded: Option<String>) -> u32 {
+        let node = u32::try_from(self.doc.nodes.len()).expect("node count under 4 G");
+        let at = self.open(Kind::String, PLAIN);
+        match decoded {
+            // No escape: the source text is the compact text.
+            None => self.doc.compact.push_str(source),
+            Some(decoded) => {
+                write_string(&mut self.doc.compact, &decoded);
+                let start = self.doc.nodes[at].start as usize;
+                // `\/` or `\u0041` may decode to text JavaScript writes without an escape.
+                if self.doc.compact[start + 1..].contains('\\') {
+                    self.doc.nodes[at].extra = self.doc.strings.len() as u64;
+                    self.doc.strings.push(decoded);
                 }
-                last_index = Some(index);
-            } else {
-                has_named = true;
-            }
-            self.keys.push(key);
-            self.skip_ws();
-            if self.peek() != Some(b':') {
-                return Err(self.error("expected ':' after a key"));
-            }
-            self.pos += 1;
-            self.doc.compact.push(':');
-            self.skip_ws();
-            self.value(depth)?;
-            self.skip_ws();
-            match self.peek() {
-                Some(b',') => {
-                    self.pos += 1;
-                    self.doc.compact.push(',');
-                }
-                Some(b'}') => {
-                    self.pos += 1;
-                    self.doc.compact.push('}');
-                    let count = self.keys.len() - mark;
-                    if count > 1 && self.has_duplicate(mark) {
-                        return Err(Stop::Reordered);
-                    }
-                    self.keys.truncate(mark);
-                    self.doc.nodes[at].extra = count as u64;
-                    self.close(at);
-                    return Ok(());
-                }
-                None => return Err(self.error("unexpected end of input")),
-                Some(_) => return Err(self.error("expected ',' or '}'")),
             }
         }
+        self.close(at);
+        node
     }
 
     /// The decoded text of the key node `key`.
+    #[inline]
     fn key_text(&self, key: u32) -> &str {
         self.doc.string(self.doc.nodes[key as usize])
     }
 
     /// Whether two keys of the object whose key nodes are `keys[mark..]` are the same. Keys
     /// are compared by their compact text, which is one text per decoded key.
+    #[inline]
     fn has_duplicate(&self, mark: usize) -> bool {
         let compact = self.doc.compact.as_bytes();
         let text = |key: &u32| {
@@ -528,103 +446,121 @@ impl<'a> Reader<'a> {
         texts.sort_unstable();
         texts.windows(2).any(|pair| pair[0] == pair[1])
     }
+}
 
-    fn array(&mut self, depth: usize) -> Result<(), Stop> {
-        let Some(at) = self.open_container(depth, Kind::Array, b'[', b']')? else {
-            return Ok(());
-        };
-        let mut count = 0u64;
-        loop {
-            self.skip_ws();
-            self.value(depth)?;
-            count += 1;
-            self.skip_ws();
-            match self.peek() {
-                Some(b',') => {
-                    self.pos += 1;
-                    self.doc.compact.push(',');
-                }
-                Some(b']') => {
-                    self.pos += 1;
-                    self.doc.compact.push(']');
-                    self.doc.nodes[at].extra = count;
-                    self.close(at);
-                    return Ok(());
-                }
-                None => return Err(self.error("unexpected end of input")),
-                Some(_) => return Err(self.error("expected ',' or ']'")),
-            }
+impl Build for Reader {
+    type Value = ();
+    type Array = OpenArray;
+    type Object = OpenObject;
+    type Error = Stop;
+
+    #[inline]
+    fn null(&mut self) {
+        self.literal("null", Kind::Null);
+    }
+
+    #[inline]
+    fn boolean(&mut self, value: bool) {
+        if value {
+            self.literal("true", Kind::True);
+        } else {
+            self.literal("false", Kind::False);
         }
     }
 
-    /// A string literal at `pos`; returns its node.
-    fn string(&mut self) -> Result<u32, Stop> {
-        let open = self.pos;
-        let mut end = open + 1;
-        while self
-            .bytes
-            .get(end)
-            .is_some_and(|&b| !ESCAPED[usize::from(b)])
-        {
-            end += 1;
-        }
-        let node = u32::try_from(self.doc.nodes.len()).expect("node count under 4 G");
-        if self.bytes.get(end) == Some(&b'"') {
-            // No escape: the source text is the compact text.
-            let at = self.open(Kind::String, PLAIN);
-            self.doc.compact.push_str(&self.text[open..=end]);
-            self.close(at);
-            self.pos = end + 1;
-            return Ok(node);
-        }
-        let (decoded, after) = json::read_string(self.text, open)?;
-        self.pos = after;
-        let at = self.open(Kind::String, PLAIN);
-        write_string(&mut self.doc.compact, &decoded);
-        let start = self.doc.nodes[at].start as usize;
-        // `\/` or `\u0041` may decode to text JavaScript writes without an escape.
-        if self.doc.compact[start + 1..].contains('\\') {
-            self.doc.nodes[at].extra = self.doc.strings.len() as u64;
-            self.doc.strings.push(decoded);
-        }
-        self.close(at);
-        Ok(node)
-    }
-
-    fn number(&mut self) -> Result<(), Stop> {
-        let start = self.pos;
-        let is_negative = self.peek() == Some(b'-');
-        let (integer_end, end) = json::scan_number(self.bytes, start)?;
-        self.pos = end;
-        let source = &self.text[start..self.pos];
-        let digits = integer_end - start - usize::from(is_negative);
-        // A plain integer of at most 15 digits is exact, and JavaScript writes it as it is
-        // (but `-0` as `0`).
-        if self.pos == integer_end && digits <= 15 && source != "-0" {
-            let magnitude = source[usize::from(is_negative)..]
-                .bytes()
-                .fold(0i64, |n, d| n * 10 + i64::from(d - b'0'));
-            #[allow(clippy::cast_precision_loss)] // at most 15 digits: exact
-            let n = if is_negative { -magnitude } else { magnitude } as f64;
-            let at = self.open(Kind::Number, n.to_bits());
-            self.doc.compact.push_str(source);
-            self.close(at);
-            return Ok(());
-        }
-        // Rust's float parsing is correctly rounded and overflows to infinity, as V8's does.
-        let n: f64 = source.parse().map_err(|_| {
-            Stop::Error(ParseError {
-                message: "invalid number",
-                offset: start,
-            })
-        })?;
-        let at = self.open(Kind::Number, n.to_bits());
-        if n.is_finite() {
-            number::write_number(&mut self.doc.compact, n);
+    #[inline]
+    fn number(&mut self, number: Number<'_>) {
+        let at = self.open(Kind::Number, number.value.to_bits());
+        if number.is_compact {
+            self.doc.compact.push_str(number.source);
+        } else if number.value.is_finite() {
+            number::write_number(&mut self.doc.compact, number.value);
         } else {
             self.doc.compact.push_str("null");
         }
         self.close(at);
+    }
+
+    #[inline]
+    fn string(&mut self, source: &str, decoded: Option<String>) {
+        self.string_node(source, decoded);
+    }
+
+    #[inline]
+    fn begin_array(&mut self) -> OpenArray {
+        let at = self.open(Kind::Array, 0);
+        self.doc.compact.push('[');
+        OpenArray { at, count: 0 }
+    }
+
+    #[inline]
+    fn comma(&mut self) {
+        self.doc.compact.push(',');
+    }
+
+    #[inline]
+    fn item(&mut self, array: &mut OpenArray, (): ()) {
+        array.count += 1;
+    }
+
+    #[inline]
+    fn end_array(&mut self, array: OpenArray) {
+        self.doc.compact.push(']');
+        self.doc.nodes[array.at].extra = array.count;
+        self.close(array.at);
+    }
+
+    #[inline]
+    fn begin_object(&mut self) -> OpenObject {
+        let at = self.open(Kind::Object, 0);
+        self.doc.compact.push('{');
+        OpenObject {
+            at,
+            mark: self.keys.len(),
+            count: 0,
+            last_index: None,
+            has_named: false,
+        }
+    }
+
+    #[inline]
+    fn key(
+        &mut self,
+        object: &mut OpenObject,
+        source: &str,
+        decoded: Option<String>,
+    ) -> Result<(), Stop> {
+        let key = self.string_node(source, decoded);
+        let key_text = self.key_text(key);
+        if key_text.as_bytes().first().is_some_and(u8::is_ascii_digit)
+            && let Some(index) = array_index(key_text)
+        {
+            if object.has_named || object.last_index.is_some_and(|last| index <= last) {
+                return Err(Stop::Reordered);
+            }
+            object.last_index = Some(index);
+        } else {
+            object.has_named = true;
+        }
+        self.keys.push(key);
+        self.doc.compact.push(':');
+        Ok(())
+    }
+
+    #[inline]
+    fn member(&mut self, object: &mut OpenObject, (): ()) {
+        object.count += 1;
+    }
+
+    #[inline]
+    fn end_object(&mut self, object: OpenObject) -> Result<(), Stop> {
+        self.doc.compact.push('}');
+        if object.count > 1 && self.has_duplicate(object.mark) {
+            return Err(Stop::Reordered);
+        }
+        self.keys.truncate(object.mark);
+        self.doc.nodes[object.at].extra = object.count;
+        self.close(object.at);
         Ok(())
     }
 }
@@ -634,6 +570,7 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
+    use crate::js::json::MAX_DEPTH;
 
     /// The tape's compact text and [`json`]'s, and the same refusals.
     fn agrees(text: &str) {
