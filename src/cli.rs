@@ -18,7 +18,9 @@ use crate::admin::doctor::DoctorArgs;
 use crate::admin::lock::LockArgs;
 use crate::session::brief::BriefArgs;
 use crate::session::export::ExportArgs;
+use crate::session::guard::GuardArgs;
 use crate::session::handoff::HandoffArgs;
+use crate::session::hooks::HooksArgs;
 use crate::session::init::InitArgs;
 use crate::session::scan::ScanArgs;
 use crate::session::status::StatusArgs;
@@ -35,7 +37,8 @@ use crate::session::status::StatusArgs;
     subcommand_required = true,
     subcommand_help_heading = "Actions",
     subcommand_value_name = "ACTION",
-    after_help = "Exit status: 0 on success (a recall with no match included), 1 on any failure.\n\
+    after_help = "Exit status: 0 on success (a recall with no match included), 1 on any failure;\n\
+                  guard alone exits 2 when it denies.\n\
                   With --json, results are pretty JSON on stdout and failures are {\"error\":\"…\"} on stdout."
 )]
 pub struct Cli {
@@ -87,6 +90,10 @@ pub enum Command {
     Export(ExportArgs),
     /// List the projects below a folder by their markers; --index adds them to the global brain.
     Scan(ScanArgs),
+    /// Decide whether an agent may read or write a path (exit 0 allowed, 2 denied).
+    Guard(GuardArgs),
+    /// Install an agent's lifecycle hooks (claude-code, codex, gemini); `remind` is the session-end hook.
+    Hooks(HooksArgs),
 }
 
 impl Command {
@@ -108,12 +115,14 @@ impl Command {
             Command::Handoff(_) => "handoff",
             Command::Export(_) => "export",
             Command::Scan(_) => "scan",
+            Command::Guard(_) => "guard",
+            Command::Hooks(_) => "hooks",
         }
     }
 }
 
 /// Options, of every action, that take a value: the word after one of them is its value.
-const VALUE_OPTIONS: [&str; 27] = [
+const VALUE_OPTIONS: [&str; 29] = [
     "-d",
     "--directory",
     "--scope",
@@ -141,6 +150,8 @@ const VALUE_OPTIONS: [&str; 27] = [
     "--out",
     "--before",
     "--keep",
+    "--hook",
+    "--sidecar",
 ];
 
 /// Marks a word that must reach the action as a plain word.
@@ -251,7 +262,7 @@ impl Cli {
 }
 
 /// The action names, in the order the help lists them.
-pub const ACTIONS: [&str; 14] = [
+pub const ACTIONS: [&str; 16] = [
     "recall",
     "write",
     "reinforce",
@@ -266,6 +277,8 @@ pub const ACTIONS: [&str; 14] = [
     "handoff",
     "export",
     "scan",
+    "guard",
+    "hooks",
 ];
 
 #[cfg(test)]

@@ -26,7 +26,7 @@ use cli::Command;
 use context::Context;
 use error::Result;
 use output::Report;
-use session::{brief, export, handoff, init, scan, status};
+use session::{brief, export, guard, handoff, hooks, init, scan, status};
 
 /// Runs one action.
 ///
@@ -48,5 +48,7 @@ pub fn run(command: &Command, ctx: &Context) -> Result<Box<dyn Report>> {
         Command::Handoff(args) => Box::new(handoff::run(args, ctx)?),
         Command::Export(args) => Box::new(export::run(args, ctx)?),
         Command::Scan(args) => Box::new(scan::run(args, ctx)?),
+        Command::Guard(args) => Box::new(guard::run(args, ctx)?),
+        Command::Hooks(args) => Box::new(hooks::run(args, ctx)?),
     })
 }

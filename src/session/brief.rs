@@ -37,9 +37,13 @@ use crate::session::brain;
 use crate::session::handoffs::latest_handoff;
 use crate::session::pack::{count, memory_path, strip_front_matter, without_prompts};
 use crate::session::pack::{folder_name, git_stdout};
+use crate::session::sidecar::{HookAgent, check_agent_name};
 use crate::store::entry::{Status, date_of, may_be_in_force, status_of};
 use crate::store::journal;
-use crate::store::layout::{CONTEXT_FILE, JOURNAL, PACK_DIR, SESSIONS_DIR};
+use crate::store::layout::{
+    BOUNDARIES_FILE, CONTEXT_FILE, JOURNAL, PACK_DIR, SESSIONS_DIR, SIDECAR_BOUNDARIES,
+    SIDECAR_INDEX, sidecar_path,
+};
 use crate::store::paths::{read_loose, read_loose_bytes};
 use crate::store::sections::{Section, sections};
 
@@ -56,11 +60,20 @@ pub struct BriefArgs {
     /// The brief's maximum length in characters, a positive integer (default 8000).
     #[arg(long = "max-chars", value_name = "n", allow_hyphen_values = true)]
     pub max_chars: Option<String>,
+    /// Start with this agent's sidecar: its `index.md`, then its access boundaries.
+    #[arg(long, value_name = "name", allow_hyphen_values = true)]
+    pub agent: Option<String>,
+    /// Answer as this agent's session-start hook expects (gemini: JSON with the brief as
+    /// additional context; claude-code and codex take the text as it is).
+    #[arg(long, value_name = "agent", value_parser = ["claude-code", "codex", "gemini"])]
+    pub hook: Option<String>,
 }
 
 /// The parts of the brief, in the protocol's order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Part {
+    Sidecar,
+    Boundaries,
     Brain,
     Context,
     Decisions,
@@ -75,6 +88,8 @@ impl Part {
     #[must_use]
     pub fn name(self) -> &'static str {
         match self {
+            Part::Sidecar => "sidecar",
+            Part::Boundaries => "boundaries",
             Part::Brain => "brain",
             Part::Context => "context",
             Part::Decisions => "decisions",
@@ -95,6 +110,8 @@ impl Part {
             }
         };
         match self {
+            Part::Sidecar => "the sidecar's index.md".to_owned(),
+            Part::Boundaries => plural("access-boundaries file", "access-boundaries files"),
             Part::Brain => "the brain's entry point".to_owned(),
             Part::Context => CONTEXT_FILE.to_owned(),
             Part::Decisions => plural("active decision", "active decisions"),
@@ -484,6 +501,8 @@ fn commits_group(root: &Path) -> Option<Group> {
 /// The brief.
 #[derive(Debug, Clone)]
 pub struct BriefReport {
+    /// Whether to answer as Gemini CLI's session-start hook.
+    pub is_gemini_hook: bool,
     pub max_chars: usize,
     pub groups: Vec<Group>,
     pub cut: Cut,
@@ -500,8 +519,34 @@ pub fn run(args: &BriefArgs, ctx: &Context) -> Result<BriefReport> {
         Some(text) => parse_max_chars(text)
             .ok_or_else(|| Error::refused(format!("invalid value for --max-chars: {text}")))?,
     };
+    let is_gemini_hook = match args.hook.as_deref() {
+        Some(name) => HookAgent::parse(name)? == HookAgent::Gemini,
+        None => false,
+    };
     let mut warnings = Vec::new();
     let mut groups: Vec<Group> = Vec::new();
+    if let Some(agent) = &args.agent {
+        check_agent_name(agent)?;
+        groups.extend(file_group(
+            ctx,
+            Part::Sidecar,
+            &sidecar_path(agent, SIDECAR_INDEX),
+            &format!("Sidecar of {agent}"),
+            &mut warnings,
+        ));
+        for rel in [
+            BOUNDARIES_FILE.to_owned(),
+            sidecar_path(agent, SIDECAR_BOUNDARIES),
+        ] {
+            groups.extend(file_group(
+                ctx,
+                Part::Boundaries,
+                &rel,
+                "Access boundaries",
+                &mut warnings,
+            ));
+        }
+    }
     groups.extend(brain_group(ctx, &mut warnings));
     groups.extend(file_group(
         ctx,
@@ -518,6 +563,7 @@ pub fn run(args: &BriefArgs, ctx: &Context) -> Result<BriefReport> {
     let title = format!("# Session brief — {}\n", folder_name(&ctx.root));
     let cut = cut(&title, &groups, max_chars);
     Ok(BriefReport {
+        is_gemini_hook,
         max_chars,
         groups,
         cut,
@@ -572,6 +618,18 @@ impl Report for BriefReport {
     }
 
     fn render_human(&self) -> String {
+        if self.is_gemini_hook {
+            // Gemini CLI reads a hook's stdout as JSON; the brief goes in as added context.
+            let mut out = serde_json::json!({
+                "hookSpecificOutput": {
+                    "hookEventName": "SessionStart",
+                    "additionalContext": self.cut.text,
+                }
+            })
+            .to_string();
+            out.push('\n');
+            return out;
+        }
         self.cut.text.clone()
     }
 

@@ -4,13 +4,17 @@
 //! A command never imports another command; what two of them need lives in a shared module.
 //! See `ARCHITECTURE.md`.
 
+pub mod boundaries;
 pub mod brain;
 pub mod brief;
 pub mod export;
+pub mod guard;
 pub mod handoff;
 pub mod handoffs;
+pub mod hooks;
 pub mod init;
 pub mod pack;
 pub mod scan;
+pub mod sidecar;
 pub mod status;
 pub mod templates;

@@ -4,4 +4,5 @@
 
 mod brain;
 mod commands;
+mod guard;
 mod pack;
