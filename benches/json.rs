@@ -2,16 +2,13 @@
 //! events, parsing it back, and SHA-256 of 1 MiB (what `observe`/`outcomes` spend on every
 //! Nexus file they hash).
 
-#[path = "support/corpus.rs"]
-mod corpus;
-
 use std::hint::black_box;
 use std::time::Duration;
 
 use bmad_mem::js::json::{Value, parse, sha256_hex};
 use bmad_mem::store::journal::events;
-use corpus::{Amount, CAP, Vocabulary};
 use criterion::{Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
+use testkit::corpus::{self, Amount, CAP, Vocabulary};
 
 const SEED: u64 = 1;
 

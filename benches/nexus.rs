@@ -13,11 +13,6 @@
 //! the resource, the real file behind `/bin/sh`, the store and the lessons file), so the
 //! figures compare with plain SHA-256 in `benches/json.rs`.
 
-#[path = "support/corpus.rs"]
-mod corpus;
-#[path = "support/nexus.rs"]
-mod nexus;
-
 use std::fs;
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
@@ -28,13 +23,13 @@ use bmad_mem::js::json::{Value, parse};
 use bmad_mem::js::tape::Doc;
 use bmad_mem::nexus::Nexus;
 use bmad_mem::store::layout::OUTCOMES;
-use corpus::{Amount, Kind, Rng, Vocabulary};
 use criterion::measurement::WallTime;
 use criterion::{
     BenchmarkGroup, Criterion, SamplingMode, Throughput, criterion_group, criterion_main,
 };
-use nexus::LESSONS;
 use tempfile::TempDir;
+use testkit::corpus::{self, Amount, Kind, Rng, Vocabulary};
+use testkit::nexus_store::{self as nexus, LESSONS};
 
 const SEED: u64 = 1;
 /// Receipts, one per accepted task: 5 runs × [`nexus::MAX_TASKS`].
@@ -134,9 +129,22 @@ fn write_store(root: &Path, tasks: &[nexus::TaskRef], headings: &[String]) {
     let mut sections = SectionReader::default();
     let mut store = String::new();
     for (task, heading) in tasks.iter().zip(headings) {
-        let receipt = nexus::receipt(&mut resolver, &mut sections, root, task, heading)
-            .unwrap_or_else(|e| panic!("{e}"));
-        store += &Value::Object(receipt).compact();
+        let source = resolver
+            .accepted_source(&task.run_id, &task.task_id)
+            .unwrap_or_else(|e| panic!("{}/{}: {e}", task.run_id, task.task_id));
+        let memory = sections
+            .resolve(
+                root,
+                Some(&Value::from(LESSONS)),
+                Some(&Value::from(heading.as_str())),
+            )
+            .unwrap_or_else(|e| panic!("{LESSONS} {heading:?}: {e}"));
+        let receipt = nexus::receipt(
+            &Value::Object(source).compact(),
+            &Value::Object(memory).compact(),
+            task,
+        );
+        store += &testkit::json::Value::Object(receipt).compact();
         store.push('\n');
     }
     let path = root.join(OUTCOMES);

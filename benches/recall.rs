@@ -5,9 +5,6 @@
 //! match the whole-process benches in `benches/cli.sh`. Throughput is reported in bytes, which
 //! makes the per-MiB cost of each step comparable.
 
-#[path = "support/corpus.rs"]
-mod corpus;
-
 use std::hint::black_box;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -18,11 +15,11 @@ use bmad_mem::actions::recall::score::{
 use bmad_mem::js::text::for_each_token;
 use bmad_mem::store::journal::events;
 use bmad_mem::store::sections::sections;
-use corpus::{Amount, CAP, Kind, Vocabulary};
 use criterion::measurement::WallTime;
 use criterion::{
     BenchmarkGroup, Criterion, SamplingMode, Throughput, criterion_group, criterion_main,
 };
+use testkit::corpus::{self, Amount, CAP, Kind, Vocabulary};
 
 const SEED: u64 = 1;
 const QUERY: &str = "rate limit auth-middleware session";

@@ -16,7 +16,7 @@
 //!
 //! With `--receipts N` (1–1,000) the project also gets real BMAD+ Nexus runs (`N` accepted
 //! tasks, at most 200 per plan, each with its own scope of three files; see
-//! `benches/support/nexus.rs`) and a valid receipt store `.bmad/memory/outcomes.ndjson` of `N`
+//! `testkit::nexus_store`) and a valid receipt store `.bmad/memory/outcomes.ndjson` of `N`
 //! receipts, one per task attempt, each bound to its own section of `.agents/memory/lessons.md`
 //! (appended to that file, inside its size budget). Each receipt is built as `bmad-mem observe`
 //! builds it (docs §8 step 9): the source from [`bmad_mem::nexus::Nexus::accepted_source`], the
@@ -28,22 +28,18 @@
 //! when inside it).
 //! Existing files are overwritten; nothing else in `DIR` is touched.
 
-#[path = "../benches/support/corpus.rs"]
-mod corpus;
-#[path = "../benches/support/nexus.rs"]
-mod nexus;
-
 use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use bmad_mem::actions::receipts::SectionReader;
-use bmad_mem::js::json::{Object, Value};
+use bmad_mem::js::json::Value as LibValue;
 use bmad_mem::nexus::Nexus;
 use clap::Parser;
-use corpus::{Amount, CAP, Kind, Rng, Vocabulary};
-use nexus::LESSONS;
+use testkit::corpus::{self, Amount, CAP, Kind, Rng, Vocabulary};
+use testkit::json::{Object, Value};
+use testkit::nexus_store::{self as nexus, LESSONS};
 
 /// Generate a synthetic bmad-mem store.
 #[derive(Debug, Parser)]
@@ -242,7 +238,21 @@ fn write_receipts(
     let mut lines = Vec::with_capacity(plans.len());
     let mut last_input = Value::Null;
     for (task, plan) in runs.tasks.iter().zip(plans) {
-        let receipt = nexus::receipt(&mut resolver, &mut sections, root, task, &plan.heading)?;
+        let source = resolver
+            .accepted_source(&task.run_id, &task.task_id)
+            .map_err(|e| format!("{}/{}: {e}", task.run_id, task.task_id))?;
+        let memory = sections
+            .resolve(
+                root,
+                Some(&LibValue::from(LESSONS)),
+                Some(&LibValue::from(plan.heading.as_str())),
+            )
+            .map_err(|e| format!("{LESSONS} {:?}: {e}", plan.heading))?;
+        let receipt = nexus::receipt(
+            &LibValue::Object(source).compact(),
+            &LibValue::Object(memory).compact(),
+            task,
+        );
         lines.push(Value::Object(receipt).compact() + "\n");
         last_input = Value::Object(
             Object::new()

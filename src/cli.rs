@@ -8,6 +8,9 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
+use crate::actions::entries::admit::AdmitArgs;
+use crate::actions::entries::import::ImportArgs;
+use crate::actions::entries::propose::ProposeArgs;
 use crate::actions::observe::ObserveArgs;
 use crate::actions::outcomes::OutcomesArgs;
 use crate::actions::recall::RecallArgs;
@@ -90,6 +93,12 @@ pub enum Command {
     Export(ExportArgs),
     /// List the projects below a folder by their markers; --index adds them to the global brain.
     Scan(ScanArgs),
+    /// Record a candidate decision, lesson or pattern for a person to admit.
+    Propose(ProposeArgs),
+    /// List the candidates, admit one exactly as shown, or refuse its topic for good.
+    Admit(AdmitArgs),
+    /// Propose candidates from Claude's agent memory, CLAUDE.md/AGENTS.md or a Markdown file.
+    Import(ImportArgs),
     /// Decide whether an agent may read or write a path (exit 0 allowed, 2 denied).
     Guard(GuardArgs),
     /// Install an agent's lifecycle hooks (claude-code, codex, gemini); `remind` is the session-end hook.
@@ -115,6 +124,9 @@ impl Command {
             Command::Handoff(_) => "handoff",
             Command::Export(_) => "export",
             Command::Scan(_) => "scan",
+            Command::Propose(_) => "propose",
+            Command::Admit(_) => "admit",
+            Command::Import(_) => "import",
             Command::Guard(_) => "guard",
             Command::Hooks(_) => "hooks",
         }
@@ -122,7 +134,7 @@ impl Command {
 }
 
 /// Options, of every action, that take a value: the word after one of them is its value.
-const VALUE_OPTIONS: [&str; 29] = [
+const VALUE_OPTIONS: [&str; 38] = [
     "-d",
     "--directory",
     "--scope",
@@ -150,6 +162,15 @@ const VALUE_OPTIONS: [&str; 29] = [
     "--out",
     "--before",
     "--keep",
+    "--type",
+    "--title",
+    "--body",
+    "--applies-when",
+    "--source",
+    "--refuse",
+    "--reason",
+    "--by",
+    "--finish",
     "--hook",
     "--sidecar",
 ];
@@ -262,7 +283,7 @@ impl Cli {
 }
 
 /// The action names, in the order the help lists them.
-pub const ACTIONS: [&str; 16] = [
+pub const ACTIONS: [&str; 19] = [
     "recall",
     "write",
     "reinforce",
@@ -277,6 +298,9 @@ pub const ACTIONS: [&str; 16] = [
     "handoff",
     "export",
     "scan",
+    "propose",
+    "admit",
+    "import",
     "guard",
     "hooks",
 ];

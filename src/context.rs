@@ -73,6 +73,12 @@ pub struct Context {
     pub home: Option<PathBuf>,
     /// `BMAD_PLUS_BRAIN` as given; `None` when unset or empty (bmad-plus tests it for truth).
     pub brain_env: Option<String>,
+    /// Who runs the command, for the records that name a person (`USER`, else `USERNAME`);
+    /// `None` when neither is set or both are empty.
+    pub user: Option<String>,
+    /// A test hook: the name of the step at which a writer stops dead, as a crash would stop
+    /// it (`BMAD_MEM_CRASH_AT`); `None` in ordinary runs.
+    pub crash_at: Option<String>,
 }
 
 impl Context {
@@ -95,6 +101,14 @@ impl Context {
         ctx.brain_env = std::env::var_os("BMAD_PLUS_BRAIN")
             .map(|brain| brain.to_string_lossy().into_owned())
             .filter(|brain| !brain.is_empty());
+        ctx.user = ["USER", "USERNAME"].iter().find_map(|key| {
+            std::env::var_os(key)
+                .map(|v| v.to_string_lossy().into_owned())
+                .filter(|v| !v.trim().is_empty())
+        });
+        ctx.crash_at = std::env::var_os("BMAD_MEM_CRASH_AT")
+            .map(|v| v.to_string_lossy().into_owned())
+            .filter(|v| !v.is_empty());
         Ok(ctx)
     }
 
@@ -117,6 +131,8 @@ impl Context {
             now,
             home: None,
             brain_env: None,
+            user: None,
+            crash_at: None,
         })
     }
 }

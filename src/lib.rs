@@ -6,9 +6,6 @@
 //! calls [`run`], which dispatches to one module per action. Actions never read argv, the
 //! environment or the clock, and never print: they return a [`output::Report`].
 
-// Lets shared test support written against `bmad_mem::…` compile inside unit tests too.
-extern crate self as bmad_mem;
-
 pub mod actions;
 pub mod admin;
 pub mod cli;
@@ -48,6 +45,9 @@ pub fn run(command: &Command, ctx: &Context) -> Result<Box<dyn Report>> {
         Command::Handoff(args) => Box::new(handoff::run(args, ctx)?),
         Command::Export(args) => Box::new(export::run(args, ctx)?),
         Command::Scan(args) => Box::new(scan::run(args, ctx)?),
+        Command::Propose(args) => Box::new(actions::entries::propose::run(args, ctx)?),
+        Command::Admit(args) => Box::new(actions::entries::admit::run(args, ctx)?),
+        Command::Import(args) => Box::new(actions::entries::import::run(args, ctx)?),
         Command::Guard(args) => Box::new(guard::run(args, ctx)?),
         Command::Hooks(args) => Box::new(hooks::run(args, ctx)?),
     })

@@ -7,9 +7,6 @@
 
 #[path = "../common.rs"]
 mod common;
-#[allow(clippy::all, clippy::pedantic)]
-#[path = "../../tests/cli/support/nexus_run.rs"]
-mod nexus_run;
 
 use std::path::PathBuf;
 use std::sync::OnceLock;
@@ -17,6 +14,7 @@ use std::sync::OnceLock;
 use bmad_mem::js::json::{self, Value};
 use bmad_mem::nexus::Nexus;
 use libfuzzer_sys::fuzz_target;
+use testkit::nexus_run;
 
 static ROOT: OnceLock<PathBuf> = OnceLock::new();
 

@@ -6,17 +6,16 @@
 
 #[path = "../common.rs"]
 mod common;
-#[allow(clippy::all, clippy::pedantic)]
-#[path = "../../tests/cli/support/nexus_run.rs"]
-mod nexus_run;
 
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use bmad_mem::context::{Context, Now};
 use bmad_mem::actions::observe::{self, ObserveArgs};
-use bmad_mem::actions::receipts::{self, OUTCOMES};
+use bmad_mem::actions::receipts;
+use bmad_mem::store::layout::OUTCOMES;
 use libfuzzer_sys::fuzz_target;
+use testkit::nexus_run;
 
 const INPUT: &str = "observation.json";
 const LESSONS: &str = ".agents/memory/lessons.md";

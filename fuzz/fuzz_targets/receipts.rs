@@ -8,7 +8,8 @@ mod common;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-use bmad_mem::actions::receipts::{self, OUTCOMES};
+use bmad_mem::actions::receipts;
+use bmad_mem::store::layout::{MAX_RECEIPTS, OUTCOMES};
 use libfuzzer_sys::fuzz_target;
 
 static ROOT: OnceLock<PathBuf> = OnceLock::new();
@@ -17,7 +18,7 @@ fuzz_target!(|data: &[u8]| {
     let root = ROOT.get_or_init(|| common::project("receipts"));
     common::write(root, OUTCOMES, data);
     if let Ok(list) = receipts::read_store(root) {
-        assert!(list.len() <= receipts::MAX_RECEIPTS);
+        assert!(list.len() <= MAX_RECEIPTS);
         for receipt in &list {
             let _ = receipts::attempt_identity(receipt);
         }

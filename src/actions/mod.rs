@@ -1,8 +1,10 @@
 //! The memory actions: the five that match bmad-plus byte for byte (`recall`, `write`,
-//! `reinforce`, `observe`, `outcomes`) and the modules they share (reward signals, Nexus
-//! receipts, the secret detector). An action reads and writes the memory only through
-//! [`crate::store`]; it never imports a session or admin command. See `ARCHITECTURE.md`.
+//! `reinforce`, `observe`, `outcomes`), the governed entries (`propose`, `admit`, `import`),
+//! and the modules they share (reward signals, Nexus receipts, the secret detector). An action
+//! reads and writes the memory only through [`crate::store`]; it never imports a session or
+//! admin command. See `ARCHITECTURE.md`.
 
+pub mod entries;
 pub mod observe;
 pub mod outcomes;
 pub mod recall;

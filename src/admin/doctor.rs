@@ -11,8 +11,14 @@
 //! nothing here can check), and in the note files — read as recall, status and brief read them,
 //! so that a note they skip (a FIFO, a device, over 64 MiB, a link leaving the project) is
 //! reported and a link they follow is checked — `###` headings used twice (which `observe`
-//! cannot target) and `###` lines inside fenced code (bmad-plus cuts sections there too). It
+//! cannot target) and `###` lines inside fenced code (bmad-plus cuts sections there too).
+//! Where the governed entries are in use (docs/ENTRIES.md), it also reports a candidate whose
+//! admission or refusal stopped between its two writes (naming `admit --finish`), a pending
+//! candidate file that does not parse, and a generated view that drifted from its sources. It
 //! exits 0 when healthy, 1 otherwise.
+//!
+//! `bmad-mem doctor --rebuild-views` regenerates `.bmad/memory/CANDIDATES.md` and `INDEX.md`
+//! under the writer lock.
 //!
 //! `bmad-mem doctor --repair-tail <file>` moves a torn final line into `<file>.torn-<timestamp>`
 //! (`-1`, `-2`, … appended when that name is taken; a kept-aside file is never overwritten) and
@@ -40,6 +46,8 @@ use std::path::Path;
 use pulldown_cmark::{CodeBlockKind, Event, Parser, Tag};
 use rustix::fs::OFlags;
 
+use crate::actions::entries::candidate as entries;
+use crate::actions::entries::{admit, views};
 use crate::actions::receipts;
 use crate::admin::archive;
 use crate::admin::lock;
@@ -77,6 +85,13 @@ pub struct DoctorArgs {
         conflicts_with = "repair_tail"
     )]
     pub repair_encoding: Option<String>,
+    /// Regenerate the generated views of the entries (.bmad/memory/CANDIDATES.md, INDEX.md)
+    /// from their sources.
+    #[arg(
+        long = "rebuild-views",
+        conflicts_with_all = ["repair_tail", "repair_encoding"]
+    )]
+    pub rebuild_views: bool,
 }
 
 /// One finding.
@@ -96,6 +111,8 @@ pub struct DoctorReport {
     pub repaired: Option<(String, String, usize)>,
     /// For `--repair-encoding`: how many lines were moved.
     pub repaired_lines: Option<usize>,
+    /// For `--rebuild-views`: the views rewritten.
+    pub rebuilt: Option<Vec<String>>,
 }
 
 /// Runs the check or the repair.
@@ -109,6 +126,14 @@ pub fn run(args: &DoctorArgs, ctx: &Context) -> Result<DoctorReport> {
     }
     if let Some(file) = &args.repair_encoding {
         return repair_encoding(ctx, file);
+    }
+    if args.rebuild_views {
+        let lock = WriterLock::acquire(&ctx.root)?;
+        let rebuilt = views::rebuild(ctx, &lock)?;
+        return Ok(DoctorReport {
+            rebuilt: Some(rebuilt.into_iter().map(str::to_owned).collect()),
+            ..DoctorReport::default()
+        });
     }
     let mut report = DoctorReport::default();
     for rel in NDJSON_REGISTRIES {
@@ -128,7 +153,65 @@ pub fn run(args: &DoctorArgs, ctx: &Context) -> Result<DoctorReport> {
             check_notes(&ctx.root, &format!("{dir}/{name}"), &mut report);
         }
     }
+    if views::in_use(ctx) {
+        check_entries(ctx, &mut report);
+    }
     Ok(report)
+}
+
+/// The governed entries: a candidate whose admission or refusal stopped between its two writes
+/// (a crash), a pending candidate file that does not parse, and a generated view that no longer
+/// says what its sources say.
+fn check_entries(ctx: &Context, report: &mut DoctorReport) {
+    let (candidates, unreadable) = match entries::pending(ctx) {
+        Ok(found) => found,
+        Err(e) => {
+            report.problem(entries::CANDIDATES_DIR, "unreadable", e.to_string());
+            return;
+        }
+    };
+    report.checked.push(entries::CANDIDATES_DIR.to_owned());
+    for (candidate, sha256) in &candidates {
+        let file = entries::candidate_path(&candidate.id);
+        match admit::unfinished(ctx, candidate, sha256) {
+            Ok(None) => {}
+            Ok(Some(admitted)) => report.problem(
+                &file,
+                "unfinished-decision",
+                format!(
+                    "candidate {} is already {}, but an earlier run stopped before recording it; run `bmad-mem admit --finish {}`",
+                    candidate.id,
+                    if admitted {
+                        format!("in {}", candidate.kind.entries_file())
+                    } else {
+                        format!("refused in {}", entries::REFUSED_FILE)
+                    },
+                    candidate.id
+                ),
+            ),
+            Err(e) => report.problem(&file, "unreadable", e.to_string()),
+        }
+    }
+    for id in unreadable {
+        report.problem(
+            &entries::candidate_path(&id),
+            "candidate-format",
+            "not in the candidate format; fix it or remove it".to_owned(),
+        );
+    }
+    match views::drift(ctx) {
+        Ok(drifted) => {
+            for (view, what) in drifted {
+                report.checked.push(view.to_owned());
+                report.problem(
+                    view,
+                    "view-drift",
+                    format!("{what}; `bmad-mem doctor --rebuild-views` regenerates it"),
+                );
+            }
+        }
+        Err(e) => report.problem(views::INDEX_VIEW, "unreadable", e.to_string()),
+    }
 }
 
 impl DoctorReport {
@@ -616,6 +699,12 @@ fn set_aside_then(
 
 impl Report for DoctorReport {
     fn to_json(&self) -> Value {
+        if let Some(rebuilt) = &self.rebuilt {
+            return Value::Object(Object::new().with(
+                "rebuilt",
+                rebuilt.iter().map(Value::from).collect::<Vec<_>>(),
+            ));
+        }
         if let Some((file, aside, bytes)) = &self.repaired {
             #[allow(clippy::cast_precision_loss)] // at most 2 MiB
             let bytes = *bytes as f64;
@@ -654,6 +743,13 @@ impl Report for DoctorReport {
     }
 
     fn render_human(&self) -> String {
+        if let Some(rebuilt) = &self.rebuilt {
+            return if rebuilt.is_empty() {
+                "mem doctor: the views are up to date\n".to_owned()
+            } else {
+                format!("mem doctor: rebuilt {}\n", rebuilt.join(", "))
+            };
+        }
         if let (Some((file, aside, bytes)), Some(lines)) = (&self.repaired, self.repaired_lines) {
             return format!(
                 "mem doctor: moved {lines} line(s) that are not valid UTF-8 ({bytes} bytes) from {file} into {aside}\n"
@@ -686,6 +782,9 @@ impl Report for DoctorReport {
     }
 
     fn written(&self) -> Option<String> {
+        if let Some(rebuilt) = self.rebuilt.as_ref().filter(|r| !r.is_empty()) {
+            return Some(format!("rebuilt {}", rebuilt.join(", ")));
+        }
         let (file, aside, _) = self.repaired.as_ref()?;
         Some(format!("the torn final line of {file} moved into {aside}"))
     }

@@ -18,6 +18,17 @@ pub const OUTCOMES: &str = ".bmad/memory/outcomes.ndjson";
 /// Where archived journal events and promotions go.
 pub const ARCHIVE_DIR: &str = ".bmad/memory/archive";
 
+/// Proposed entries waiting for a person, and the records of those decided.
+pub const CANDIDATES_DIR: &str = ".bmad/memory/candidates";
+/// Topics a person refused for good.
+pub const REFUSED_FILE: &str = ".bmad/memory/refused.md";
+/// The generated view of the pending candidates.
+pub const CANDIDATES_VIEW: &str = ".bmad/memory/CANDIDATES.md";
+/// The generated view of every entry of the note files.
+pub const INDEX_VIEW: &str = ".bmad/memory/INDEX.md";
+/// Claude Code's per-agent memories, which `import` reads.
+pub const CLAUDE_AGENT_MEMORY: &str = ".claude/agent-memory";
+
 /// The Memory pack's project memory folder.
 pub const PACK_DIR: &str = ".agents/memory";
 /// Session handoffs.

@@ -17,7 +17,7 @@
 //! never read stdin, and no run may print a Rust panic message.
 
 pub mod home;
-pub mod nexus_run;
+pub use testkit::nexus_run;
 pub mod schema;
 pub mod writers;
 

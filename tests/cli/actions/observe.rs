@@ -6,7 +6,7 @@
 //! built from the same run and lesson, `crypto.createHash('sha256')`); the test recomputes the id
 //! from the golden body with `sha2`, not with the crate's JSON. The run's source holds the real
 //! path of the temporary project (`baseline.repository`), so the golden says `{root}` there, as
-//! `src/nexus.rs`'s golden source does.
+//! the golden source of `src/nexus/` does.
 //!
 //! The helpers at the top (a project with an accepted run and a lessons file, an observation
 //! input, one `observe`, a copy of the run under another id, a synthetic store) are shared with

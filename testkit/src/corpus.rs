@@ -3,8 +3,8 @@
 //! Shared by the `gen-store` example (which writes whole stores to disk) and the criterion
 //! benches (which need a 2 MiB note file or journal in memory). Notes follow the documented
 //! entry formats (`### Heading`, then `**Date:**`, `**Status:**`, `**Context:**`, …); journal
-//! lines are byte for byte what `bmad-mem write` appends, built with the crate's own JSON
-//! writer. The vocabulary holds a few thousand distinct words: plain English, code identifiers
+//! lines are byte for byte what `bmad-mem write` appends, built with this kit's JSON writer
+//! ([`crate::json`]), independent of the library's. The vocabulary holds a few thousand distinct words: plain English, code identifiers
 //! (`rate_limit`, `auth-middleware`), accented words (`déploiement`) and project jargon, drawn
 //! with a Zipf-like skew so a few words are common and most are rare, as in real notes.
 //!
@@ -14,15 +14,10 @@
 //! 2026-01-01, before the benches' clock), so a small store is not just the oldest slice of a
 //! big one.
 
-#![allow(
-    dead_code,
-    reason = "shared by the gen-store example and the benches; each uses a part"
-)]
-
 use std::collections::HashSet;
 use std::fmt::Write;
 
-use bmad_mem::js::json::{Object, Value, sha256_hex};
+use crate::json::{Object, Value, sha256_hex};
 
 /// Every registry file's cap (docs §1).
 pub const CAP: usize = 2 * 1024 * 1024;

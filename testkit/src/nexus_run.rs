@@ -1,4 +1,4 @@
-//! A builder of real BMAD+ Nexus runs for tests (`docs/NEXUS.md` "Building test runs").
+//! A builder of real BMAD+ Nexus runs for tests (what Nexus checks of them: `docs/NEXUS.md`).
 //!
 //! [`NexusRun::accepted`] writes a small project and a run in which both tasks are accepted
 //! with current, independently verified evidence; every other function moves that run to one
@@ -16,7 +16,7 @@
 //! Every hash is computed from the real files when the run is written: scope, artifact and
 //! resource hashes from the project, `commandHash` from the real file behind `/bin/sh` on this
 //! machine, `planHash` and the envelope's `sha256` from the compact JSON of the plan and run
-//! ([`bmad_mem::js::json`], i.e. as JavaScript writes it). `run.project` is the real path of
+//! ([`crate::json`], i.e. as JavaScript writes it). `run.project` is the real path of
 //! the root. Ids and timestamps are fixed, so the same calls give the same bytes; the only
 //! machine-dependent values (`run.project`, `baseline.repository`, each check's `command` and
 //! `commandHash` in the plan) never reach a verification record, so `verificationSha256` is the
@@ -26,7 +26,8 @@
 //! re-sealed after each change; [`NexusRun::source`] computes, independently of the code under
 //! test, the accepted source Nexus would report for a task.
 //!
-//! Used by the library's unit tests (`src/nexus.rs`) and by the integration tests, which pass
+//! Used by the library's unit tests (`src/nexus/`), the integration tests, the benches' run
+//! writer ([`crate::nexus_store`]) and the fuzz targets. Tests pass
 //! the root of their temporary project (its path must be free of links, as Nexus requires;
 //! [`NexusRun::root`] is its real path):
 //!
@@ -50,13 +51,11 @@
 //! | `break_plan_integrity` | `Nexus: Run plan integrity mismatch.` | same |
 //! | `remove_cancellation`, `remove_backend` | `Nexus: Invalid attempt lifecycle record.` | same |
 
-#![allow(dead_code)] // Each test binary uses its own subset.
-
 use std::fs;
 use std::os::unix::fs::{PermissionsExt, symlink};
 use std::path::{Path, PathBuf};
 
-use bmad_mem::js::json::{Object, Value, sha256_hex};
+use crate::json::{Object, Value, sha256_hex};
 
 /// The run's id.
 pub const RUN_ID: &str = "demo-run";
@@ -105,12 +104,12 @@ const FILES: [(&str, &str); 4] = [
 /// One task: its plan definition and its record in `run.tasks`.
 #[derive(Debug, Clone)]
 struct Task {
-    id: &'static str,
-    objective: &'static str,
+    id: String,
+    objective: String,
     depends_on: Vec<String>,
     scope: Vec<String>,
     artifacts: Vec<String>,
-    check: &'static str,
+    check: String,
     /// `resourceHashes`, computed when the plan is created.
     resource_hashes: Object,
     integration: &'static str,
@@ -133,10 +132,35 @@ struct Attempt {
     has_backend: bool,
 }
 
+/// A task of a run, as its plan defines it: one write scope, one artifact, one check.
+#[derive(Debug, Clone)]
+pub struct Definition {
+    pub id: String,
+    pub objective: String,
+    pub depends_on: Vec<String>,
+    /// The write scope: a folder (or a file) of the project.
+    pub scope: String,
+    /// The artifact the task delivers, inside its scope.
+    pub artifact: String,
+    /// The id of the task's one check, which runs [`RESOURCE`] with the task id.
+    pub check: String,
+}
+
+/// How a run numbers its attempts, verifications and host handles.
+#[derive(Debug, Clone, Copy)]
+enum Numbering {
+    /// The demo run: ids by task and attempt, a handle per attempt number.
+    Demo,
+    /// Run `r` of several (the benches'): ids by run and task, a handle per task.
+    Run(usize),
+}
+
 /// A Nexus run in a project on disk, and the model it was written from.
 #[derive(Debug, Clone)]
 pub struct NexusRun {
     root: PathBuf,
+    run_id: String,
+    numbering: Numbering,
     project: String,
     command: String,
     command_hash: String,
@@ -151,40 +175,70 @@ impl NexusRun {
     ///
     /// # Panics
     /// When `root` is not an existing folder or a file cannot be written.
+    // Not `#[must_use]`: the files it writes are the point; the model is only needed to change
+    // the run later.
+    #[allow(clippy::must_use_candidate)]
     pub fn accepted(root: &Path) -> Self {
         let real = fs::canonicalize(root).expect("the project root exists");
         for (path, text) in FILES {
             write_file(&real.join(path), text.as_bytes());
         }
+        let task = |id: &str, objective: &str, depends_on: &[&str], scope: &str, artifact: &str| {
+            Definition {
+                id: id.to_owned(),
+                objective: objective.to_owned(),
+                depends_on: depends_on.iter().map(|d| (*d).to_owned()).collect(),
+                scope: scope.to_owned(),
+                artifact: artifact.to_owned(),
+                check: if id == TASK { "unit" } else { "schema-check" }.to_owned(),
+            }
+        };
+        let tasks = [
+            task(
+                DEPENDENCY,
+                "Create the users table.",
+                &[],
+                "db",
+                DEPENDENCY_ARTIFACT,
+            ),
+            task(TASK, "Add password login.", &[DEPENDENCY], SCOPE, ARTIFACT),
+        ];
+        Self::write_accepted(&real, RUN_ID, Numbering::Demo, &tasks)
+    }
+
+    /// Writes run `number` of several, `run_id`, in which every task of `tasks` is accepted
+    /// with current evidence (one attempt each), over the project files already under `root`
+    /// (the tasks' scopes and [`RESOURCE`]): what [`NexusRun::accepted`] does for the demo
+    /// run, for the benches' many runs. Attempt and verification ids carry the run's number.
+    ///
+    /// # Panics
+    /// When `root` is not an existing folder or a file cannot be read or written.
+    #[allow(clippy::must_use_candidate)] // As `accepted`: the files are the point.
+    pub fn accepted_run(root: &Path, number: usize, run_id: &str, tasks: &[Definition]) -> Self {
+        let real = fs::canonicalize(root).expect("the project root exists");
+        Self::write_accepted(&real, run_id, Numbering::Run(number), tasks)
+    }
+
+    fn write_accepted(
+        real: &Path,
+        run_id: &str,
+        numbering: Numbering,
+        definitions: &[Definition],
+    ) -> Self {
         let sh = fs::canonicalize("/bin/sh").expect("/bin/sh exists");
         let command_hash = hash_file(&sh);
         let mut run = Self {
             project: real.to_string_lossy().into_owned(),
-            root: real,
+            root: real.to_path_buf(),
+            run_id: run_id.to_owned(),
+            numbering,
             command: sh.to_string_lossy().into_owned(),
             command_hash,
             sequence: 0,
             tasks: Vec::new(),
             stale_plan_hash: None,
         };
-        run.tasks = vec![
-            run.define(
-                DEPENDENCY,
-                "Create the users table.",
-                &[],
-                "db",
-                DEPENDENCY_ARTIFACT,
-                "schema-check",
-            ),
-            run.define(
-                TASK,
-                "Add password login.",
-                &[DEPENDENCY],
-                SCOPE,
-                ARTIFACT,
-                "unit",
-            ),
-        ];
+        run.tasks = definitions.iter().map(|d| run.define(d)).collect();
         for index in 0..run.tasks.len() {
             let attempt = run.attempt(index, 1, "passed", 0);
             let task = &mut run.tasks[index];
@@ -196,26 +250,32 @@ impl NexusRun {
     }
 
     /// The real path of the project root (what `run.project` holds).
+    #[must_use]
     pub fn root(&self) -> &Path {
         &self.root
     }
 
     /// The absolute path of the run file.
+    #[must_use]
     pub fn run_path(&self) -> PathBuf {
-        self.root.join(RUN_FILE)
+        self.root
+            .join(format!(".bmad-plus/nexus/runs/{}.json", self.run_id))
     }
 
     /// The id of attempt `number` (from 1) of `task`.
+    #[must_use]
     pub fn attempt_id(&self, task: &str, number: usize) -> String {
-        uuid(0xa, self.index(task), number)
+        self.uuid(0xa, self.index(task), number)
     }
 
     /// The id of the verification of attempt `number` of `task`.
+    #[must_use]
     pub fn verification_id(&self, task: &str, number: usize) -> String {
-        uuid(0xb, self.index(task), number)
+        self.uuid(0xb, self.index(task), number)
     }
 
     /// The current attempt's id of `task`.
+    #[must_use]
     pub fn current_attempt_id(&self, task: &str) -> String {
         let attempts = &self.tasks[self.index(task)].attempts;
         self.attempt_id(task, attempts.len())
@@ -223,6 +283,7 @@ impl NexusRun {
 
     /// The accepted source Nexus reports for `task` while its evidence is current (docs/NEXUS.md
     /// "The accepted source"), computed from the model.
+    #[must_use]
     pub fn source(&self, task: &str) -> Value {
         let index = self.index(task);
         let record = &self.tasks[index];
@@ -231,7 +292,7 @@ impl NexusRun {
         let verification = self.verification(index, attempt);
         let mut source = Object::new()
             .with("kind", "nexus")
-            .with("runId", RUN_ID)
+            .with("runId", self.run_id.as_str())
             .with("taskId", task)
             .with("attemptId", self.attempt_id(task, attempt.number))
             .with("verificationId", self.verification_id(task, attempt.number))
@@ -241,7 +302,7 @@ impl NexusRun {
         source.insert("artifactHashes", receipt.artifact_hashes.clone());
         source.insert("resourceHashes", record.resource_hashes.clone());
         source.insert("scope", strings(&record.scope));
-        source.insert("objective", record.objective);
+        source.insert("objective", record.objective.as_str());
         source.insert("baseline", self.baseline(index, attempt));
         Value::Object(source)
     }
@@ -357,7 +418,7 @@ impl NexusRun {
     /// The plan is edited (an objective) without updating `planHash`; the envelope is resealed.
     pub fn break_plan_integrity(&mut self) {
         self.stale_plan_hash = Some(self.plan().sha256());
-        self.task_mut(TASK).objective = "Add password login (edited).";
+        "Add password login (edited).".clone_into(&mut self.task_mut(TASK).objective);
         self.write();
     }
 
@@ -430,7 +491,7 @@ impl NexusRun {
         let tasks = (0..self.tasks.len()).map(|i| self.record(i)).collect();
         Object::new()
             .with("schemaVersion", 1.0)
-            .with("id", RUN_ID)
+            .with("id", self.run_id.as_str())
             .with("project", self.project.as_str())
             .with("frameworkVersion", "1.4.0")
             .with("createdAt", "2026-10-18T08:00:00.000Z")
@@ -449,7 +510,7 @@ impl NexusRun {
             .collect();
         Value::Object(
             Object::new()
-                .with("id", RUN_ID)
+                .with("id", self.run_id.as_str())
                 .with("maxParallel", 1.0)
                 .with("config", Object::new())
                 .with("tasks", Value::Array(tasks)),
@@ -459,18 +520,18 @@ impl NexusRun {
     /// A plan task as Nexus normalizes it.
     fn definition(&self, task: &Task) -> Value {
         let check = Object::new()
-            .with("id", task.check)
+            .with("id", task.check.as_str())
             .with("command", self.command.as_str())
             .with("commandHash", self.command_hash.as_str())
-            .with("args", strings(&[RESOURCE, task.id]))
+            .with("args", strings(&[RESOURCE, &task.id]))
             .with("cwd", ".")
             .with("timeoutMs", 30000.0)
             .with("resources", Value::Array(Vec::new()));
         let acceptance = format!("Check {} passes on the current artifacts.", task.check);
         Value::Object(
             Object::new()
-                .with("id", task.id)
-                .with("objective", task.objective)
+                .with("id", task.id.as_str())
+                .with("objective", task.objective.as_str())
                 .with("dependsOn", strings(&task.depends_on))
                 .with("scope", strings(&task.scope))
                 .with("artifacts", strings(&task.artifacts))
@@ -494,7 +555,7 @@ impl NexusRun {
             .map(|attempt| self.render_attempt(index, attempt))
             .collect();
         let mut record = Object::new()
-            .with("id", task.id)
+            .with("id", task.id.as_str())
             .with("integration", task.integration)
             .with("attempts", Value::Array(attempts));
         if let Some(accepted_at) = &task.accepted_at {
@@ -502,7 +563,7 @@ impl NexusRun {
         }
         if let Some(number) = task.receipt {
             let receipt = Object::new()
-                .with("attemptId", uuid(0xa, index, number))
+                .with("attemptId", self.uuid(0xa, index, number))
                 .with(
                     "artifactHashes",
                     task.attempts[number - 1].artifact_hashes.clone(),
@@ -517,11 +578,15 @@ impl NexusRun {
     fn render_attempt(&self, index: usize, attempt: &Attempt) -> Value {
         let n = attempt.number;
         let minute = u32::try_from(n * 10).expect("few attempts");
-        let id = uuid(0xa, index, n);
+        let id = self.uuid(0xa, index, n);
+        let handle = match self.numbering {
+            Numbering::Demo => n,
+            Numbering::Run(_) => index + 1,
+        };
         let backend = Object::new()
             .with("kind", "host")
-            .with("id", format!("host-handle-{n}"))
-            .with("sessionId", format!("host-session-{n}"))
+            .with("id", format!("host-handle-{handle}"))
+            .with("sessionId", format!("host-session-{handle}"))
             .with(
                 "capabilities",
                 Object::new()
@@ -536,11 +601,11 @@ impl NexusRun {
             .with("exitCode", 0.0)
             .with("evidenceClass", "host-report")
             .with("independentlyVerified", false);
-        let parent = (n > 1).then(|| uuid(0xa, index, n - 1));
+        let parent = (n > 1).then(|| self.uuid(0xa, index, n - 1));
         let mut out = Object::new()
             .with("id", id)
-            .with("runId", RUN_ID)
-            .with("taskId", self.tasks[index].id)
+            .with("runId", self.run_id.as_str())
+            .with("taskId", self.tasks[index].id.as_str())
             .with("parentAttemptId", parent);
         if attempt.has_backend {
             out.insert("backend", backend);
@@ -576,11 +641,11 @@ impl NexusRun {
         let n = attempt.number;
         let minute = u32::try_from(n * 10).expect("few attempts");
         let task = &self.tasks[index];
-        let attempt_id = uuid(0xa, index, n);
+        let attempt_id = self.uuid(0xa, index, n);
         let receipt = Object::new()
-            .with("id", task.check)
+            .with("id", task.check.as_str())
             .with("attemptId", attempt_id.as_str())
-            .with("args", strings(&[RESOURCE, task.id]))
+            .with("args", strings(&[RESOURCE, &task.id]))
             .with("cwd", ".")
             .with("timeoutMs", 30000.0)
             .with("environment", environment())
@@ -598,7 +663,7 @@ impl NexusRun {
             .with("termination", Value::Null);
         Value::Object(
             Object::new()
-                .with("id", uuid(0xb, index, n))
+                .with("id", self.uuid(0xb, index, n))
                 .with("attemptId", attempt_id)
                 .with("status", attempt.verification)
                 .with("startedAt", at(minute + 5))
@@ -652,22 +717,14 @@ impl NexusRun {
 
     // ---- model ---------------------------------------------------------------------------
 
-    fn define(
-        &self,
-        id: &'static str,
-        objective: &'static str,
-        depends_on: &[&str],
-        scope: &str,
-        artifact: &str,
-        check: &'static str,
-    ) -> Task {
+    fn define(&self, definition: &Definition) -> Task {
         Task {
-            id,
-            objective,
-            depends_on: depends_on.iter().map(|d| (*d).to_owned()).collect(),
-            scope: vec![scope.to_owned()],
-            artifacts: vec![artifact.to_owned()],
-            check,
+            id: definition.id.clone(),
+            objective: definition.objective.clone(),
+            depends_on: definition.depends_on.clone(),
+            scope: vec![definition.scope.clone()],
+            artifacts: vec![definition.artifact.clone()],
+            check: definition.check.clone(),
             resource_hashes: self.files_hashes(&[RESOURCE.to_owned()]),
             integration: "pending",
             accepted_at: None,
@@ -708,6 +765,20 @@ impl NexusRun {
         let attempt = self.attempt(index, number, "passed", 0);
         self.tasks[index].attempts.push(attempt);
         number
+    }
+
+    /// A fixed UUID-shaped id: `kind` (a = attempt, b = verification), the run's number if it
+    /// has one, the task's index, the attempt's number.
+    fn uuid(&self, kind: u32, index: usize, number: usize) -> String {
+        match self.numbering {
+            Numbering::Demo => format!("{kind:x}{:07x}-0000-4000-8000-{number:012x}", index + 1),
+            Numbering::Run(r) => {
+                format!(
+                    "{kind:x}{r:03x}{:04x}-0000-4000-8000-{number:012x}",
+                    index + 1
+                )
+            }
+        }
     }
 
     fn index(&self, task: &str) -> usize {
@@ -788,6 +859,7 @@ fn collect(root: &Path, rel: &str, files: &mut Vec<String>) {
 }
 
 /// The check environment Nexus records (`minimal-local-v1`), with fixed values.
+#[must_use]
 pub fn environment() -> Value {
     let values = Object::new()
         .with("LANG", "C")
@@ -808,13 +880,9 @@ pub fn environment() -> Value {
 }
 
 /// `2026-10-18T08:<minute>:00.000Z`.
+#[must_use]
 pub fn at(minute: u32) -> String {
     format!("2026-10-18T08:{minute:02}:00.000Z")
-}
-
-/// A fixed UUID-shaped id: `kind` (a = attempt, b = verification), task index, number.
-fn uuid(kind: u32, task: usize, number: usize) -> String {
-    format!("{kind:x}{:07x}-0000-4000-8000-{number:012x}", task + 1)
 }
 
 /// A JSON array of strings.

@@ -1,0 +1,538 @@
+//! What the entry commands share: the entry types, the topic (the title's slug), the candidate
+//! file format (front matter and three parts, read back exactly as written), and the readers of
+//! the pending candidates, the refused topics and the existing entries (docs/ENTRIES.md).
+
+use std::collections::BTreeSet;
+use std::ffi::OsString;
+
+use unicode_normalization::UnicodeNormalization;
+
+use crate::actions::secrets;
+use crate::context::Context;
+use crate::error::{Error, Result};
+use crate::js::json::{self, Value, sha256_hex};
+use crate::js::text::{collapse_whitespace, trim, utf16_len};
+use crate::store::confined::{self, Dir};
+use crate::store::layout::PACK_DIR;
+pub use crate::store::layout::{CANDIDATES_DIR, REFUSED_FILE};
+use crate::store::paths::{Loose, read_loose, read_registry};
+use crate::store::sections::sections;
+
+/// Where admitted entries go.
+pub const ENTRIES_DIR: &str = PACK_DIR;
+/// The note folders whose entries count as existing (the ones recall reads in a project).
+pub use crate::store::layout::NOTE_DIRS;
+/// Longest content of a candidate, in UTF-16 units.
+pub const BODY_MAX: usize = 2000;
+/// Longest title, in UTF-16 units (the bound observe puts on a heading).
+pub const TITLE_MAX: usize = 300;
+/// Longest topic (slug), in characters.
+pub const SLUG_MAX: usize = 60;
+
+/// What an entry records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Kind {
+    Decision,
+    Lesson,
+    Pattern,
+}
+
+impl Kind {
+    /// Every kind, in the order the note files are read.
+    pub const ALL: [Kind; 3] = [Kind::Decision, Kind::Lesson, Kind::Pattern];
+
+    /// `decision`, `lesson` or `pattern`.
+    #[must_use]
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| k.as_str() == text)
+    }
+
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Decision => "decision",
+            Kind::Lesson => "lesson",
+            Kind::Pattern => "pattern",
+        }
+    }
+
+    /// The note file of this kind (`decisions.md`, …).
+    #[must_use]
+    pub fn note_file(self) -> &'static str {
+        match self {
+            Kind::Decision => "decisions.md",
+            Kind::Lesson => "lessons.md",
+            Kind::Pattern => "patterns.md",
+        }
+    }
+
+    /// The note file entries of this kind are admitted into, project-relative.
+    #[must_use]
+    pub fn entries_file(self) -> String {
+        format!("{ENTRIES_DIR}/{}", self.note_file())
+    }
+
+    /// The field the content goes under (`**Decision:**`, …).
+    #[must_use]
+    pub fn field(self) -> &'static str {
+        match self {
+            Kind::Decision => "Decision",
+            Kind::Lesson => "Lesson",
+            Kind::Pattern => "Pattern",
+        }
+    }
+
+    /// The status an admitted entry starts with, when its kind has one.
+    #[must_use]
+    pub fn initial_status(self) -> Option<&'static str> {
+        match self {
+            Kind::Decision => Some("active"),
+            Kind::Lesson => None,
+            Kind::Pattern => Some("candidate"),
+        }
+    }
+
+    /// The heading of a note file created for this kind.
+    #[must_use]
+    pub fn file_title(self) -> &'static str {
+        match self {
+            Kind::Decision => "# Decisions\n",
+            Kind::Lesson => "# Lessons\n",
+            Kind::Pattern => "# Patterns\n",
+        }
+    }
+}
+
+/// A topic: `text` folded to lowercase ASCII letters and digits (accents dropped), each run of
+/// anything else one `-`, at most [`SLUG_MAX`] characters, no `-` at either end. Empty when the
+/// text has no letter or digit that folds to ASCII.
+#[must_use]
+pub fn slug(text: &str) -> String {
+    let mut out = String::new();
+    let mut pending_dash = false;
+    for c in text.nfkd() {
+        if c.is_ascii_alphanumeric() {
+            if pending_dash && !out.is_empty() {
+                out.push('-');
+            }
+            pending_dash = false;
+            out.push(c.to_ascii_lowercase());
+        } else if !is_combining_mark(c) {
+            pending_dash = true;
+        }
+    }
+    out.truncate(SLUG_MAX);
+    while out.ends_with('-') {
+        out.pop();
+    }
+    out
+}
+
+/// The combining marks a compatibility decomposition leaves after a base letter (`é` → `e` +
+/// U+0301): dropped, so that `Décision` folds to `decision`.
+fn is_combining_mark(c: char) -> bool {
+    matches!(c, '\u{300}'..='\u{36f}' | '\u{1ab0}'..='\u{1aff}' | '\u{1dc0}'..='\u{1dff}' | '\u{20d0}'..='\u{20ff}' | '\u{fe20}'..='\u{fe2f}')
+}
+
+/// Whether `id` can name a candidate file: lowercase ASCII letters, digits and `-`.
+#[must_use]
+pub fn is_valid_id(id: &str) -> bool {
+    !id.is_empty()
+        && !id.starts_with('-')
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+}
+
+/// A candidate entry, as its file holds it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Candidate {
+    pub id: String,
+    pub kind: Kind,
+    /// One line, whitespace runs made one space.
+    pub title: String,
+    /// Who proposed it.
+    pub source: String,
+    /// When it was proposed, `toISOString` form.
+    pub created: String,
+    /// When it applies (`--applies-when`), one line; may be empty.
+    pub context: String,
+    /// The content, trimmed.
+    pub content: String,
+    /// Evidence ids or paths.
+    pub evidence: Vec<String>,
+}
+
+impl Candidate {
+    /// The candidate's topic.
+    #[must_use]
+    pub fn topic(&self) -> String {
+        slug(&self.title)
+    }
+
+    /// The file's text. Title and source are JSON strings (which YAML reads as such), so any
+    /// text reads back exactly.
+    #[must_use]
+    pub fn render(&self) -> String {
+        format!(
+            "---\nid: {}\ntype: {}\ntitle: {}\nstatus: candidate\nsource: {}\ncreated: {}\n---\n\n\
+             ## Context\n\n{}\n\n## Content\n\n{}\n\n## Evidence\n\n{}\n",
+            self.id,
+            self.kind.as_str(),
+            Value::from(self.title.as_str()).compact(),
+            Value::from(self.source.as_str()).compact(),
+            self.created,
+            self.context,
+            self.content,
+            self.evidence.join(", "),
+        )
+    }
+
+    /// Reads a candidate file back.
+    ///
+    /// # Errors
+    /// A file not in the shape [`Candidate::render`] writes (e.g. edited by hand into another
+    /// shape): the message names the candidate.
+    pub fn parse(id: &str, text: &str) -> Result<Self> {
+        Self::parse_parts(text).ok_or_else(|| {
+            Error::refused(format!(
+                "candidate {id} is not in the candidate format (front matter, then ## Context, ## Content, ## Evidence); fix or remove {CANDIDATES_DIR}/{id}.md"
+            ))
+        })
+    }
+
+    fn parse_parts(text: &str) -> Option<Self> {
+        let rest = text.strip_prefix("---\n")?;
+        let (front, rest) = rest.split_once("\n---\n\n## Context\n\n")?;
+        let mut fields = std::collections::BTreeMap::new();
+        for line in front.split('\n') {
+            let (key, value) = line.split_once(": ")?;
+            fields.insert(key, value);
+        }
+        let string = |key: &str| -> Option<String> {
+            match json::parse(fields.get(key)?).ok()? {
+                Value::String(s) => Some(s),
+                _ => None,
+            }
+        };
+        if fields.get("status") != Some(&"candidate") {
+            return None;
+        }
+        let (context, rest) = rest.split_once("\n\n## Content\n\n")?;
+        let (body, listed) = rest.rsplit_once("\n\n## Evidence\n\n")?;
+        let listed = listed.strip_suffix('\n')?;
+        if context.contains('\n') || listed.contains('\n') {
+            return None;
+        }
+        Some(Self {
+            id: (*fields.get("id")?).to_owned(),
+            kind: Kind::parse(fields.get("type")?)?,
+            title: string("title")?,
+            source: string("source")?,
+            created: (*fields.get("created")?).to_owned(),
+            context: context.to_owned(),
+            content: body.to_owned(),
+            evidence: split_list(listed),
+        })
+    }
+
+    /// Checks everything a candidate must satisfy to be written or admitted: a one-line title
+    /// with a topic, bounded content, no secret anywhere, no evidence naming a secret file.
+    ///
+    /// # Errors
+    /// The first rule broken, named; a secret is named by its rule and line, never echoed.
+    pub fn check(&self) -> Result<()> {
+        check_title(&self.title)?;
+        if trim(&self.content).is_empty() {
+            return Err(Error::refused("the content is empty"));
+        }
+        let length = utf16_len(&self.content);
+        if length > BODY_MAX {
+            return Err(Error::refused(format!(
+                "the content is {length} characters long; at most {BODY_MAX} are accepted"
+            )));
+        }
+        if let Some(line) = self
+            .content
+            .split('\n')
+            .position(|l| !crate::store::sections::heading_lines(l).is_empty())
+        {
+            return Err(Error::refused(format!(
+                "content line {} starts with `###`, which would cut the entry in two; use `####` or rephrase",
+                line + 1
+            )));
+        }
+        for item in &self.evidence {
+            if let Some(what) = secrets::secret_file(item) {
+                return Err(Error::refused(format!(
+                    "evidence `{item}` names {what}; secrets never enter the memory"
+                )));
+            }
+        }
+        for (part, text) in [
+            ("the title", self.title.as_str()),
+            ("the context", self.context.as_str()),
+            ("the content", self.content.as_str()),
+            ("the evidence", &self.evidence.join(", ")),
+            ("the source", self.source.as_str()),
+        ] {
+            if let Some(finding) = secrets::find(text) {
+                return Err(Error::refused(format!(
+                    "{part}: {finding}; secrets never enter the memory"
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A title as an entry heading takes it: whitespace runs (line breaks included) one space.
+#[must_use]
+pub fn normalize_title(title: &str) -> String {
+    collapse_whitespace(title)
+}
+
+/// A title must be non-empty, bounded, and have a topic.
+fn check_title(title: &str) -> Result<()> {
+    if title.is_empty() {
+        return Err(Error::refused("--title must not be empty"));
+    }
+    if utf16_len(title) > TITLE_MAX {
+        return Err(Error::refused(format!(
+            "the title is longer than {TITLE_MAX} characters"
+        )));
+    }
+    if title != collapse_whitespace(title) {
+        return Err(Error::refused("the title must be one line"));
+    }
+    if slug(title).is_empty() {
+        return Err(Error::refused(
+            "the title has no letter or digit to make a topic of",
+        ));
+    }
+    Ok(())
+}
+
+/// A comma-separated list, items trimmed, empty ones dropped.
+#[must_use]
+pub fn split_list(text: &str) -> Vec<String> {
+    text.split(',')
+        .map(|s| trim(s).to_owned())
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+/// A candidate file's name.
+#[must_use]
+pub fn file_name(id: &str) -> OsString {
+    OsString::from(format!("{id}.md"))
+}
+
+/// A candidate's project-relative path.
+#[must_use]
+pub fn candidate_path(id: &str) -> String {
+    format!("{CANDIDATES_DIR}/{id}.md")
+}
+
+/// Whether a candidate file's text is still pending (not yet replaced by its record).
+#[must_use]
+pub fn is_pending(text: &str) -> bool {
+    text.starts_with("---\n")
+}
+
+/// The candidates folder: opened (and made, when `create`) from the root without following
+/// links; `None` when absent and not created.
+///
+/// # Errors
+/// Confinement errors, or an I/O error naming the folder.
+pub fn candidates_dir(ctx: &Context, create: bool) -> Result<Option<Dir>> {
+    Ok(confined::open_dir(&ctx.root, CANDIDATES_DIR, create)?.map(|(dir, _)| dir))
+}
+
+/// A pending candidate and the sha256 of its file.
+pub type Listed = (Candidate, String);
+
+/// One file of the candidates folder, read.
+#[derive(Debug, Clone)]
+pub struct Stored {
+    pub id: String,
+    pub bytes: Vec<u8>,
+    pub sha256: String,
+}
+
+impl Stored {
+    /// The text, when it is UTF-8.
+    #[must_use]
+    pub fn text(&self) -> Option<&str> {
+        std::str::from_utf8(&self.bytes).ok()
+    }
+}
+
+/// Reads the candidate `id` from `dir`: `None` when there is no such file.
+///
+/// # Errors
+/// As the confined reader.
+pub fn read_stored(dir: &Dir, id: &str) -> Result<Option<Stored>> {
+    Ok(dir.read(&file_name(id))?.map(|(bytes, _)| Stored {
+        id: id.to_owned(),
+        sha256: sha256_hex(&bytes),
+        bytes,
+    }))
+}
+
+/// Every file of the candidates folder, by id.
+///
+/// # Errors
+/// As the confined reader.
+pub fn read_all(dir: &Dir) -> Result<Vec<Stored>> {
+    let mut ids: Vec<String> = dir
+        .names()
+        .map_err(|e| Error::io("cannot list", dir.path(), e))?
+        .into_iter()
+        .filter_map(|n| n.into_string().ok())
+        .filter_map(|n| n.strip_suffix(".md").map(str::to_owned))
+        .filter(|id| is_valid_id(id))
+        .collect();
+    ids.sort();
+    let mut out = Vec::new();
+    for id in ids {
+        if let Some(stored) = read_stored(dir, &id)? {
+            out.push(stored);
+        }
+    }
+    Ok(out)
+}
+
+/// The pending candidates, read and parsed, by id; a pending file that does not parse is
+/// returned apart (by id), to be named rather than silently dropped.
+///
+/// # Errors
+/// As the confined reader.
+pub fn pending(ctx: &Context) -> Result<(Vec<Listed>, Vec<String>)> {
+    let Some(dir) = candidates_dir(ctx, false)? else {
+        return Ok((Vec::new(), Vec::new()));
+    };
+    let mut good = Vec::new();
+    let mut bad = Vec::new();
+    for stored in read_all(&dir)? {
+        match stored.text() {
+            Some(text) if is_pending(text) => match Candidate::parse(&stored.id, text) {
+                Ok(candidate) => good.push((candidate, stored.sha256)),
+                Err(_) => bad.push(stored.id),
+            },
+            Some(_) => {}
+            None => bad.push(stored.id),
+        }
+    }
+    Ok((good, bad))
+}
+
+/// Reads a note or refusal file with the confined reader: `None` when absent.
+///
+/// # Errors
+/// As the confined reader (a link, a folder, over 2 MiB, not UTF-8).
+pub fn read_note(ctx: &Context, rel: &str) -> Result<Option<String>> {
+    read_registry(&ctx.root, rel, true)
+}
+
+/// The refused topics: the slug of every `###` heading of `refused.md`.
+///
+/// # Errors
+/// As [`read_note`].
+pub fn refused_topics(ctx: &Context) -> Result<BTreeSet<String>> {
+    Ok(read_note(ctx, REFUSED_FILE)?
+        .map(|text| sections(&text).iter().map(|s| slug(s.heading)).collect())
+        .unwrap_or_default())
+}
+
+/// A note file as recall reads it (links inside the project followed, up to 64 MiB, invalid
+/// UTF-8 replaced): `None` when absent or skipped (a FIFO, a device, a link leaving the
+/// project), as recall skips it.
+///
+/// # Errors
+/// A folder in the file's place; an I/O error naming the file.
+pub fn read_note_loose(ctx: &Context, rel: &str) -> Result<Option<String>> {
+    Ok(match read_loose(&ctx.root.join(rel), &ctx.root)? {
+        Loose::Read(text) => Some(text),
+        Loose::Missing | Loose::Skipped(_) => None,
+    })
+}
+
+/// The topics of the existing entries of `kind`, in both note folders.
+///
+/// # Errors
+/// As [`read_note_loose`].
+pub fn entry_topics(ctx: &Context, kind: Kind) -> Result<BTreeSet<String>> {
+    let mut topics = BTreeSet::new();
+    for dir in NOTE_DIRS {
+        if let Some(text) = read_note_loose(ctx, &format!("{dir}/{}", kind.note_file()))? {
+            topics.extend(sections(&text).iter().map(|s| slug(s.heading)));
+        }
+    }
+    Ok(topics)
+}
+
+/// A count as a JSON number.
+#[must_use]
+pub fn count(n: usize) -> Value {
+    Value::from(u32::try_from(n).unwrap_or(u32::MAX))
+}
+
+/// Stops the process dead at the named step when the test hook asks for it: no destructor runs,
+/// so the writer lock stays behind as a crash leaves it.
+pub fn crash_point(ctx: &Context, step: &str) {
+    if ctx.crash_at.as_deref() == Some(step) {
+        std::process::exit(70);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[track_caller]
+    fn case(title: &str, want: &str) {
+        assert_eq!(slug(title), want, "{title:?}");
+    }
+
+    #[test]
+    fn topics_fold_to_ascii() {
+        case("Use Postgres for the ledger", "use-postgres-for-the-ledger");
+        case(
+            "  Décision: café — à 2 niveaux!  ",
+            "decision-cafe-a-2-niveaux",
+        );
+        case("Ｆｕｌｌ width", "full-width");
+        case("日本語", "");
+        case("---", "");
+        case(&"word ".repeat(30), &"word-".repeat(12)[..59]);
+        assert!(slug(&"ab ".repeat(40)).len() <= SLUG_MAX);
+        assert!(!slug(&"ab ".repeat(40)).ends_with('-'));
+    }
+
+    #[test]
+    fn a_candidate_reads_back_exactly() {
+        let candidate = Candidate {
+            id: "p-lesson-20261018-x".into(),
+            kind: Kind::Lesson,
+            title: "A \"quoted\" title: with colon".into(),
+            source: "agent\\x".into(),
+            created: "2026-10-18T09:30:00.000Z".into(),
+            context: String::new(),
+            content: "line one\n\n## Evidence\n\nnot the end\n## Content\nx".into(),
+            evidence: vec!["abc".into(), "src/a.rs".into()],
+        };
+        let text = candidate.render();
+        assert_eq!(Candidate::parse("x", &text).unwrap(), candidate);
+        assert!(Candidate::parse("x", &text.replace("status: candidate", "status: x")).is_err());
+        assert!(Candidate::parse("x", "hello").is_err());
+    }
+
+    #[test]
+    fn ids() {
+        assert!(is_valid_id("orbit-lesson-20261018-a-b-2"));
+        for bad in ["", "-a", "A", "a/b", "../x", "a.md", "a b"] {
+            assert!(!is_valid_id(bad), "{bad}");
+        }
+    }
+}
