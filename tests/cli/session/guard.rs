@@ -251,3 +251,111 @@ fn refusals_exit_1_and_change_nothing() {
         .unchanged()
         .run();
 }
+
+const SIDECAR_BOUNDARIES: &str = "# Access Boundaries for forge
+
+Checked before every file operation (`bmad-mem guard --agent forge`).
+One path or glob a line; a folder covers everything below it; deny zones win;
+a path no line names is denied.
+
+## Read Access
+- .
+
+## Write Access
+- _bmad/memory/forge-sidecar/
+
+## Deny Zones
+- .git/
+- **/.env
+";
+
+#[test]
+fn init_sidecar_creates_what_is_missing_and_never_overwrites() {
+    let dir = "_bmad/memory/forge-sidecar";
+    let p = crate::support::home::project()
+        .write(&format!("{dir}/index.md"), "# mine\n")
+        .args(["init", "--sidecar", "forge"])
+        .code(0)
+        .file(&format!("{dir}/index.md"), "# mine\n")
+        .file(&format!("{dir}/access-boundaries.md"), SIDECAR_BOUNDARIES)
+        .file(
+            &format!("{dir}/chronology.md"),
+            "# forge — chronology\n\nAppend-only: session summaries and significant events, newest last.\n\n- 2026-10-18: sidecar created\n",
+        )
+        .run()
+        .then();
+    assert!(p.path(&format!("{dir}/patterns.md")).is_file());
+    // The sidecar's boundaries guard its agent at once.
+    let p = p
+        .args(["guard", "--agent", "forge", "--write", "src/main.rs"])
+        .code(2)
+        .run()
+        .then()
+        .args([
+            "guard",
+            "--agent",
+            "forge",
+            "--write",
+            &format!("{dir}/patterns.md"),
+        ])
+        .code(0)
+        .run()
+        .then()
+        .args(["init", "--sidecar", "forge"])
+        .code(0)
+        .unchanged()
+        .run()
+        .then();
+    let _ = p
+        .args(["init", "--sidecar", "../x"])
+        .refused(
+            "init",
+            "agent name must be 1 to 64 letters, digits, '.', '_' or '-', not starting with '.' or '-': ../x",
+        );
+}
+
+#[test]
+fn brief_agent_starts_with_the_sidecar_index_and_boundaries() {
+    let ran = crate::support::home::project()
+        .write(
+            "_bmad/memory/forge-sidecar/index.md",
+            "# forge\n\nWorking on the parser.\n",
+        )
+        .write(FORGE, FORGE_RULES)
+        .write(BOUNDARIES, PROJECT_RULES)
+        .write(".agents/memory/context.md", "# Context\n\nA CLI.\n")
+        .args(["brief", "--agent", "forge"])
+        .code(0)
+        .run();
+    let out = &ran.stdout;
+    let at = |needle: &str| {
+        out.find(needle)
+            .unwrap_or_else(|| panic!("{needle:?} missing\n{out}"))
+    };
+    assert!(
+        at("## Sidecar of forge — _bmad/memory/forge-sidecar/index.md")
+            < at("Working on the parser.")
+    );
+    assert!(
+        at("Working on the parser.")
+            < at("## Access boundaries — .agents/memory/access-boundaries.md")
+    );
+    assert!(
+        at("## Access boundaries — .agents/memory/access-boundaries.md")
+            < at("## Access boundaries — _bmad/memory/forge-sidecar/access-boundaries.md")
+    );
+    assert!(
+        at("## Access boundaries — _bmad/memory/forge-sidecar/access-boundaries.md")
+            < at("## Context")
+    );
+    // Without --agent, the brief is as it was.
+    let plain = ran.then().args(["brief"]).code(0).run();
+    assert!(!plain.stdout.contains("Sidecar"), "{}", plain.stdout);
+    let _ = plain
+        .then()
+        .args(["brief", "--agent", "a/b"])
+        .refused(
+            "brief",
+            "agent name must be 1 to 64 letters, digits, '.', '_' or '-', not starting with '.' or '-': a/b",
+        );
+}

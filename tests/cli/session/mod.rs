@@ -5,4 +5,5 @@
 mod brain;
 mod commands;
 mod guard;
+mod hooks;
 mod pack;
