@@ -1,5 +1,5 @@
 //! Access boundaries: the `access-boundaries.md` files of a BMAD agent sidecar and of the
-//! project, parsed into rules, and the decision for one path (docs/GUARD.md).
+//! project, parsed into rules, and the decision for one path (docs/AGENTS.md).
 //!
 //! A file has three lists, each under its `##` heading — `Read Access`, `Write Access`,
 //! `Deny Zones` — one path or glob per `- ` line. Deny zones win; then the list of the access

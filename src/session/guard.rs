@@ -1,4 +1,4 @@
-//! `guard`: may this agent read or write this path? (docs/GUARD.md)
+//! `guard`: may this agent read or write this path? (docs/AGENTS.md)
 //!
 //! The project's `.agents/memory/access-boundaries.md` applies to every agent; the agent's
 //! sidecar file `_bmad/memory/<agent>-sidecar/access-boundaries.md` applies to that agent too,
