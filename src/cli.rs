@@ -19,6 +19,7 @@ use crate::actions::write::WriteArgs;
 use crate::admin::archive::ArchiveArgs;
 use crate::admin::doctor::DoctorArgs;
 use crate::admin::lock::LockArgs;
+use crate::mcp::McpArgs;
 use crate::session::brief::BriefArgs;
 use crate::session::export::ExportArgs;
 use crate::session::guard::GuardArgs;
@@ -99,6 +100,8 @@ pub enum Command {
     Admit(AdmitArgs),
     /// Propose candidates from Claude's agent memory, CLAUDE.md/AGENTS.md or a Markdown file.
     Import(ImportArgs),
+    /// Serve the memory's tools to an agent over the Model Context Protocol (stdio).
+    Mcp(McpArgs),
     /// Decide whether an agent may read or write a path (exit 0 allowed, 2 denied).
     Guard(GuardArgs),
     /// Install an agent's lifecycle hooks (claude-code, codex, gemini); `remind` is the session-end hook.
@@ -127,6 +130,7 @@ impl Command {
             Command::Propose(_) => "propose",
             Command::Admit(_) => "admit",
             Command::Import(_) => "import",
+            Command::Mcp(_) => "mcp",
             Command::Guard(_) => "guard",
             Command::Hooks(_) => "hooks",
         }
@@ -283,7 +287,7 @@ impl Cli {
 }
 
 /// The action names, in the order the help lists them.
-pub const ACTIONS: [&str; 19] = [
+pub const ACTIONS: [&str; 20] = [
     "recall",
     "write",
     "reinforce",
@@ -301,6 +305,7 @@ pub const ACTIONS: [&str; 19] = [
     "propose",
     "admit",
     "import",
+    "mcp",
     "guard",
     "hooks",
 ];

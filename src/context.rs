@@ -136,3 +136,11 @@ impl Context {
         })
     }
 }
+/// The last component of `root` (`project` for `/`).
+#[must_use]
+pub fn folder_name(root: &Path) -> String {
+    root.file_name().map_or_else(
+        || "project".to_owned(),
+        |n| n.to_string_lossy().into_owned(),
+    )
+}

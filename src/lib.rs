@@ -12,6 +12,7 @@ pub mod cli;
 pub mod context;
 pub mod error;
 pub mod js;
+pub mod mcp;
 pub mod nexus;
 pub mod output;
 pub mod session;
@@ -48,6 +49,11 @@ pub fn run(command: &Command, ctx: &Context) -> Result<Box<dyn Report>> {
         Command::Propose(args) => Box::new(actions::entries::propose::run(args, ctx)?),
         Command::Admit(args) => Box::new(actions::entries::admit::run(args, ctx)?),
         Command::Import(args) => Box::new(actions::entries::import::run(args, ctx)?),
+        Command::Mcp(_) => {
+            return Err(error::Error::refused(
+                "mcp is a server: it runs from the command line, not as an action",
+            ));
+        }
         Command::Guard(args) => Box::new(guard::run(args, ctx)?),
         Command::Hooks(args) => Box::new(hooks::run(args, ctx)?),
     })

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use clap::Parser;
 use clap::error::{ContextKind, ErrorKind};
 
-use bmad_mem::cli::{ACTIONS, Cli, invalid_utf8, shield_negative_numbers};
+use bmad_mem::cli::{ACTIONS, Cli, Command, invalid_utf8, shield_negative_numbers};
 use bmad_mem::context::Context;
 use bmad_mem::output::{human_error, json_error, print_stderr, print_stdout, render, unprinted};
 
@@ -27,6 +27,13 @@ fn main() -> ExitCode {
     };
     cli.unshield();
     let action = cli.command.name();
+    // The MCP server reads nothing before its client speaks: it builds a context per call.
+    if let Command::Mcp(args) = &cli.command {
+        return match bmad_mem::mcp::run(args, cli.directory.as_deref()) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => fail(false, Some(action), &e.to_string()),
+        };
+    }
     let result = Context::from_env(cli.directory.as_deref())
         .and_then(|ctx| bmad_mem::run(&cli.command, &ctx));
     match result {

@@ -29,14 +29,15 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use crate::context::Context;
+use crate::context::folder_name;
 use crate::error::{Error, Result};
 use crate::js::json::{Object, Value};
 use crate::js::text::{trim, truncate, utf16_len};
 use crate::output::Report;
 use crate::session::brain;
 use crate::session::handoffs::latest_handoff;
+use crate::session::pack::git_stdout;
 use crate::session::pack::{count, memory_path, strip_front_matter, without_prompts};
-use crate::session::pack::{folder_name, git_stdout};
 use crate::session::sidecar::{HookAgent, check_agent_name};
 use crate::store::entry::{Status, date_of, may_be_in_force, status_of};
 use crate::store::journal;

@@ -28,9 +28,9 @@ use std::io::{self, Read};
 use std::path::Path;
 
 use crate::context::Context;
+use crate::context::folder_name;
 use crate::error::{Error, Result};
 use crate::js::json::{Object, Value};
-use crate::session::pack::folder_name;
 use crate::store::layout::{REGISTRY_CAP, SESSIONS_DIR};
 use pulldown_cmark::{Event, HeadingLevel, Parser, Tag, TagEnd};
 

@@ -25,6 +25,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use crate::context::Context;
+use crate::context::folder_name;
 use crate::error::{Error, Result};
 use crate::js::json::{Object, Value};
 use crate::js::text::trim;
@@ -32,7 +33,6 @@ use crate::output::Report;
 use crate::session::brain::{
     self, Brain, BrainType, Link, LinkState, complete_global_brain, global_brain_dir,
 };
-use crate::session::pack::folder_name;
 use crate::session::pack::{
     create_project_file, day, ensure_project_dir, memory_path, sweep_project_memory,
 };

@@ -242,15 +242,6 @@ pub fn without_prompts(text: &str) -> String {
     trim(&kept.join("\n")).to_owned()
 }
 
-/// The last component of `root` (`project` for `/`).
-#[must_use]
-pub fn folder_name(root: &Path) -> String {
-    root.file_name().map_or_else(
-        || "project".to_owned(),
-        |n| n.to_string_lossy().into_owned(),
-    )
-}
-
 /// What `git -C dir <args>` prints, run with no input, its errors discarded and the caller's
 /// `GIT_DIR`/`GIT_WORK_TREE` unset (so `dir` alone names the repository); `None` when git is
 /// missing or fails.

@@ -27,6 +27,7 @@ use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
 use crate::context::Context;
+use crate::context::folder_name;
 use crate::error::{Error, Result};
 use crate::js::date;
 use crate::js::date::MS_PER_DAY;
@@ -35,8 +36,8 @@ use crate::js::path::resolve;
 use crate::js::text::trim;
 use crate::output::Report;
 use crate::session::brain::{self, complete_global_brain, global_brain_dir};
+use crate::session::pack::git_stdout;
 use crate::session::pack::{count, day, yaml_string};
-use crate::session::pack::{folder_name, git_stdout};
 use crate::store::layout::PROJECTS;
 use crate::store::paths::read_loose;
 

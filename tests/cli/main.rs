@@ -11,6 +11,7 @@
 //! * `admin/`: lock, doctor, archive.
 //! * `reliability/`: concurrency, crashes, confinement, hostile repositories, the loose
 //!   reader, terminal escaping (`RELIABILITY.md`).
+//! * `mcp`: `bmad-mem mcp` driven by the MCP SDK's client over a child process.
 //! * `contract`: the command-line rules every action shares (docs §4, §2.7, §2.8);
 //!   `readme`: the README's commands run as written.
 //!
@@ -20,6 +21,7 @@
 mod actions;
 mod admin;
 mod contract;
+mod mcp;
 mod readme;
 mod reliability;
 mod session;

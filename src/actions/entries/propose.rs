@@ -14,6 +14,7 @@ use std::path::Path;
 
 use crate::actions::secrets;
 use crate::context::Context;
+use crate::context::folder_name;
 use crate::error::{Error, Result};
 use crate::js::json::{Object, Value};
 use crate::js::path::resolve;
@@ -172,12 +173,7 @@ pub fn draft(
         .filter(char::is_ascii_digit)
         .take(8)
         .collect();
-    let folder = ctx
-        .root
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let project = match slug(&folder) {
+    let project = match slug(&folder_name(&ctx.root)) {
         s if s.is_empty() => "project".to_owned(),
         s => s,
     };
