@@ -9,25 +9,21 @@
 //! folders (`globset`). Lines are taken relative to the project root, `..` resolved; a line that
 //! lands outside the project names an absolute path.
 //!
-//! Paths are compared as the kernel would reach them: [`real_path`] follows every link of the
-//! path that exists, resolves `..` after the link it follows, and keeps the part that does not
-//! exist yet as written. On macOS and Windows, whose usual file systems ignore case, matching
+//! Paths are compared as the kernel would reach them ([`real_path`]: every link of the part that
+//! exists followed, `..` resolved after the link it follows, the part that does not exist yet
+//! kept as written). On macOS and Windows, whose usual file systems ignore case, matching
 //! ignores case too. This module reads no file; the caller hands it the text.
 
-use std::ffi::OsString;
-use std::io;
-use std::path::{Component, Path, PathBuf};
+use std::path::Path;
 
 use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 
 use crate::error::{Error, Result};
 use crate::js::path::resolve;
+use crate::store::resolve::real_path;
 
 /// Whether names are compared without regard to case, as the platform's usual file systems do.
 pub const IGNORES_CASE: bool = cfg!(any(target_os = "macos", target_os = "windows"));
-
-/// Most links followed while resolving one path (the kernel's own limit is 40).
-const MAX_LINKS: usize = 40;
 
 /// What a path is checked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -341,70 +337,6 @@ pub fn target(path: &Path, base: &Path, real_root: &Path) -> Result<Target> {
     })
 }
 
-/// The path the kernel would reach for the absolute `path`: every link of the part that exists
-/// followed (a link's `..` applies to where the link leads), `.` dropped, and the part that does
-/// not exist yet kept as written with its `..` resolved lexically.
-///
-/// # Errors
-/// More than 40 links, or a link or folder that cannot be inspected.
-pub fn real_path(path: &Path) -> io::Result<PathBuf> {
-    let mut pending: Vec<OsString> = Vec::new();
-    push_components(path, &mut pending);
-    let mut current = PathBuf::from("/");
-    let mut links = 0;
-    let mut exists = true;
-    while let Some(name) = pending.pop() {
-        if name == "/" {
-            current = PathBuf::from("/");
-            exists = true;
-            continue;
-        }
-        if name == ".." {
-            current.pop();
-            continue;
-        }
-        let next = current.join(&name);
-        if exists {
-            match std::fs::symlink_metadata(&next) {
-                Ok(meta) if meta.file_type().is_symlink() => {
-                    links += 1;
-                    if links > MAX_LINKS {
-                        return Err(io::Error::other("too many levels of symbolic links"));
-                    }
-                    let target = std::fs::read_link(&next)?;
-                    push_components(&target, &mut pending);
-                    continue;
-                }
-                Ok(_) => {}
-                Err(e)
-                    if e.kind() == io::ErrorKind::NotFound
-                        || e.kind() == io::ErrorKind::NotADirectory =>
-                {
-                    exists = false;
-                }
-                Err(e) => return Err(e),
-            }
-        }
-        current = next;
-    }
-    Ok(current)
-}
-
-/// Pushes the components of `path` onto `pending` so that the first is popped first; a root is
-/// pushed as `/`.
-fn push_components(path: &Path, pending: &mut Vec<OsString>) {
-    let mut names: Vec<OsString> = Vec::new();
-    for component in path.components() {
-        match component {
-            Component::RootDir | Component::Prefix(_) => names.push(OsString::from("/")),
-            Component::CurDir => {}
-            Component::ParentDir => names.push(OsString::from("..")),
-            Component::Normal(name) => names.push(name.to_os_string()),
-        }
-    }
-    pending.extend(names.into_iter().rev());
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -508,27 +440,5 @@ mod tests {
             all.verdict(Access::Read, &inside("a/b")),
             Verdict::Allowed(".")
         );
-    }
-
-    #[test]
-    fn real_paths_follow_links_and_keep_what_is_missing() {
-        let tmp = tempfile::tempdir().unwrap();
-        let base = real_path(tmp.path()).unwrap();
-        std::fs::create_dir_all(base.join("a/b")).unwrap();
-        std::os::unix::fs::symlink("a/b", base.join("l")).unwrap();
-        std::os::unix::fs::symlink("../../x", base.join("a/b/up")).unwrap();
-        std::os::unix::fs::symlink("loop", base.join("loop")).unwrap();
-        assert_eq!(
-            real_path(&base.join("l/new/f")).unwrap(),
-            base.join("a/b/new/f")
-        );
-        // `..` after a link applies to where the link leads.
-        assert_eq!(real_path(&base.join("l/../c")).unwrap(), base.join("a/c"));
-        assert_eq!(real_path(&base.join("a/b/up/y")).unwrap(), base.join("x/y"));
-        assert_eq!(
-            real_path(&base.join("n/../m/./k")).unwrap(),
-            base.join("m/k")
-        );
-        assert!(real_path(&base.join("loop/x")).is_err());
     }
 }

@@ -18,10 +18,11 @@ use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::js::json::{Object, Value};
 use crate::output::Report;
-use crate::session::boundaries::{Access, Boundaries, Verdict, real_path, target};
+use crate::session::boundaries::{Access, Boundaries, Verdict, target};
 use crate::session::sidecar::{HookAgent, check_agent_name};
 use crate::store::layout::{BOUNDARIES_FILE, HOOK_PAYLOAD_CAP, SIDECAR_BOUNDARIES, sidecar_path};
 use crate::store::paths::read_registry;
+use crate::store::resolve::real_path;
 
 /// Decide whether an agent may read or write a path (exit 0 allowed, 2 denied).
 #[derive(Debug, Clone, Default, clap::Args)]

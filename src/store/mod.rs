@@ -11,5 +11,6 @@ pub mod layout;
 pub mod lock;
 pub mod ndjson;
 pub mod paths;
+pub mod resolve;
 pub mod sections;
 pub mod temporaries;
