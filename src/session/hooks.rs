@@ -294,7 +294,7 @@ fn install(agent: HookAgent, dry_run: bool, ctx: &Context) -> Result<Installed> 
     let mut settings = if old.trim().is_empty() {
         Json::Object(Map::new())
     } else {
-        serde_json::from_str::<Json>(&old).map_err(|e| {
+        serde_json::from_str::<Strict>(&old).map(|strict| strict.0).map_err(|e| {
             Error::refused(format!(
                 "{file} does not parse as JSON ({e}); fix it, then run again — nothing was changed"
             ))
@@ -339,6 +339,84 @@ fn install(agent: HookAgent, dry_run: bool, ctx: &Context) -> Result<Installed> 
         dry_run,
         diff,
     })
+}
+
+/// A JSON value parsed without losing anything: `serde_json` keeps only the last of two equal keys
+/// in an object, which rewriting would then drop, so a repeated key is refused instead.
+struct Strict(Json);
+
+impl<'de> serde::Deserialize<'de> for Strict {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> std::result::Result<Self, D::Error> {
+        deserializer.deserialize_any(StrictVisitor).map(Strict)
+    }
+}
+
+struct StrictVisitor;
+
+impl<'de> serde::de::Visitor<'de> for StrictVisitor {
+    type Value = Json;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> std::result::Result<Json, E> {
+        Ok(Json::Bool(v))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> std::result::Result<Json, E> {
+        Ok(Json::from(v))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> std::result::Result<Json, E> {
+        Ok(Json::from(v))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> std::result::Result<Json, E> {
+        Ok(serde_json::Number::from_f64(v).map_or(Json::Null, Json::Number))
+    }
+
+    fn visit_str<E>(self, v: &str) -> std::result::Result<Json, E> {
+        Ok(Json::from(v))
+    }
+
+    fn visit_string<E>(self, v: String) -> std::result::Result<Json, E> {
+        Ok(Json::String(v))
+    }
+
+    fn visit_unit<E>(self) -> std::result::Result<Json, E> {
+        Ok(Json::Null)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(
+        self,
+        mut seq: A,
+    ) -> std::result::Result<Json, A::Error> {
+        let mut items = Vec::new();
+        while let Some(Strict(item)) = seq.next_element()? {
+            items.push(item);
+        }
+        Ok(Json::Array(items))
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(
+        self,
+        mut map: A,
+    ) -> std::result::Result<Json, A::Error> {
+        let mut object = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if object.contains_key(&key) {
+                return Err(serde::de::Error::custom(format!(
+                    "the key \"{key}\" appears twice"
+                )));
+            }
+            let Strict(value) = map.next_value()?;
+            object.insert(key, value);
+        }
+        Ok(Json::Object(object))
+    }
 }
 
 /// Appends to `settings` the hooks it lacks; returns them.
@@ -490,6 +568,21 @@ mod tests {
         assert!(merge(&mut settings, &hooks, "f").unwrap().is_empty());
         let mut bad: Json = serde_json::from_str(r#"{"hooks":[]}"#).unwrap();
         assert!(merge(&mut bad, &hooks, "f").is_err());
+    }
+
+    #[test]
+    fn a_repeated_key_is_refused_rather_than_dropped() {
+        let parse = |text: &str| serde_json::from_str::<Strict>(text).map(|s| s.0);
+        let e = parse("{\"a\": 1, \"b\": {\"c\": 1, \"c\": 2}}").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "the key \"c\" appears twice at line 1 column 26"
+        );
+        let value = parse("{\"a\": [1, -2, 2.5, \"x\", null, true, {}], \"b\": {}}").unwrap();
+        assert_eq!(
+            value,
+            serde_json::json!({"a": [1, -2, 2.5, "x", null, true, {}], "b": {}})
+        );
     }
 
     #[test]

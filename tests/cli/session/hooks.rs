@@ -229,6 +229,12 @@ fn a_file_that_does_not_parse_is_refused_and_kept() {
             "hooks",
             ".claude/settings.json does not parse as JSON (key must be a string at line 1 column 12); fix it, then run again — nothing was changed",
         )
+        .write(CLAUDE, "{\"env\": {\"A\": \"1\", \"A\": \"2\"}}\n")
+        .args(["hooks", "install", "--agent", "claude-code"])
+        .refused(
+            "hooks",
+            ".claude/settings.json does not parse as JSON (the key \"A\" appears twice at line 1 column 22); fix it, then run again — nothing was changed",
+        )
         .write(GEMINI, "{\"hooks\": []}\n")
         .args(["hooks", "install", "--agent", "gemini"])
         .refused(
