@@ -137,8 +137,10 @@ impl Command {
     }
 }
 
-/// Options, of every action, that take a value: the word after one of them is its value.
-const VALUE_OPTIONS: [&str; 38] = [
+/// Options, of every action, that take a value: the word after one of them is its value. Kept by
+/// hand because reading them from clap's definition costs every run its build; a test checks the
+/// list against the definition.
+const VALUE_OPTIONS: [&str; 39] = [
     "-d",
     "--directory",
     "--scope",
@@ -159,6 +161,7 @@ const VALUE_OPTIONS: [&str; 38] = [
     "--input",
     "--expect",
     "--repair-tail",
+    "--repair-encoding",
     "--project-name",
     "--max-chars",
     "--topic",
@@ -438,5 +441,33 @@ mod tests {
     #[test]
     fn clap_definitions_are_consistent() {
         Cli::command().debug_assert();
+    }
+
+    /// The `-x` and `--name` spellings of every option of `command` and its subcommands that
+    /// takes a value.
+    fn value_options(command: &clap::Command, options: &mut Vec<String>) {
+        for arg in command.get_arguments() {
+            if arg.is_positional() || !arg.get_action().takes_values() {
+                continue;
+            }
+            let shorts = arg.get_short_and_visible_aliases().unwrap_or_default();
+            let longs = arg.get_long_and_visible_aliases().unwrap_or_default();
+            options.extend(shorts.into_iter().map(|c| format!("-{c}")));
+            options.extend(longs.into_iter().map(|l| format!("--{l}")));
+        }
+        for sub in command.get_subcommands() {
+            value_options(sub, options);
+        }
+    }
+
+    #[test]
+    fn the_options_that_take_a_value_are_those_of_the_definition() {
+        let mut defined = Vec::new();
+        value_options(&Cli::command(), &mut defined);
+        defined.sort();
+        defined.dedup();
+        let mut listed = VALUE_OPTIONS.map(str::to_owned).to_vec();
+        listed.sort();
+        assert_eq!(listed, defined);
     }
 }

@@ -12,6 +12,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use crate::error::{Error, Result};
 use crate::js::date;
 use crate::js::path::resolve;
+use crate::messages;
 
 /// The instant of this invocation, in both forms the files use.
 #[derive(Debug, Clone, PartialEq)]
@@ -28,9 +29,8 @@ impl Now {
     /// # Errors
     /// When `text` is not a timestamp.
     pub fn parse(text: &str) -> Result<Self> {
-        let ms = date::parse_timestamp(text).ok_or_else(|| {
-            Error::refused(format!("BMAD_MEM_NOW is not a valid timestamp: {text}"))
-        })?;
+        let ms = date::parse_timestamp(text)
+            .ok_or_else(|| Error::refused(messages::invalid_now(text)))?;
         Ok(Self::from_ms(ms))
     }
 
@@ -54,8 +54,10 @@ impl Now {
         let ms = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_millis());
-        #[allow(clippy::cast_precision_loss)]
-        // epoch milliseconds fit a double exactly until 287396 AD
+        #[expect(
+            clippy::cast_precision_loss,
+            reason = "epoch milliseconds fit a double exactly until 287396 AD"
+        )]
         Self::from_ms(ms as f64)
     }
 }
@@ -120,10 +122,7 @@ impl Context {
     pub fn new(cwd: &Path, directory: Option<&Path>, now: Now) -> Result<Self> {
         let root = resolve(cwd, directory.unwrap_or(Path::new(".")));
         if !root.is_dir() {
-            return Err(Error::refused(format!(
-                "Project directory does not exist or is not a directory: {}",
-                root.display()
-            )));
+            return Err(Error::refused(messages::no_project_dir(&root)));
         }
         Ok(Self {
             root,

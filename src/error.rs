@@ -1,45 +1,45 @@
 //! The one error type. Every variant's text is what the user reads after `mem <action>: ` (or
-//! inside `{"error":…}`), so each documented failure carries the exact documented message; tests
-//! assert these texts. Every failure exits 1 (docs §4).
+//! inside `{"error":…}`), so each documented failure carries the exact documented message, kept
+//! in [`crate::messages`]; tests assert these texts. Every failure exits 1 (docs §4).
 
 use std::io;
 use std::path::{Path, PathBuf};
 
+use crate::messages;
+
 /// Everything that can make an action fail.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    #[error("Memory path must be a normalized project-relative path.")]
+    #[error("{}", messages::PATH_NOT_NORMALIZED)]
     PathNotNormalized,
-    #[error("Memory path escapes project.")]
+    #[error("{}", messages::PATH_ESCAPES)]
     PathEscapes,
-    #[error("Memory paths cannot follow symbolic links or junctions.")]
+    #[error("{}", messages::PATH_SYMLINK)]
     PathSymlink,
-    #[error("Memory parent is not a directory.")]
+    #[error("{}", messages::PARENT_NOT_DIRECTORY)]
     ParentNotDirectory,
-    #[error("Memory source must be a regular file of at most 2 MiB.")]
+    #[error("{}", messages::SOURCE_NOT_REGULAR)]
     SourceNotRegular,
-    #[error("Memory source exceeded 2 MiB while reading.")]
+    #[error("{}", messages::SOURCE_GREW)]
     SourceGrew,
     /// A file over the size a bounded read accepts (its size, or the bytes read past the cap).
-    #[error("Memory source of {0} bytes is over the read limit.")]
+    #[error("{}", messages::source_too_large(*.0))]
     SourceTooLarge(u64),
-    #[error("Memory source must contain valid UTF-8.")]
+    #[error("{}", messages::SOURCE_NOT_UTF8)]
     SourceNotUtf8,
     /// The text Node gives for a missing file, so both tools report the same reason.
-    #[error("ENOENT: no such file or directory, stat '{}'", .0.display())]
+    #[error("{}", messages::not_found(.0))]
     NotFound(PathBuf),
     /// Node's text for reading a directory as a file.
-    #[error("EISDIR: illegal operation on a directory, read")]
+    #[error("{}", messages::IS_DIRECTORY)]
     IsDirectory,
-    #[error(
-        "Memory writer lock is occupied. Inspect writer.lock and its owner; do not remove a live lock."
-    )]
+    #[error("{}", messages::LOCK_OCCUPIED)]
     LockOccupied,
-    #[error("Memory store is full; archive it explicitly before adding records.")]
+    #[error("{}", messages::STORE_FULL)]
     StoreFull,
-    #[error("Memory store has an incomplete final line; inspect it before writing.")]
+    #[error("{}", messages::INCOMPLETE_FINAL_LINE)]
     IncompleteFinalLine,
-    #[error("Memory store exceeds 2 MiB.")]
+    #[error("{}", messages::DOCUMENT_TOO_LARGE)]
     DocumentTooLarge,
     /// An I/O failure the docs do not name; always says which path.
     #[error("{op} {}: {source}", path.display())]
@@ -56,7 +56,7 @@ pub enum Error {
 impl Error {
     /// Wraps an I/O error with the operation and the path it concerned.
     #[must_use]
-    pub fn io(op: &'static str, path: &Path, source: io::Error) -> Self {
+    pub(crate) fn io(op: &'static str, path: &Path, source: io::Error) -> Self {
         Error::Io {
             op,
             path: path.to_path_buf(),
@@ -66,14 +66,8 @@ impl Error {
 
     /// A documented refusal with its exact text.
     #[must_use]
-    pub fn refused(message: impl Into<String>) -> Self {
+    pub(crate) fn refused(message: impl Into<String>) -> Self {
         Error::Refused(message.into())
-    }
-
-    /// Every failure exits 1 (docs §4).
-    #[must_use]
-    pub fn exit_code(&self) -> u8 {
-        1
     }
 }
 

@@ -7,15 +7,16 @@
 //! environment or the clock, and never print: they return a [`output::Report`].
 
 pub mod actions;
-pub mod admin;
+pub(crate) mod admin;
 pub mod cli;
 pub mod context;
 pub mod error;
 pub mod js;
 pub mod mcp;
+pub(crate) mod messages;
 pub mod nexus;
 pub mod output;
-pub mod session;
+pub(crate) mod session;
 pub mod store;
 
 use actions::{observe, outcomes, recall, reinforce, write};

@@ -4,12 +4,12 @@
 //! reads and writes the memory only through [`crate::store`]; it never imports a session or
 //! admin command. See `ARCHITECTURE.md`.
 
-pub mod entries;
+pub(crate) mod entries;
 pub mod observe;
-pub mod outcomes;
+pub(crate) mod outcomes;
 pub mod recall;
 pub mod receipts;
-pub mod reinforce;
+pub(crate) mod reinforce;
 pub mod secrets;
-pub mod signals;
-pub mod write;
+pub(crate) mod signals;
+pub(crate) mod write;

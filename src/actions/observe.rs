@@ -9,11 +9,13 @@
 use std::path::Path;
 
 use crate::actions::receipts::{
-    self, SectionReader, bounded_text, overlaps, read_store, sort_utf16, strings, validate_scope,
+    self, SectionReader, bounded_text, overlaps, read_store, strings, validate_scope,
 };
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::js::json::{self, Object, Value};
+use crate::js::text::sort_utf16;
+use crate::messages;
 use crate::nexus::Nexus;
 use crate::output::Report;
 use crate::store::layout::{MAX_RECEIPTS, OUTCOMES};
@@ -46,16 +48,14 @@ pub fn run(args: &ObserveArgs, ctx: &Context) -> Result<ObserveReport> {
     // bmad-plus reads a missing --input as an empty path and blames the path; we name the
     // option. A leading `./` is accepted (`./obs.json` is `obs.json`); nothing else is relaxed.
     let Some(input_path) = args.input.as_deref() else {
-        return Err(Error::refused("--input <file.json> is required"));
+        return Err(Error::refused(messages::INPUT_REQUIRED));
     };
     let text =
         read_registry(&ctx.root, strip_leading_dot_slash(input_path), false)?.unwrap_or_default();
-    let input = match json::parse(&text)
-        .map_err(|e| Error::refused(format!("Outcome input is not valid JSON: {e}")))?
-    {
+    let input = match json::parse(&text).map_err(|e| Error::refused(messages::input_not_json(e)))? {
         Value::Object(input) => input,
-        Value::Array(_) => return Err(Error::refused("Outcome input must be a JSON object.")),
-        _ => return Err(Error::refused("Outcome input is required.")),
+        Value::Array(_) => return Err(Error::refused(messages::INPUT_NOT_OBJECT)),
+        _ => return Err(Error::refused(messages::INPUT_MISSING)),
     };
     let lock = WriterLock::acquire(&ctx.root)?;
     let receipt = observe(&ctx.root, &input, ctx, &lock)?;
@@ -76,9 +76,9 @@ fn observe(root: &Path, input: &Object, ctx: &Context, lock: &WriterLock) -> Res
     let receipts = read_store(root)?;
     // 2.
     let run_id = bounded_text(input.get("runId"), 1000)
-        .ok_or_else(|| Error::refused("Run ID must be non-empty bounded text."))?;
+        .ok_or_else(|| Error::refused(messages::RUN_ID_TEXT))?;
     let task_id = bounded_text(input.get("taskId"), 1000)
-        .ok_or_else(|| Error::refused("Task ID must be non-empty bounded text."))?;
+        .ok_or_else(|| Error::refused(messages::TASK_ID_TEXT))?;
     let source = Nexus::new(root).accepted_source(run_id, task_id)?;
     // 3.
     let attempt = source.get("attemptId").map(Value::text).unwrap_or_default();
@@ -87,9 +87,7 @@ fn observe(root: &Path, input: &Object, ctx: &Context, lock: &WriterLock) -> Res
         .iter()
         .any(|r| receipts::attempt_identity(r) == identity)
     {
-        return Err(Error::refused(
-            "Duplicate outcome: this task attempt already supplied a receipt.",
-        ));
+        return Err(Error::refused(messages::DUPLICATE_OUTCOME));
     }
     // 4.
     let memory_input = input.get("memory").and_then(Value::as_object);
@@ -104,21 +102,17 @@ fn observe(root: &Path, input: &Object, ctx: &Context, lock: &WriterLock) -> Res
         .iter()
         .all(|p| task_scope.iter().any(|t| receipts::is_within(p, t)))
     {
-        return Err(Error::refused(
-            "Outcome scope exceeds the accepted task scope.",
-        ));
+        return Err(Error::refused(messages::SCOPE_EXCEEDS_TASK));
     }
     // 7.
     let supersedes = relations(input.get("supersedes"), &receipts, &scope)?;
     let contradicts = relations(input.get("contradicts"), &receipts, &scope)?;
     if supersedes.iter().any(|id| contradicts.contains(id)) {
-        return Err(Error::refused(
-            "A receipt cannot be both superseded and contradicted.",
-        ));
+        return Err(Error::refused(messages::SUPERSEDED_AND_CONTRADICTED));
     }
     // 8.
     let interpretation = bounded_text(input.get("interpretation"), 2000)
-        .ok_or_else(|| Error::refused("Lesson interpretation must be non-empty bounded text."))?;
+        .ok_or_else(|| Error::refused(messages::INTERPRETATION_TEXT))?;
     // 9.
     let to_values = |list: &[String]| list.iter().map(Value::from).collect::<Vec<_>>();
     let body = Object::new()
@@ -147,16 +141,12 @@ fn observe(root: &Path, input: &Object, ctx: &Context, lock: &WriterLock) -> Res
     match (source_again, memory_again) {
         (Ok(s), Ok(m)) if same(&s, &source) && same(&m, &memory) => {}
         _ => {
-            return Err(Error::refused(
-                "Outcome sources changed while being observed.",
-            ));
+            return Err(Error::refused(messages::SOURCES_CHANGED));
         }
     }
     // 11.
     if receipts.len() >= MAX_RECEIPTS {
-        return Err(Error::refused(
-            "Outcome store is full; archive it explicitly.",
-        ));
+        return Err(Error::refused(messages::OUTCOME_STORE_FULL));
     }
     // 12.
     let id = Value::Object(body.clone()).sha256();
@@ -200,9 +190,7 @@ fn relations(value: Option<&Value>, receipts: &[Object], scope: &[String]) -> Re
                 && overlaps(&strings(r, "scope"), scope)
         });
         if !related {
-            return Err(Error::refused(
-                "Related outcome must exist in the same applicable project scope.",
-            ));
+            return Err(Error::refused(messages::RELATED_NOT_FOUND));
         }
     }
     sort_utf16(&mut ids);
@@ -210,7 +198,7 @@ fn relations(value: Option<&Value>, receipts: &[Object], scope: &[String]) -> Re
 }
 
 fn invalid_relations() -> Error {
-    Error::refused("Outcome relationships must be a unique bounded receipt-ID list.")
+    Error::refused(messages::RELATIONS_INVALID)
 }
 
 impl Report for ObserveReport {

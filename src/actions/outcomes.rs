@@ -17,7 +17,7 @@ pub struct OutcomesArgs {}
 
 /// Every receipt with its status.
 #[derive(Debug)]
-pub struct OutcomesReport {
+pub(crate) struct OutcomesReport {
     pub results: Vec<(Object, Status)>,
 }
 
@@ -25,7 +25,7 @@ pub struct OutcomesReport {
 ///
 /// # Errors
 /// The strict reader's messages (docs §9.1).
-pub fn run(_args: &OutcomesArgs, ctx: &Context) -> Result<OutcomesReport> {
+pub(crate) fn run(_args: &OutcomesArgs, ctx: &Context) -> Result<OutcomesReport> {
     let receipts = read_store(&ctx.root)?;
     let mut inspector = Inspector::new(&ctx.root);
     let statuses = inspector.statuses(&receipts, None);
@@ -40,7 +40,7 @@ pub fn run(_args: &OutcomesArgs, ctx: &Context) -> Result<OutcomesReport> {
 
 impl Report for OutcomesReport {
     fn to_json(&self) -> Value {
-        #[allow(clippy::cast_precision_loss)] // at most 1,000 receipts
+        #[expect(clippy::cast_precision_loss, reason = "at most 1,000 receipts")]
         let count = self.results.len() as f64;
         let results: Vec<Value> = self
             .results

@@ -15,15 +15,12 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 use crate::js::json::{self, Object, Value, sha256_hex};
-use crate::js::text::{trim, utf16_len};
+use crate::js::text::{sort_utf16, trim, utf16_len};
+use crate::messages;
 use crate::nexus::Nexus;
 use crate::store::layout::{MAX_RECEIPTS, MAX_SCOPE, OUTCOMES};
 use crate::store::paths::read_registry;
 use crate::store::sections::sections;
-
-const SCOPE_REQUIRED: &str = "An explicit non-empty project scope is required.";
-const SCOPE_NOT_NORMALIZED: &str = "Outcome scope must be a normalized relative path.";
-const INTEGRITY: &str = "Outcome receipt integrity or uniqueness check failed.";
 
 /// docs §9.1: every receipt of the store, in file order, each checked.
 ///
@@ -34,9 +31,7 @@ pub fn read_store(root: &Path) -> Result<Vec<Object>> {
         return Ok(Vec::new());
     };
     if !text.is_empty() && !text.ends_with('\n') {
-        return Err(Error::refused(
-            "Outcome store has an incomplete final record.",
-        ));
+        return Err(Error::refused(messages::OUTCOME_INCOMPLETE_RECORD));
     }
     let lines: Vec<(usize, &str)> = text
         .split('\n')
@@ -45,17 +40,13 @@ pub fn read_store(root: &Path) -> Result<Vec<Object>> {
         .collect();
     let mut records = Vec::with_capacity(lines.len());
     for (index, parsed) in parse_records(&lines) {
-        let record = parsed.map_err(|e| {
-            Error::refused(format!(
-                "Outcome store line {} is not valid JSON: {e}",
-                index + 1
-            ))
-        })?;
+        let record =
+            parsed.map_err(|e| Error::refused(messages::outcome_line_not_json(index + 1, e)))?;
         records.push(record);
     }
     if records.len() > MAX_RECEIPTS {
-        return Err(Error::refused(format!(
-            "Outcome store exceeds {MAX_RECEIPTS} records."
+        return Err(Error::refused(messages::outcome_store_too_long(
+            MAX_RECEIPTS,
         )));
     }
     let mut receipts: Vec<Object> = Vec::with_capacity(records.len());
@@ -63,7 +54,7 @@ pub fn read_store(root: &Path) -> Result<Vec<Object>> {
     let mut attempts: HashSet<(String, String, String)> = HashSet::new();
     for (record, digest) in records {
         let (Value::Object(receipt), Some(digest)) = (record, digest) else {
-            return Err(Error::refused(INTEGRITY));
+            return Err(Error::refused(messages::RECEIPT_INTEGRITY));
         };
         let id = receipt
             .get("id")
@@ -75,7 +66,7 @@ pub fn read_store(root: &Path) -> Result<Vec<Object>> {
             && receipt.get("id").is_some_and(|v| v.as_str().is_some())
             && digest == id;
         if !intact || ids.contains(&id) {
-            return Err(Error::refused(INTEGRITY));
+            return Err(Error::refused(messages::RECEIPT_INTEGRITY));
         }
         for key in ["supersedes", "contradicts"] {
             let earlier = receipt
@@ -86,9 +77,7 @@ pub fn read_store(root: &Path) -> Result<Vec<Object>> {
                         .all(|v| v.as_str().is_some_and(|r| ids.contains(r)))
                 });
             if !earlier {
-                return Err(Error::refused(
-                    "Outcome relationships must identify earlier receipts.",
-                ));
+                return Err(Error::refused(messages::RELATIONS_NOT_EARLIER));
             }
         }
         let has_attempt = receipt
@@ -97,9 +86,7 @@ pub fn read_store(root: &Path) -> Result<Vec<Object>> {
             .and_then(|s| s.get("attemptId"))
             .is_some_and(Value::is_truthy);
         if !has_attempt || !attempts.insert(attempt_identity(&receipt)) {
-            return Err(Error::refused(
-                "Duplicate or missing outcome attempt identity.",
-            ));
+            return Err(Error::refused(messages::ATTEMPT_IDENTITY));
         }
         ids.insert(id);
         receipts.push(receipt);
@@ -177,11 +164,6 @@ pub fn is_normalized_scope_path(path: &str) -> bool {
             .all(|segment| !segment.is_empty() && segment != "." && segment != "..")
 }
 
-/// Sorts strings in JavaScript's default order: UTF-16 code units.
-pub fn sort_utf16(list: &mut [String]) {
-    list.sort_by(|a, b| a.encode_utf16().cmp(b.encode_utf16()));
-}
-
 /// docs §8 step 5: 1–30 normalized paths, de-duplicated and sorted.
 ///
 /// # Errors
@@ -189,13 +171,13 @@ pub fn sort_utf16(list: &mut [String]) {
 /// `Outcome scope must be a normalized relative path.`
 pub fn validate_scope(paths: &[Value]) -> Result<Vec<String>> {
     if paths.is_empty() || paths.len() > MAX_SCOPE {
-        return Err(Error::refused(SCOPE_REQUIRED));
+        return Err(Error::refused(messages::SCOPE_REQUIRED));
     }
     let mut out = Vec::with_capacity(paths.len());
     for path in paths {
         match path.as_str() {
             Some(p) if is_normalized_scope_path(p) => out.push(p.to_owned()),
-            _ => return Err(Error::refused(SCOPE_NOT_NORMALIZED)),
+            _ => return Err(Error::refused(messages::SCOPE_NOT_NORMALIZED)),
         }
     }
     sort_utf16(&mut out);
@@ -211,7 +193,7 @@ pub fn validate_scope(paths: &[Value]) -> Result<Vec<String>> {
 pub fn parse_context_scope(text: Option<&str>) -> Result<Vec<String>> {
     let text = text.unwrap_or_default();
     if text.is_empty() {
-        return Err(Error::refused(SCOPE_REQUIRED));
+        return Err(Error::refused(messages::SCOPE_REQUIRED));
     }
     let parts: Vec<Value> = text.split(',').map(|p| Value::from(trim(p))).collect();
     validate_scope(&parts)
@@ -250,9 +232,7 @@ pub fn is_memory_file(file: &str) -> bool {
 pub fn validate_heading(heading: Option<&Value>) -> Result<&str> {
     match heading.and_then(Value::as_str) {
         Some(h) if !trim(h).is_empty() && utf16_len(h) <= 300 => Ok(h),
-        _ => Err(Error::refused(
-            "Memory heading must be non-empty bounded text.",
-        )),
+        _ => Err(Error::refused(messages::HEADING_TEXT)),
     }
 }
 
@@ -335,11 +315,7 @@ impl SectionReader {
         let file = file
             .and_then(Value::as_str)
             .filter(|f| is_memory_file(f))
-            .ok_or_else(|| {
-                Error::refused(
-                    "Outcome memory source must be a project decisions, lessons or patterns Markdown file.",
-                )
-            })?;
+            .ok_or_else(|| Error::refused(messages::MEMORY_SOURCE_KIND))?;
         let heading = validate_heading(heading)?;
         let cut = self
             .files
@@ -353,7 +329,7 @@ impl SectionReader {
             .map_err(|e| Error::refused(e.clone()))?;
         let digest = cut
             .digest(heading)
-            .ok_or_else(|| Error::refused("Memory heading must identify exactly one section."))?;
+            .ok_or_else(|| Error::refused(messages::HEADING_NOT_ONE))?;
         Ok(Object::new()
             .with("file", file)
             .with("heading", heading)
@@ -534,6 +510,7 @@ impl Inspector {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::messages::{SCOPE_NOT_NORMALIZED, SCOPE_REQUIRED};
 
     #[test]
     fn the_first_bad_line_is_reported_however_the_store_is_split() {

@@ -22,6 +22,7 @@ use crate::js::date::MS_PER_DAY;
 use crate::js::json::{self, Object, Value, sha256_hex};
 use crate::js::number::{number_text, to_fixed};
 use crate::js::{date, math, text};
+use crate::messages;
 use crate::output::Report;
 use crate::store::confined::{self, Target};
 use crate::store::layout::{LOOSE_CAP, PROMOTIONS, SCORES};
@@ -29,8 +30,6 @@ use crate::store::lock::WriterLock;
 use crate::store::paths::Skip;
 use crate::store::{document, ndjson};
 
-const PATTERN_REQUIRED: &str =
-    "mem reinforce: --pattern <id> is required (the pattern heading in patterns.md)";
 const PROMOTION_MEAN: f64 = 0.7;
 const PROMOTION_UPDATES: f64 = 3.0;
 const DECAY_HALF_LIFE_DAYS: f64 = 90.0;
@@ -53,7 +52,7 @@ pub struct ReinforceArgs {
 
 /// docs §7's reward: the given signals' weighted mean, weights renormalized, in [0, 1].
 #[must_use]
-pub fn reward(signals: &Signals) -> f64 {
+pub(crate) fn reward(signals: &Signals) -> f64 {
     let mut parts: Vec<(f64, f64)> = Vec::with_capacity(3);
     if let Some(eval) = signals.eval {
         parts.push((0.5, clamp01(eval)));
@@ -91,7 +90,7 @@ fn clamp01(x: f64) -> f64 {
 
 /// A pattern's score.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Score {
+pub(crate) struct Score {
     pub elo: f64,
     pub alpha: f64,
     pub beta: f64,
@@ -105,7 +104,7 @@ impl Score {
     /// The prior, overlaid with the numeric fields of `previous` (a field that is not a number
     /// keeps its prior value).
     #[must_use]
-    pub fn from_previous(previous: Option<&Object>) -> Self {
+    pub(crate) fn from_previous(previous: Option<&Object>) -> Self {
         let number = |key: &str, prior: f64| {
             previous
                 .and_then(|p| p.get(key))
@@ -127,7 +126,7 @@ impl Score {
 
     /// One update with reward `r` at `now` (docs §7, steps 1–4, evaluated left to right).
     #[must_use]
-    pub fn update(&self, r: f64, now: &Now) -> Self {
+    pub(crate) fn update(&self, r: f64, now: &Now) -> Self {
         let mut alpha = self.alpha;
         let mut beta = self.beta;
         let last = match &self.last_ts {
@@ -158,7 +157,7 @@ impl Score {
 
     /// The stored form, keys `elo, alpha, beta, mean, updates, lastTs`.
     #[must_use]
-    pub fn to_object(&self) -> Object {
+    pub(crate) fn to_object(&self) -> Object {
         Object::new()
             .with("elo", self.elo)
             .with("alpha", self.alpha)
@@ -170,14 +169,14 @@ impl Score {
 
     /// Whether this score earns a promotion proposal.
     #[must_use]
-    pub fn is_promotable(&self) -> bool {
+    pub(crate) fn is_promotable(&self) -> bool {
         self.mean >= PROMOTION_MEAN && self.updates >= PROMOTION_UPDATES
     }
 }
 
 /// The promotion proposal for `pattern` reaching `next` at `now`: always `PROPOSED`.
 #[must_use]
-pub fn promotion(pattern: &str, next: &Score, evidence: &[String], now: &Now) -> Object {
+pub(crate) fn promotion(pattern: &str, next: &Score, evidence: &[String], now: &Now) -> Object {
     let id =
         sha256_hex(format!("{pattern}\u{0}{}\u{0}validated", now.iso).as_bytes())[..12].to_owned();
     Object::new()
@@ -207,7 +206,7 @@ pub fn promotion(pattern: &str, next: &Score, evidence: &[String], now: &Now) ->
 
 /// What a reinforcement did.
 #[derive(Debug)]
-pub struct ReinforceReport {
+pub(crate) struct ReinforceReport {
     pub pattern: String,
     pub signals: Signals,
     pub reward: f64,
@@ -222,10 +221,10 @@ pub struct ReinforceReport {
 /// # Errors
 /// The `--pattern` and signal messages before the lock; lock, store and I/O errors after, with
 /// nothing written.
-pub fn run(args: &ReinforceArgs, ctx: &Context) -> Result<ReinforceReport> {
+pub(crate) fn run(args: &ReinforceArgs, ctx: &Context) -> Result<ReinforceReport> {
     let pattern = args.pattern.clone().unwrap_or_default();
     if text::trim(&pattern).is_empty() {
-        return Err(Error::refused(PATTERN_REQUIRED));
+        return Err(Error::refused(messages::PATTERN_REQUIRED));
     }
     let signals = Signals::parse(&args.signals)?;
     let evidence: Vec<String> = args
@@ -243,11 +242,7 @@ pub fn run(args: &ReinforceArgs, ctx: &Context) -> Result<ReinforceReport> {
     // Skipping a file here would replace it with the new scores: a file the loose reader would
     // skip (not a regular file, over 64 MiB) is refused instead, and left as it is.
     let scores_file = confined::locate(&ctx.root, SCORES, false)?;
-    let unreadable = |skip: Skip| {
-        Error::refused(format!(
-            "{SCORES} cannot be read ({skip}); nothing was changed."
-        ))
-    };
+    let unreadable = |skip: Skip| Error::refused(messages::scores_unreadable(SCORES, skip));
     let stored = match scores_file.dir() {
         Some(dir) => match dir.read_bounded(scores_file.name(), LOOSE_CAP) {
             Err(Error::SourceNotRegular) => return Err(unreadable(Skip::NotRegular)),

@@ -10,6 +10,7 @@
 use crate::error::{Error, Result};
 use crate::js::json::{Object, Value};
 use crate::js::text;
+use crate::messages;
 
 /// The three signal options, as clap collects them.
 #[derive(Debug, Clone, Default, clap::Args)]
@@ -31,14 +32,14 @@ pub struct SignalArgs {
 
 /// Acceptance: a yes/no or a degree.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Acceptance {
+pub(crate) enum Acceptance {
     Bool(bool),
     Number(f64),
 }
 
 /// CI result: the words `pass`/`fail`, kept as text, or a degree.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Ci {
+pub(crate) enum Ci {
     Pass,
     Fail,
     Number(f64),
@@ -46,7 +47,7 @@ pub enum Ci {
 
 /// The signals given, validated.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct Signals {
+pub(crate) struct Signals {
     pub eval: Option<f64>,
     pub acceptance: Option<Acceptance>,
     pub ci: Option<Ci>,
@@ -57,7 +58,7 @@ impl Signals {
     ///
     /// # Errors
     /// `invalid value for --<option>: <text>` for the first invalid one.
-    pub fn parse(args: &SignalArgs) -> Result<Self> {
+    pub(crate) fn parse(args: &SignalArgs) -> Result<Self> {
         let eval = args
             .eval
             .as_deref()
@@ -94,7 +95,7 @@ impl Signals {
 
     /// The `signals` object, only the signals given, keys `evalScore`, `acceptance`, `ci`.
     #[must_use]
-    pub fn to_object(&self) -> Object {
+    pub(crate) fn to_object(self) -> Object {
         let mut object = Object::new();
         if let Some(eval) = self.eval {
             object.insert("evalScore", eval);
@@ -123,7 +124,7 @@ impl Signals {
 }
 
 fn invalid(option: &str, text: &str) -> Error {
-    Error::refused(format!("invalid value for --{option}: {text}"))
+    Error::refused(messages::invalid_value(option, text))
 }
 
 /// A plain decimal number within [0, 1], or `None`.

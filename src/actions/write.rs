@@ -9,6 +9,7 @@ use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::js::json::{Object, Value, sha256_hex};
 use crate::js::text::truncate;
+use crate::messages;
 use crate::output::Report;
 use crate::store::layout::JOURNAL;
 use crate::store::lock::WriterLock;
@@ -45,7 +46,7 @@ fn given(value: Option<&String>) -> Option<&str> {
 
 /// The event written.
 #[derive(Debug)]
-pub struct WriteReport {
+pub(crate) struct WriteReport {
     pub event: Object,
 }
 
@@ -53,18 +54,16 @@ pub struct WriteReport {
 ///
 /// # Errors
 /// `appendEvent: …` and signal messages before the lock; lock and store errors after.
-pub fn run(args: &WriteArgs, ctx: &Context) -> Result<WriteReport> {
+pub(crate) fn run(args: &WriteArgs, ctx: &Context) -> Result<WriteReport> {
     let agent = args.agent.as_deref().unwrap_or_default();
     if agent.is_empty() {
-        return Err(Error::refused("appendEvent: event.agent is required"));
+        return Err(Error::refused(messages::AGENT_REQUIRED));
     }
     // Only an absent outcome skips the check: bmad-plus refuses `--outcome ""` too.
     if let Some(outcome) = &args.outcome
         && !OUTCOMES.contains(&outcome.as_str())
     {
-        return Err(Error::refused(
-            "appendEvent: event.outcome must be one of success|failure|partial|abandoned",
-        ));
+        return Err(Error::refused(messages::OUTCOME_UNKNOWN));
     }
     let signals = Signals::parse(&args.signals)?;
     let task = args.task.as_deref().unwrap_or_default();

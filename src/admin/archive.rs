@@ -53,12 +53,14 @@ use crate::error::{Error, Result};
 use crate::js::date;
 use crate::js::json::{Object, Value};
 use crate::js::text::trim;
+use crate::messages;
 use crate::output::Report;
 use crate::store::archived::{Store, archive_names_in};
 use crate::store::confined::{self, Dir};
 use crate::store::journal;
 use crate::store::layout::{ARCHIVE_DIR, DEFAULT_KEEP};
 use crate::store::lock::WriterLock;
+use crate::store::numbered;
 use crate::store::paths::read_registry_bytes;
 
 /// The archive folder's name in the memory folder.
@@ -91,7 +93,7 @@ enum Selection {
 
 /// What an archive run did.
 #[derive(Debug)]
-pub struct ArchiveReport {
+pub(crate) struct ArchiveReport {
     pub store: Store,
     /// Records moved into the new archive file.
     pub archived: usize,
@@ -108,21 +110,19 @@ pub struct ArchiveReport {
 /// # Errors
 /// Usage errors before anything is read; a torn final line, invalid UTF-8, confinement, lock
 /// and I/O errors after.
-pub fn run(args: &ArchiveArgs, ctx: &Context) -> Result<ArchiveReport> {
+pub(crate) fn run(args: &ArchiveArgs, ctx: &Context) -> Result<ArchiveReport> {
     let store = parse_store(args.store.as_deref())?;
     let selection = match (&args.before, &args.keep) {
         (Some(_), Some(_)) => {
-            return Err(Error::refused(
-                "--before and --keep cannot be used together",
-            ));
+            return Err(Error::refused(messages::BEFORE_AND_KEEP));
         }
         (Some(before), None) => Selection::Before(
             date::parse_timestamp(before)
-                .ok_or_else(|| Error::refused(format!("invalid value for --before: {before}")))?,
+                .ok_or_else(|| Error::refused(messages::invalid_value("before", before)))?,
         ),
         (None, Some(keep)) => Selection::Keep(
             parse_keep(keep)
-                .ok_or_else(|| Error::refused(format!("invalid value for --keep: {keep}")))?,
+                .ok_or_else(|| Error::refused(messages::invalid_value("keep", keep)))?,
         ),
         (None, None) => Selection::Keep(DEFAULT_KEEP),
     };
@@ -146,9 +146,9 @@ pub fn run(args: &ArchiveArgs, ctx: &Context) -> Result<ArchiveReport> {
 fn parse_store(word: Option<&str>) -> Result<Store> {
     let expected = "expected journal | promotions";
     let Some(word) = word else {
-        return Err(Error::refused(format!("missing store — {expected}")));
+        return Err(Error::refused(messages::missing_store(expected)));
     };
-    Store::parse(word).ok_or_else(|| Error::refused(format!("unknown store '{word}' — {expected}")))
+    Store::parse(word).ok_or_else(|| Error::refused(messages::unknown_store(word, expected)))
 }
 
 /// A non-negative integer (`+` and surrounding whitespace allowed), saturating.
@@ -269,7 +269,7 @@ fn archive_stem(
 ///
 /// # Errors
 /// Confinement and reader errors for the live file, the folder or an archive file.
-pub fn pending(root: &Path, store: Store) -> Result<Vec<(String, usize)>> {
+pub(crate) fn pending(root: &Path, store: Store) -> Result<Vec<(String, usize)>> {
     let Some(text) =
         read_registry_bytes(root, store.rel(), true)?.and_then(|b| String::from_utf8(b).ok())
     else {
@@ -355,11 +355,7 @@ impl Plan {
     fn make(ctx: &Context, store: Store, selection: Selection) -> Result<Self> {
         let bytes = read_registry_bytes(&ctx.root, store.rel(), true)?.unwrap_or_default();
         if !bytes.is_empty() && !bytes.ends_with(b"\n") {
-            return Err(Error::refused(format!(
-                "{} `bmad-mem doctor --repair-tail {}` keeps the torn line aside.",
-                Error::IncompleteFinalLine,
-                store.rel()
-            )));
+            return Err(Error::refused(messages::archive_torn_tail(store.rel())));
         }
         let original = String::from_utf8(bytes).map_err(|_| Error::SourceNotUtf8)?;
         let mut live = original.clone();
@@ -460,12 +456,7 @@ impl Plan {
 /// Links `tmp`, in `memory`, to `<stem>.ndjson` in the archive folder `dir`, or
 /// `<stem>-2.ndjson`, `-3`, … when taken; returns the name used, relative to the project root.
 fn link_free_name(memory: &Dir, dir: &Dir, stem: &str, tmp: &OsStr) -> Result<String> {
-    for n in 1_u64.. {
-        let name = if n == 1 {
-            format!("{stem}.ndjson")
-        } else {
-            format!("{stem}-{n}.ndjson")
-        };
+    for name in numbered::names(stem, ".ndjson", 2) {
         match memory.hard_link_into(tmp, dir, OsStr::new(&name)) {
             Ok(()) => return Ok(format!("{ARCHIVE_DIR}/{name}")),
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
@@ -492,7 +483,10 @@ fn create_archive_dir(memory: &Dir) -> Result<Dir> {
 
 impl Report for ArchiveReport {
     fn to_json(&self) -> Value {
-        #[allow(clippy::cast_precision_loss)] // record counts are far below 2^53
+        #[expect(
+            clippy::cast_precision_loss,
+            reason = "record counts are far below 2^53"
+        )]
         let (archived, kept) = (self.archived as f64, self.kept as f64);
         Value::Object(
             Object::new()

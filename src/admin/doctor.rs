@@ -54,6 +54,7 @@ use crate::admin::lock;
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::js::json::{self, Object, Value};
+use crate::messages;
 use crate::output::Report;
 use crate::store::archived::Store;
 use crate::store::confined::{self, Target};
@@ -96,7 +97,7 @@ pub struct DoctorArgs {
 
 /// One finding.
 #[derive(Debug, Clone)]
-pub struct Problem {
+pub(crate) struct Problem {
     pub file: String,
     pub kind: &'static str,
     pub message: String,
@@ -104,7 +105,7 @@ pub struct Problem {
 
 /// What the check found, or what the repair did.
 #[derive(Debug, Default)]
-pub struct DoctorReport {
+pub(crate) struct DoctorReport {
     pub checked: Vec<String>,
     pub problems: Vec<Problem>,
     /// For a repair: (file, kept-aside file, bytes moved).
@@ -120,7 +121,7 @@ pub struct DoctorReport {
 /// # Errors
 /// For the repair: a file that is not a registry, has no torn line, or cannot be written. The
 /// check itself reports problems instead of failing.
-pub fn run(args: &DoctorArgs, ctx: &Context) -> Result<DoctorReport> {
+pub(crate) fn run(args: &DoctorArgs, ctx: &Context) -> Result<DoctorReport> {
     if let Some(file) = &args.repair_tail {
         return repair_tail(ctx, file);
     }
@@ -530,9 +531,9 @@ fn headings_in_code<'a>(text: &str, headings: &[(usize, &'a str)]) -> Vec<(usize
 
 fn repair_tail(ctx: &Context, rel: &str) -> Result<DoctorReport> {
     if !NDJSON_REGISTRIES.contains(&rel) {
-        return Err(Error::refused(format!(
-            "--repair-tail takes one of {}",
-            NDJSON_REGISTRIES.join(", ")
+        return Err(Error::refused(messages::repair_takes(
+            "repair-tail",
+            &NDJSON_REGISTRIES,
         )));
     }
     // Looked at before the lock, so that refusing creates nothing (not even the memory folder),
@@ -573,9 +574,9 @@ fn repair_tail(ctx: &Context, rel: &str) -> Result<DoctorReport> {
 
 fn repair_encoding(ctx: &Context, rel: &str) -> Result<DoctorReport> {
     if !NDJSON_REGISTRIES.contains(&rel) {
-        return Err(Error::refused(format!(
-            "--repair-encoding takes one of {}",
-            NDJSON_REGISTRIES.join(", ")
+        return Err(Error::refused(messages::repair_takes(
+            "repair-encoding",
+            &NDJSON_REGISTRIES,
         )));
     }
     // As for the tail: looked at before the lock, so that refusing creates nothing.
@@ -624,11 +625,9 @@ fn invalid_found(ctx: &Context, rel: &str) -> Result<(Target, Vec<u8>, Vec<Inval
     if invalid.is_empty() {
         let torn = &bytes[complete_len(&bytes)..];
         return Err(Error::refused(if std::str::from_utf8(torn).is_ok() {
-            format!("{rel} has no line that is not valid UTF-8; nothing to repair.")
+            messages::nothing_invalid(rel)
         } else {
-            format!(
-                "{rel} has no complete line that is not valid UTF-8; its incomplete final line is repaired with --repair-tail."
-            )
+            messages::only_the_tail_invalid(rel)
         }));
     }
     Ok((registry, bytes, invalid))
@@ -644,8 +643,8 @@ fn check_unchanged(file: &File, path: &Path, rel: &str, expected: u64) -> Result
     if now == expected {
         return Ok(());
     }
-    Err(Error::refused(format!(
-        "{rel} changed during the repair ({expected} bytes read, {now} now); nothing was changed, run the repair again."
+    Err(Error::refused(messages::changed_during_repair(
+        rel, expected, now,
     )))
 }
 
@@ -658,9 +657,7 @@ fn torn_tail(ctx: &Context, rel: &str) -> Result<(Target, Vec<u8>, usize)> {
         .unwrap_or_default();
     let complete = complete_len(&bytes);
     if complete == bytes.len() {
-        return Err(Error::refused(format!(
-            "{rel} has no incomplete final line; nothing to repair."
-        )));
+        return Err(Error::refused(messages::no_torn_tail(rel)));
     }
     Ok((registry, bytes, complete))
 }
@@ -706,14 +703,14 @@ impl Report for DoctorReport {
             ));
         }
         if let Some((file, aside, bytes)) = &self.repaired {
-            #[allow(clippy::cast_precision_loss)] // at most 2 MiB
+            #[expect(clippy::cast_precision_loss, reason = "at most 2 MiB")]
             let bytes = *bytes as f64;
             let mut repaired = Object::new()
                 .with("repaired", file.as_str())
                 .with("keptAs", aside.as_str())
                 .with("bytes", bytes);
             if let Some(lines) = self.repaired_lines {
-                #[allow(clippy::cast_precision_loss)] // at most 2 MiB of lines
+                #[expect(clippy::cast_precision_loss, reason = "at most 2 MiB of lines")]
                 let lines = lines as f64;
                 repaired = repaired.with("lines", lines);
             }

@@ -25,6 +25,7 @@ use std::time::UNIX_EPOCH;
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::js::json::{self, Object, Value, sha256_hex};
+use crate::messages;
 use crate::output::Report;
 use crate::store::confined::{self, Dir};
 use crate::store::layout::{LOCK_FILE, MEMORY_DIR};
@@ -47,7 +48,7 @@ pub struct LockArgs {
 
 /// What the lock file says.
 #[derive(Debug, Clone)]
-pub struct LockState {
+pub(crate) struct LockState {
     pub sha256: String,
     /// The owner object, when the file holds one.
     pub owner: Option<Object>,
@@ -65,20 +66,20 @@ impl LockState {
 
     /// The owner's host name, when it records one.
     #[must_use]
-    pub fn host(&self) -> Option<String> {
+    pub(crate) fn host(&self) -> Option<String> {
         Some(self.owner.as_ref()?.get("hostname")?.as_str()?.to_owned())
     }
 
     /// Whether the owner can be told apart: another host's name, or this host's name with a
     /// usable pid. Otherwise nobody can tell whether it still runs.
     #[must_use]
-    pub fn has_readable_owner(&self) -> bool {
+    pub(crate) fn has_readable_owner(&self) -> bool {
         self.alive.is_some() || self.is_other_host()
     }
 
     /// Whether the owner is on another host, where its liveness cannot be checked from here.
     #[must_use]
-    pub fn is_other_host(&self) -> bool {
+    pub(crate) fn is_other_host(&self) -> bool {
         self.host().is_some_and(|host| host != hostname())
     }
 
@@ -98,7 +99,7 @@ impl LockState {
 ///
 /// # Errors
 /// Confinement and reader errors.
-pub fn inspect(root: &Path, now_ms: f64) -> Result<Option<LockState>> {
+pub(crate) fn inspect(root: &Path, now_ms: f64) -> Result<Option<LockState>> {
     let Some((bytes, meta)) = confined::locate(root, LOCK_FILE, false)?.read(true)? else {
         return Ok(None);
     };
@@ -108,7 +109,10 @@ pub fn inspect(root: &Path, now_ms: f64) -> Result<Option<LockState>> {
         .ok()
         .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
         .map_or(now_ms, |d| {
-            #[allow(clippy::cast_precision_loss)] // epoch milliseconds fit a double
+            #[expect(
+                clippy::cast_precision_loss,
+                reason = "epoch milliseconds fit a double"
+            )]
             let ms = d.as_millis() as f64;
             ms
         });
@@ -144,7 +148,7 @@ fn is_alive(pid: f64) -> bool {
 
 /// The lock report.
 #[derive(Debug)]
-pub struct LockReport {
+pub(crate) struct LockReport {
     pub state: Option<LockState>,
     /// The recovery receipt written, when the lock was recovered.
     pub recovered: Option<String>,
@@ -154,11 +158,9 @@ pub struct LockReport {
 ///
 /// # Errors
 /// Reader errors; for `--recover`, every reason the lock must stay.
-pub fn run(args: &LockArgs, ctx: &Context) -> Result<LockReport> {
+pub(crate) fn run(args: &LockArgs, ctx: &Context) -> Result<LockReport> {
     if args.expect.is_some() && !args.recover {
-        return Err(Error::refused(
-            "--expect <sha256> only applies with --recover",
-        ));
+        return Err(Error::refused(messages::EXPECT_WITHOUT_RECOVER));
     }
     let state = inspect(&ctx.root, ctx.now.ms)?;
     if !args.recover {
@@ -190,9 +192,7 @@ pub fn run(args: &LockArgs, ctx: &Context) -> Result<LockReport> {
 fn remove_inspected(lock: &confined::Target, state: &LockState) -> Result<()> {
     let current = lock.read(true)?.map(|(bytes, _)| bytes);
     if current.is_none_or(|current| sha256_hex(&current) != state.sha256) {
-        return Err(Error::refused(
-            "Writer lock changed while being recovered; inspect it again.",
-        ));
+        return Err(Error::refused(messages::LOCK_CHANGED));
     }
     lock.require_dir("cannot remove")?
         .remove(lock.name())
@@ -202,32 +202,28 @@ fn remove_inspected(lock: &confined::Target, state: &LockState) -> Result<()> {
 /// The lock as inspected, refused unless `args` allow removing it.
 fn recoverable(state: Option<LockState>, args: &LockArgs) -> Result<LockState> {
     let Some(state) = state else {
-        return Err(Error::refused("There is no writer lock to recover."));
+        return Err(Error::refused(messages::NO_LOCK));
     };
     let expected = args.expect.as_deref().unwrap_or_default();
     if state.sha256 != expected {
-        return Err(Error::refused(format!(
-            "Writer lock has sha256 {}, not {expected}; inspect it again before recovering.",
-            state.sha256
+        return Err(Error::refused(messages::lock_digest_differs(
+            &state.sha256,
+            expected,
         )));
     }
     if state.alive == Some(true) {
-        return Err(Error::refused(format!(
-            "Writer lock owner (pid {}) is alive; do not remove a live lock.",
-            state
+        return Err(Error::refused(messages::lock_owner_alive(
+            &state
                 .pid()
-                .map_or_else(|| "?".to_owned(), crate::js::number::number_text)
+                .map_or_else(|| "?".to_owned(), crate::js::number::number_text),
         )));
     }
     if !state.has_readable_owner() {
-        return Err(Error::refused(
-            "Writer lock has no readable owner; check that no writer runs, then remove it by hand.",
-        ));
+        return Err(Error::refused(messages::LOCK_OWNER_UNREADABLE));
     }
     if state.alive.is_none() && !args.other_host_is_gone {
-        return Err(Error::refused(format!(
-            "Writer lock belongs to host {}, where its owner cannot be checked from here; if no writer runs there, add --other-host-is-gone.",
-            state.host().unwrap_or_default()
+        return Err(Error::refused(messages::lock_other_host(
+            &state.host().unwrap_or_default(),
         )));
     }
     Ok(state)
@@ -303,10 +299,10 @@ impl PendingReceipt {
     /// Gives the receipt its name, once the lock is gone; returns that name.
     fn publish(self) -> Result<String> {
         self.dir.rename(&self.tmp, &self.name).map_err(|e| {
-            Error::refused(format!(
-                "Writer lock removed, but its recovery receipt could not be named {} ({e}); it was left as {}.",
-                self.rel,
-                self.dir.path().join(&self.tmp).display()
+            Error::refused(messages::lock_receipt_unnamed(
+                &self.rel,
+                e,
+                &self.dir.path().join(&self.tmp),
             ))
         })?;
         Ok(self.rel)

@@ -2,6 +2,6 @@
 //! repair the registries) and `archive` (move old journal events and promotions aside). They
 //! may use the actions' readers; no action uses them. See `ARCHITECTURE.md`.
 
-pub mod archive;
-pub mod doctor;
-pub mod lock;
+pub(crate) mod archive;
+pub(crate) mod doctor;
+pub(crate) mod lock;

@@ -29,7 +29,7 @@ const TINY: f64 = 1.0e-300;
 const THIRD: f64 = f64::from_bits(0x3FD5_5555_5555_5555);
 
 /// Sign-carrying upper 32 bits, fdlibm's `GET_HIGH_WORD`.
-#[allow(
+#[expect(
     clippy::cast_possible_wrap,
     reason = "reinterpreting the bits is the point"
 )]
@@ -38,7 +38,7 @@ fn high_word(x: f64) -> i32 {
 }
 
 /// Lower 32 bits, fdlibm's `GET_LOW_WORD`.
-#[allow(
+#[expect(
     clippy::cast_possible_truncation,
     reason = "dropping the high half is the point"
 )]
@@ -47,7 +47,7 @@ fn low_word(x: f64) -> u32 {
 }
 
 /// fdlibm's `INSERT_WORDS`.
-#[allow(
+#[expect(
     clippy::cast_sign_loss,
     reason = "reinterpreting the bits is the point"
 )]
@@ -101,11 +101,11 @@ fn scalbn(x: f64, n: i32) -> f64 {
 ///
 /// Negative arguments (including -∞) give NaN, ±0 gives -∞.
 #[must_use]
-#[allow(
+#[expect(
     clippy::many_single_char_names,
     reason = "keeps fdlibm's names for auditing"
 )]
-pub fn ln(x: f64) -> f64 {
+pub(crate) fn ln(x: f64) -> f64 {
     const LN2_HI: f64 = f64::from_bits(0x3FE6_2E42_FEE0_0000);
     const LN2_LO: f64 = f64::from_bits(0x3DEA_39EF_3579_3C76);
     const TWO54: f64 = f64::from_bits(0x4350_0000_0000_0000);
@@ -188,12 +188,12 @@ pub fn ln(x: f64) -> f64 {
 /// JavaScript semantics, not C99's: `pow(±1, ±∞)` and `pow(1, NaN)` are NaN,
 /// while `pow(NaN, ±0)` is 1.
 #[must_use]
-#[allow(
+#[expect(
     clippy::many_single_char_names,
     clippy::too_many_lines,
     reason = "mirrors fdlibm's e_pow.c line by line so it can be audited against it"
 )]
-pub fn pow(x: f64, y: f64) -> f64 {
+pub(crate) fn pow(x: f64, y: f64) -> f64 {
     const BP: [f64; 2] = [1.0, 1.5];
     const DP_H: [f64; 2] = [0.0, f64::from_bits(0x3FE2_B803_4000_0000)];
     const DP_L: [f64; 2] = [0.0, f64::from_bits(0x3E4C_FDEB_43CF_D006)];

@@ -5,8 +5,8 @@
 
 pub mod date;
 pub mod json;
-pub mod math;
-pub mod number;
-pub mod path;
+pub(crate) mod math;
+pub(crate) mod number;
+pub(crate) mod path;
 pub mod tape;
 pub mod text;

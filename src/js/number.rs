@@ -30,13 +30,13 @@
 /// Non-finite values give `"NaN"`, `"Infinity"` or `"-Infinity"`, as
 /// `String(x)` does; JSON writers must write `null` for them instead.
 #[must_use]
-pub fn number_text(x: f64) -> String {
+pub(crate) fn number_text(x: f64) -> String {
     ryu_js::Buffer::new().format(x).to_owned()
 }
 
 /// Appends [`number_text`]`(x)` to `out`, formatting on the stack (no
 /// allocation beyond growing `out`).
-pub fn write_number(out: &mut String, x: f64) {
+pub(crate) fn write_number(out: &mut String, x: f64) {
     out.push_str(ryu_js::Buffer::new().format(x));
 }
 
@@ -52,7 +52,7 @@ pub fn write_number(out: &mut String, x: f64) {
 ///
 /// Panics if `digits > 100`, where JavaScript throws a `RangeError`.
 #[must_use]
-pub fn to_fixed(x: f64, digits: usize) -> String {
+pub(crate) fn to_fixed(x: f64, digits: usize) -> String {
     assert!(
         digits <= 100,
         "to_fixed: digits must be between 0 and 100, got {digits}"

@@ -7,7 +7,7 @@ use std::path::{Component, Path, PathBuf};
 /// `path` made absolute against `base` and normalized lexically, as Node's `path.resolve`
 /// does: `.` dropped, `..` removes the previous component, links not followed.
 #[must_use]
-pub fn resolve(base: &Path, path: &Path) -> PathBuf {
+pub(crate) fn resolve(base: &Path, path: &Path) -> PathBuf {
     let joined = base.join(path);
     let mut out = PathBuf::new();
     for component in joined.components() {
@@ -24,7 +24,7 @@ pub fn resolve(base: &Path, path: &Path) -> PathBuf {
 
 /// Node's `path.relative(from, to)` for two normalized absolute paths, `/`-separated.
 #[must_use]
-pub fn relative(from: &Path, to: &Path) -> String {
+pub(crate) fn relative(from: &Path, to: &Path) -> String {
     let from: Vec<_> = from.components().collect();
     let to: Vec<_> = to.components().collect();
     let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();

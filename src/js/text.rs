@@ -2,7 +2,10 @@
 //! lengths, the `truncate` of human output lines and the recall tokenizer.
 //!
 //! JavaScript's `\s` is not Rust's `char::is_whitespace`: it includes U+FEFF and excludes U+0085
-//! and U+180E. Lengths of user text count UTF-16 code units, so 🚀 counts 2.
+//! and U+180E. Lengths of user text count UTF-16 code units, so 🚀 counts 2, and strings sort by
+//! them too.
+
+use std::cmp::Ordering;
 
 /// JavaScript's `\s` (docs §2.2).
 #[must_use]
@@ -30,6 +33,17 @@ pub fn is_line_terminator(c: char) -> bool {
 #[must_use]
 pub fn trim(s: &str) -> &str {
     s.trim_matches(is_whitespace)
+}
+
+/// Compares two strings by UTF-16 code units, as JavaScript's default sort does.
+#[must_use]
+pub fn utf16_cmp(a: &str, b: &str) -> Ordering {
+    a.encode_utf16().cmp(b.encode_utf16())
+}
+
+/// Sorts strings in JavaScript's default order: UTF-16 code units.
+pub fn sort_utf16(list: &mut [String]) {
+    list.sort_by(|a, b| utf16_cmp(a, b));
 }
 
 /// `s.length` in JavaScript: UTF-16 code units.

@@ -23,11 +23,11 @@ use crate::js::path::resolve;
 use crate::store::resolve::real_path;
 
 /// Whether names are compared without regard to case, as the platform's usual file systems do.
-pub const IGNORES_CASE: bool = cfg!(any(target_os = "macos", target_os = "windows"));
+pub(crate) const IGNORES_CASE: bool = cfg!(any(target_os = "macos", target_os = "windows"));
 
 /// What a path is checked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Access {
+pub(crate) enum Access {
     Read,
     Write,
 }
@@ -35,7 +35,7 @@ pub enum Access {
 impl Access {
     /// `read` or `write`.
     #[must_use]
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Access::Read => "read",
             Access::Write => "write",
@@ -44,7 +44,7 @@ impl Access {
 
     /// The heading of the list that grants this access.
     #[must_use]
-    pub fn heading(self) -> &'static str {
+    pub(crate) fn heading(self) -> &'static str {
         match self {
             Access::Read => "Read Access",
             Access::Write => "Write Access",
@@ -54,7 +54,7 @@ impl Access {
 
 /// A path as the rules see it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Target {
+pub(crate) enum Target {
     /// Inside the project: relative to its real root, `/`-separated (`""` is the root itself).
     Inside(String),
     /// Outside the project: absolute.
@@ -64,7 +64,7 @@ pub enum Target {
 impl Target {
     /// The path as shown: project-relative inside, absolute outside.
     #[must_use]
-    pub fn shown(&self) -> &str {
+    pub(crate) fn shown(&self) -> &str {
         match self {
             Target::Inside(rel) if rel.is_empty() => ".",
             Target::Inside(rel) | Target::Outside(rel) => rel,
@@ -102,7 +102,7 @@ impl List {
 
 /// A parsed boundaries file.
 #[derive(Debug, Clone)]
-pub struct Boundaries {
+pub(crate) struct Boundaries {
     read: List,
     write: List,
     deny: List,
@@ -110,7 +110,7 @@ pub struct Boundaries {
 
 /// What one boundaries file says of one path.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Verdict<'a> {
+pub(crate) enum Verdict<'a> {
     /// Under a deny zone: the line.
     Denied(&'a str),
     /// Named by the access list: the line.
@@ -125,7 +125,7 @@ impl Boundaries {
     ///
     /// # Errors
     /// A line that is not a valid glob, with the file and the line number.
-    pub fn parse(text: &str, root: &Path, shown: &str) -> Result<Self> {
+    pub(crate) fn parse(text: &str, root: &Path, shown: &str) -> Result<Self> {
         #[derive(Clone, Copy)]
         enum Section {
             Read,
@@ -184,7 +184,7 @@ impl Boundaries {
 
     /// What this file says of `target` for `access`.
     #[must_use]
-    pub fn verdict(&self, access: Access, target: &Target) -> Verdict<'_> {
+    pub(crate) fn verdict(&self, access: Access, target: &Target) -> Verdict<'_> {
         if let Some(line) = self.deny.first_match(target) {
             return Verdict::Denied(line);
         }
@@ -322,7 +322,7 @@ fn strip_root<'a>(path: &'a str, root: &str) -> Option<&'a str> {
 ///
 /// # Errors
 /// A link loop or a link that cannot be read, naming the path.
-pub fn target(path: &Path, base: &Path, real_root: &Path) -> Result<Target> {
+pub(crate) fn target(path: &Path, base: &Path, real_root: &Path) -> Result<Target> {
     let absolute = if path.is_absolute() {
         path.to_path_buf()
     } else {

@@ -40,7 +40,7 @@ use crate::store::paths::{Loose, read_loose, read_loose_bytes};
 
 /// What kind of brain a link points to (`brain_type`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BrainType {
+pub(crate) enum BrainType {
     /// A workspace `_brain/`, or the `BMAD_PLUS_BRAIN` folder: its own conventions.
     Portfolio,
     /// `~/.bmad-plus/brain`, BMAD+'s own layout.
@@ -52,7 +52,7 @@ pub enum BrainType {
 impl BrainType {
     /// The `brain_type` text.
     #[must_use]
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             BrainType::Portfolio => "portfolio",
             BrainType::BmadGlobal => "bmad-global",
@@ -62,7 +62,7 @@ impl BrainType {
 
     /// The type a `brain_type` text names.
     #[must_use]
-    pub fn parse(text: &str) -> Option<Self> {
+    pub(crate) fn parse(text: &str) -> Option<Self> {
         match text {
             "portfolio" => Some(BrainType::Portfolio),
             "bmad-global" => Some(BrainType::BmadGlobal),
@@ -73,7 +73,7 @@ impl BrainType {
 
     /// The files an agent reads first, in order of preference: the brain's entry point.
     #[must_use]
-    pub fn entry_points(self) -> &'static [&'static str] {
+    pub(crate) fn entry_points(self) -> &'static [&'static str] {
         match self {
             BrainType::BmadGlobal => &[IDENTITY],
             BrainType::Portfolio => &["README.md", "AGENTS.md", "HOT.md"],
@@ -84,27 +84,17 @@ impl BrainType {
 
 /// A brain folder and its kind.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Brain {
+pub(crate) struct Brain {
     pub dir: PathBuf,
     pub kind: BrainType,
 }
 
 impl Brain {
-    /// The first entry point that is a file: its name and path.
-    #[must_use]
-    pub fn entry_point(&self) -> Option<(&'static str, PathBuf)> {
-        self.kind
-            .entry_points()
-            .iter()
-            .map(|name| (*name, self.dir.join(name)))
-            .find(|(_, path)| path.is_file())
-    }
-
     /// The first entry point that can be read — a regular file, or a link to one inside the
     /// brain, under the loose reader's bounds — with its name, path and text. One passed over
     /// (a link leaving the brain, a FIFO, a file too large, an unreadable one) adds a warning
     /// naming it, and the next one is tried.
-    pub fn read_entry_point(
+    pub(crate) fn read_entry_point(
         &self,
         warnings: &mut Vec<String>,
     ) -> Option<(&'static str, PathBuf, String)> {
@@ -120,14 +110,14 @@ impl Brain {
 
 /// What detection found, and what it had to say on the way.
 #[derive(Debug, Clone, Default)]
-pub struct Detection {
+pub(crate) struct Detection {
     pub brain: Option<Brain>,
     pub warnings: Vec<String>,
 }
 
 /// Where the candidates are: the inputs of [`detect_in`], so the order is testable alone.
 #[derive(Debug, Clone)]
-pub struct Candidates<'a> {
+pub(crate) struct Candidates<'a> {
     pub root: &'a Path,
     pub cwd: &'a Path,
     pub home: Option<&'a Path>,
@@ -136,7 +126,7 @@ pub struct Candidates<'a> {
 
 /// Where the candidates of the project in `ctx` are.
 #[must_use]
-pub fn candidates_of(ctx: &Context) -> Candidates<'_> {
+pub(crate) fn candidates_of(ctx: &Context) -> Candidates<'_> {
     Candidates {
         root: &ctx.root,
         cwd: &ctx.cwd,
@@ -147,13 +137,13 @@ pub fn candidates_of(ctx: &Context) -> Candidates<'_> {
 
 /// Detects the brain of the project in `ctx` (read-only).
 #[must_use]
-pub fn detect(ctx: &Context) -> Detection {
+pub(crate) fn detect(ctx: &Context) -> Detection {
     detect_in(&candidates_of(ctx))
 }
 
 /// Detection, first match wins (see the module documentation).
 #[must_use]
-pub fn detect_in(candidates: &Candidates<'_>) -> Detection {
+pub(crate) fn detect_in(candidates: &Candidates<'_>) -> Detection {
     let (mut found, warnings) = every_candidate(candidates);
     Detection {
         brain: if found.is_empty() {
@@ -168,7 +158,7 @@ pub fn detect_in(candidates: &Candidates<'_>) -> Detection {
 /// The type a folder's layout gives it: `identity.yaml` marks the BMAD+ global brain's
 /// conventions; anything else is a portfolio brain with its own.
 #[must_use]
-pub fn kind_by_layout(dir: &Path) -> BrainType {
+pub(crate) fn kind_by_layout(dir: &Path) -> BrainType {
     if dir.join(IDENTITY).is_file() {
         BrainType::BmadGlobal
     } else {
@@ -234,7 +224,10 @@ fn every_candidate(candidates: &Candidates<'_>) -> (Vec<Brain>, Vec<String>) {
 ///
 /// # Errors
 /// Why the link cannot be used, naming its target.
-pub fn check_link(link: &Link, candidates: &Candidates<'_>) -> std::result::Result<Brain, String> {
+pub(crate) fn check_link(
+    link: &Link,
+    candidates: &Candidates<'_>,
+) -> std::result::Result<Brain, String> {
     let Some(kind) = BrainType::parse(&link.brain_type) else {
         return Err(format!("unknown brain_type {:?}", link.brain_type));
     };
@@ -268,19 +261,19 @@ pub fn check_link(link: &Link, candidates: &Candidates<'_>) -> std::result::Resu
 
 /// The warning for a link that is ignored, with the way to relink.
 #[must_use]
-pub fn ignored_link_warning(reason: &str) -> String {
+pub(crate) fn ignored_link_warning(reason: &str) -> String {
     format!("warning: {LINK_FILE} ignored: {reason}; to relink: rm {LINK_FILE} && bmad-mem init")
 }
 
 /// The global brain of a home folder.
 #[must_use]
-pub fn global_brain_dir(home: &Path) -> PathBuf {
+pub(crate) fn global_brain_dir(home: &Path) -> PathBuf {
     home.join(GLOBAL_BRAIN)
 }
 
 /// The content of `.brain-link`.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Link {
+pub(crate) struct Link {
     pub linked_brain: String,
     pub brain_type: String,
     pub linked_at: String,
@@ -289,7 +282,7 @@ pub struct Link {
 impl Link {
     /// A link to `brain`, made at `at`.
     #[must_use]
-    pub fn new(brain: &Brain, at: &str) -> Self {
+    pub(crate) fn new(brain: &Brain, at: &str) -> Self {
         Self {
             linked_brain: brain.dir.to_string_lossy().into_owned(),
             brain_type: brain.kind.as_str().to_owned(),
@@ -299,7 +292,7 @@ impl Link {
 
     /// The brain it points to, when its type is known.
     #[must_use]
-    pub fn brain(&self) -> Option<Brain> {
+    pub(crate) fn brain(&self) -> Option<Brain> {
         Some(Brain {
             dir: PathBuf::from(&self.linked_brain),
             kind: BrainType::parse(&self.brain_type)?,
@@ -308,7 +301,7 @@ impl Link {
 
     /// The file's JSON value.
     #[must_use]
-    pub fn to_value(&self) -> Value {
+    pub(crate) fn to_value(&self) -> Value {
         Value::Object(
             Object::new()
                 .with("linked_brain", self.linked_brain.as_str())
@@ -319,7 +312,7 @@ impl Link {
 
     /// The file's bytes: pretty JSON and a final newline.
     #[must_use]
-    pub fn to_text(&self) -> String {
+    pub(crate) fn to_text(&self) -> String {
         let mut text = self.to_value().pretty();
         text.push('\n');
         text
@@ -328,7 +321,7 @@ impl Link {
 
 /// What `.brain-link` holds.
 #[derive(Debug, Clone, PartialEq)]
-pub enum LinkState {
+pub(crate) enum LinkState {
     Missing,
     /// Present but unusable; the reason. It is left as it is.
     Invalid(String),
@@ -339,7 +332,7 @@ pub enum LinkState {
 /// through a link only when it resolves inside the project (so a memory folder linked inside
 /// the project reads the same as the notes beside it). What it names is checked separately.
 #[must_use]
-pub fn read_link(root: &Path) -> LinkState {
+pub(crate) fn read_link(root: &Path) -> LinkState {
     let text = match read_loose_bytes(&root.join(LINK_FILE), root) {
         Ok(Loose::Missing) => return LinkState::Missing,
         Ok(Loose::Skipped(skip)) => return LinkState::Invalid(skip.to_string()),
@@ -375,7 +368,7 @@ pub fn read_link(root: &Path) -> LinkState {
 /// The project's link, checked against what detection could choose now ([`check_link`]): a
 /// valid link to a refused target reads as [`LinkState::Invalid`], with the reason.
 #[must_use]
-pub fn read_checked_link(ctx: &Context) -> LinkState {
+pub(crate) fn read_checked_link(ctx: &Context) -> LinkState {
     match read_link(&ctx.root) {
         LinkState::Valid(link) => match check_link(&link, &candidates_of(ctx)) {
             Ok(brain) => LinkState::Valid(Link {
@@ -393,7 +386,7 @@ pub fn read_checked_link(ctx: &Context) -> LinkState {
 ///
 /// # Errors
 /// The warning for an ignored link (see [`ignored_link_warning`]).
-pub fn linked(ctx: &Context) -> std::result::Result<Option<Brain>, String> {
+pub(crate) fn linked(ctx: &Context) -> std::result::Result<Option<Brain>, String> {
     match read_checked_link(ctx) {
         LinkState::Missing => Ok(None),
         LinkState::Valid(link) => Ok(link.brain()),
@@ -404,7 +397,7 @@ pub fn linked(ctx: &Context) -> std::result::Result<Option<Brain>, String> {
 /// The brain a project uses: its link when usable, else what detection finds (read-only). An
 /// ignored link is warned about.
 #[must_use]
-pub fn linked_or_detected(ctx: &Context) -> (Option<Brain>, Vec<String>) {
+pub(crate) fn linked_or_detected(ctx: &Context) -> (Option<Brain>, Vec<String>) {
     let mut warnings = Vec::new();
     match linked(ctx) {
         Ok(Some(brain)) => return (Some(brain), warnings),
@@ -419,13 +412,13 @@ pub fn linked_or_detected(ctx: &Context) -> (Option<Brain>, Vec<String>) {
 /// The 8-hex identity of a project in the global brain's index: SHA-256 of its absolute path,
 /// as bmad-plus computes it.
 #[must_use]
-pub fn project_hash(root: &Path) -> String {
+pub(crate) fn project_hash(root: &Path) -> String {
     sha256_hex(root.to_string_lossy().as_bytes())[..8].to_owned()
 }
 
 /// The index entry of a project, relative to the brain.
 #[must_use]
-pub fn index_rel(hash: &str) -> String {
+pub(crate) fn index_rel(hash: &str) -> String {
     format!("{PROJECTS}/{hash}.yaml")
 }
 
@@ -434,7 +427,7 @@ pub fn index_rel(hash: &str) -> String {
 ///
 /// # Errors
 /// The first I/O failure (a read-only home, a file where a folder should be).
-pub fn complete_global_brain(dir: &Path, day: &str) -> Result<Vec<PathBuf>> {
+pub(crate) fn complete_global_brain(dir: &Path, day: &str) -> Result<Vec<PathBuf>> {
     let mut created = Vec::new();
     // One folder at a time, from the brain's parent (`.bmad-plus/`) down: the folder above it
     // — the home folder — is never created, so a home that does not exist stays that way.
@@ -471,7 +464,11 @@ pub fn complete_global_brain(dir: &Path, day: &str) -> Result<Vec<PathBuf>> {
 ///
 /// # Errors
 /// An I/O failure naming the entry.
-pub fn write_index_entry(dir: &Path, hash: &str, fields: &[IndexField]) -> Result<Option<PathBuf>> {
+pub(crate) fn write_index_entry(
+    dir: &Path,
+    hash: &str,
+    fields: &[IndexField],
+) -> Result<Option<PathBuf>> {
     let path = dir.join(index_rel(hash));
     let text = templates::index_entry(fields);
     match create_only(&path, text.as_bytes()) {
@@ -483,7 +480,12 @@ pub fn write_index_entry(dir: &Path, hash: &str, fields: &[IndexField]) -> Resul
 
 /// The index fields `init` writes for the project at `root`, named `name`.
 #[must_use]
-pub fn project_index_fields(root: &Path, name: &str, hash: &str, day: &str) -> Vec<IndexField> {
+pub(crate) fn project_index_fields(
+    root: &Path,
+    name: &str,
+    hash: &str,
+    day: &str,
+) -> Vec<IndexField> {
     vec![
         ("path", pack::yaml_string(&root.to_string_lossy())),
         ("name", pack::yaml_string(name)),

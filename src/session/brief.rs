@@ -33,6 +33,7 @@ use crate::context::folder_name;
 use crate::error::{Error, Result};
 use crate::js::json::{Object, Value};
 use crate::js::text::{trim, truncate, utf16_len};
+use crate::messages;
 use crate::output::Report;
 use crate::session::brain;
 use crate::session::handoffs::latest_handoff;
@@ -49,7 +50,7 @@ use crate::store::paths::{read_loose, read_loose_bytes};
 use crate::store::sections::{Section, sections};
 
 /// The brief's size when `--max-chars` is not given.
-pub const DEFAULT_MAX_CHARS: usize = 8000;
+pub(crate) const DEFAULT_MAX_CHARS: usize = 8000;
 /// How many journal events and commits the brief shows at most.
 const LATEST: usize = 5;
 /// Where decisions and lessons are read, in order.
@@ -72,7 +73,7 @@ pub struct BriefArgs {
 
 /// The parts of the brief, in the protocol's order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Part {
+pub(crate) enum Part {
     Sidecar,
     Boundaries,
     Brain,
@@ -87,7 +88,7 @@ pub enum Part {
 impl Part {
     /// The part's name in JSON.
     #[must_use]
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Part::Sidecar => "sidecar",
             Part::Boundaries => "boundaries",
@@ -126,7 +127,7 @@ impl Part {
 
 /// One entry: kept whole or left out whole.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Entry {
+pub(crate) struct Entry {
     /// What it is (a heading, a file name, an event id).
     pub label: String,
     /// Its Markdown, without a final newline.
@@ -137,7 +138,7 @@ pub struct Entry {
 
 /// The entries of one part read from one source, under one `##` heading.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Group {
+pub(crate) struct Group {
     pub part: Part,
     pub source: String,
     pub heading: String,
@@ -146,7 +147,7 @@ pub struct Group {
 
 /// The brief as cut.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Cut {
+pub(crate) struct Cut {
     pub text: String,
     /// For each group, which of its entries were kept.
     pub kept: Vec<Vec<bool>>,
@@ -154,7 +155,7 @@ pub struct Cut {
 
 /// Cuts `groups` under `title` to at most `max` UTF-16 units (see the module documentation).
 #[must_use]
-pub fn cut(title: &str, groups: &[Group], max: usize) -> Cut {
+pub(crate) fn cut(title: &str, groups: &[Group], max: usize) -> Cut {
     let header_cost = |g: &Group| utf16_len(&g.heading) + 5; // "\n## " + heading + "\n"
     let entry_cost = |e: &Entry| utf16_len(&e.text) + 2; // "\n" + text + "\n"
     let mut kept: Vec<Vec<bool>> = groups
@@ -273,7 +274,9 @@ fn decision_entry(section: &Section<'_>) -> Option<Entry> {
 /// Lessons newest first, read from every file at once: by their date (heading or `Date` line),
 /// undated last, and among equals the one later in the files (taken in the order given) first.
 #[must_use]
-pub fn lessons_newest_first<'a, 's>(all: &[(&'s str, Section<'a>)]) -> Vec<(&'s str, Section<'a>)> {
+pub(crate) fn lessons_newest_first<'a, 's>(
+    all: &[(&'s str, Section<'a>)],
+) -> Vec<(&'s str, Section<'a>)> {
     let mut indexed: Vec<(usize, (&'s str, Section<'a>))> =
         all.iter().copied().enumerate().collect();
     indexed.sort_by_key(|(i, (_, s))| (Reverse(date_of(s)), Reverse(*i)));
@@ -501,7 +504,7 @@ fn commits_group(root: &Path) -> Option<Group> {
 
 /// The brief.
 #[derive(Debug, Clone)]
-pub struct BriefReport {
+pub(crate) struct BriefReport {
     /// Whether to answer as Gemini CLI's session-start hook.
     pub is_gemini_hook: bool,
     pub max_chars: usize,
@@ -514,11 +517,11 @@ pub struct BriefReport {
 ///
 /// # Errors
 /// An invalid `--max-chars`.
-pub fn run(args: &BriefArgs, ctx: &Context) -> Result<BriefReport> {
+pub(crate) fn run(args: &BriefArgs, ctx: &Context) -> Result<BriefReport> {
     let max_chars = match &args.max_chars {
         None => DEFAULT_MAX_CHARS,
         Some(text) => parse_max_chars(text)
-            .ok_or_else(|| Error::refused(format!("invalid value for --max-chars: {text}")))?,
+            .ok_or_else(|| Error::refused(messages::invalid_value("max-chars", text)))?,
     };
     let is_gemini_hook = match args.hook.as_deref() {
         Some(name) => HookAgent::parse(name)? == HookAgent::Gemini,

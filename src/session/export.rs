@@ -29,6 +29,7 @@ use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::js::json::{Object, Value};
 use crate::js::path::resolve;
+use crate::messages;
 use crate::output::Report;
 use crate::session::brain::{self, Brain, LinkState};
 use crate::session::pack::{count, create_only_in, day};
@@ -163,7 +164,7 @@ fn read_file(path: &Path, brain: &Path) -> std::result::Result<Vec<u8>, &'static
 
 /// The fence for `text`: backticks, one more than its longest run, at least three.
 #[must_use]
-pub fn fence_for(text: &str) -> String {
+pub(crate) fn fence_for(text: &str) -> String {
     let mut longest = 0;
     let mut run = 0;
     for c in text.chars() {
@@ -193,7 +194,7 @@ fn language(rel: &str) -> &'static str {
 
 /// What was exported.
 #[derive(Debug, Clone)]
-pub struct ExportReport {
+pub(crate) struct ExportReport {
     pub out: PathBuf,
     pub brain: Brain,
     pub files: Vec<String>,
@@ -286,9 +287,9 @@ fn is_export_stem(stem: &str, out_name: &str) -> bool {
 /// # Errors
 /// No brain linked or found, a linked brain that is not a folder, an existing output without
 /// `--force`, an output that is a folder, an I/O failure.
-pub fn run(args: &ExportArgs, ctx: &Context) -> Result<ExportReport> {
+pub(crate) fn run(args: &ExportArgs, ctx: &Context) -> Result<ExportReport> {
     let out = match &args.out {
-        Some(out) if out.is_empty() => return Err(Error::refused("--out must not be empty")),
+        Some(out) if out.is_empty() => return Err(Error::refused(messages::OUT_EMPTY)),
         Some(out) => resolve(&ctx.cwd, Path::new(out)),
         None => ctx
             .root
@@ -297,36 +298,23 @@ pub fn run(args: &ExportArgs, ctx: &Context) -> Result<ExportReport> {
     let (brain, warnings) = match brain::read_checked_link(ctx) {
         LinkState::Valid(link) => (link.brain(), Vec::new()),
         LinkState::Invalid(reason) => {
-            return Err(Error::refused(format!(
-                "{LINK_FILE} ignored: {reason}; nothing was exported — to relink: rm {LINK_FILE} && bmad-mem init"
-            )));
+            return Err(Error::refused(messages::link_invalid(LINK_FILE, reason)));
         }
         LinkState::Missing => {
             let detection = brain::detect(ctx);
             (detection.brain, detection.warnings)
         }
     };
-    let brain = brain.ok_or_else(|| {
-        Error::refused("no brain to export: none is linked or detected (run `bmad-mem init`)")
-    })?;
+    let brain = brain.ok_or_else(|| Error::refused(messages::NO_BRAIN))?;
     if !brain.dir.is_dir() {
-        return Err(Error::refused(format!(
-            "the linked brain is not a folder: {}",
-            brain.dir.display()
-        )));
+        return Err(Error::refused(messages::brain_not_a_folder(&brain.dir)));
     }
     let existing = fs::symlink_metadata(&out).ok();
     if let Some(what) = existing.as_ref().and_then(not_regular) {
-        return Err(Error::refused(format!(
-            "--out names {what}, not a regular file: {}; --force replaces regular files only",
-            out.display()
-        )));
+        return Err(Error::refused(messages::out_not_regular(what, &out)));
     }
     if existing.is_some() && !args.force {
-        return Err(Error::refused(format!(
-            "{} already exists; pass --force to replace it",
-            out.display()
-        )));
+        return Err(Error::refused(messages::out_exists(&out)));
     }
     let (text, files, skipped) = build(&brain, &ctx.now.iso);
     let folder = out.parent().unwrap_or(Path::new("/"));
@@ -352,10 +340,7 @@ pub fn run(args: &ExportArgs, ctx: &Context) -> Result<ExportReport> {
             && create_only_in(&handle, name, text.as_bytes())
                 .map_err(|e| Error::io("cannot write", &out, e))?;
         if !created {
-            return Err(Error::refused(format!(
-                "{} already exists; pass --force to replace it",
-                out.display()
-            )));
+            return Err(Error::refused(messages::out_exists(&out)));
         }
         false
     };

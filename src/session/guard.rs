@@ -29,13 +29,13 @@ use crate::store::resolve::real_path;
 pub struct GuardArgs {
     /// The agent asking: its sidecar's boundaries apply along with the project's.
     #[arg(long, value_name = "name", allow_hyphen_values = true)]
-    pub agent: Option<String>,
+    pub(crate) agent: Option<String>,
     /// Check read access.
     #[arg(long, conflicts_with = "write")]
-    pub read: bool,
+    pub(crate) read: bool,
     /// Check write access.
     #[arg(long)]
-    pub write: bool,
+    pub(crate) write: bool,
     /// Read the tool call from standard input as this agent's hook sends it, and answer in its
     /// hook format (claude-code, codex, gemini).
     #[arg(
@@ -44,29 +44,29 @@ pub struct GuardArgs {
         value_parser = ["claude-code", "codex", "gemini"],
         conflicts_with_all = ["read", "write", "path"]
     )]
-    pub hook: Option<String>,
+    pub(crate) hook: Option<String>,
     /// The path: absolute, or relative to the project root.
     #[arg(value_name = "path", allow_hyphen_values = true)]
-    pub path: Option<String>,
+    pub(crate) path: Option<String>,
 }
 
 /// The decision on one path.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Decision {
-    pub access: Access,
-    pub is_allowed: bool,
+pub(crate) struct Decision {
+    pub(crate) access: Access,
+    pub(crate) is_allowed: bool,
     /// Project-relative inside the project, absolute outside.
-    pub path: String,
+    pub(crate) path: String,
     /// The line that decided; `None` when no file applies or no line names the path.
-    pub rule: Option<String>,
+    pub(crate) rule: Option<String>,
     /// The boundaries file that decided, project-relative; `None` when no file applies.
-    pub file: Option<String>,
+    pub(crate) file: Option<String>,
 }
 
 impl Decision {
     /// One line: what was decided, and why.
     #[must_use]
-    pub fn reason(&self) -> String {
+    pub(crate) fn reason(&self) -> String {
         let verb = if self.is_allowed { "allowed" } else { "denied" };
         let access = self.access.as_str();
         let path = &self.path;
@@ -88,12 +88,12 @@ impl Decision {
 
 /// What `guard` answers.
 #[derive(Debug, Clone)]
-pub struct GuardReport {
+pub(crate) struct GuardReport {
     /// One decision on the command line; one a file for a hook's tool call (none when it names
     /// no file).
-    pub decisions: Vec<Decision>,
+    pub(crate) decisions: Vec<Decision>,
     /// The hook format to answer in, if any.
-    pub hook: Option<HookAgent>,
+    pub(crate) hook: Option<HookAgent>,
 }
 
 impl GuardReport {
@@ -214,7 +214,7 @@ impl Applicable {
 ///
 /// # Errors
 /// A missing or invalid argument, an unreadable boundaries file or payload.
-pub fn run(args: &GuardArgs, ctx: &Context) -> Result<GuardReport> {
+pub(crate) fn run(args: &GuardArgs, ctx: &Context) -> Result<GuardReport> {
     run_with_input(args, ctx, &mut io::stdin().lock())
 }
 
@@ -222,7 +222,7 @@ pub fn run(args: &GuardArgs, ctx: &Context) -> Result<GuardReport> {
 ///
 /// # Errors
 /// As [`run`].
-pub fn run_with_input(
+pub(crate) fn run_with_input(
     args: &GuardArgs,
     ctx: &Context,
     stdin: &mut dyn Read,

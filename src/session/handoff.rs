@@ -31,6 +31,7 @@ use crate::context::Context;
 use crate::context::folder_name;
 use crate::error::{Error, Result};
 use crate::js::json::{Object, Value};
+use crate::messages;
 use crate::store::layout::{REGISTRY_CAP, SESSIONS_DIR};
 use pulldown_cmark::{Event, HeadingLevel, Parser, Tag, TagEnd};
 
@@ -40,7 +41,7 @@ use crate::output::Report;
 use crate::session::pack::{create_project_file, day, ensure_project_dir, is_session_stem};
 use crate::session::templates::{self, HANDOFF_PARTS, HandoffHead};
 use crate::store::paths::confine;
-use crate::store::{confined, temporaries};
+use crate::store::{confined, numbered, temporaries};
 
 /// Longest slug, in characters.
 const SLUG_MAX: usize = 60;
@@ -64,7 +65,7 @@ pub struct HandoffArgs {
 /// A file-name slug: lowercase letters and digits, every other run of characters one `-`,
 /// at most 60 characters, `handoff` when nothing is left.
 #[must_use]
-pub fn slug(topic: &str) -> String {
+pub(crate) fn slug(topic: &str) -> String {
     let mut out = String::new();
     let mut pending_dash = false;
     for c in topic.chars().flat_map(char::to_lowercase) {
@@ -91,7 +92,7 @@ pub fn slug(topic: &str) -> String {
 
 /// The part a heading's text names, routed by its words (see the module documentation).
 #[must_use]
-pub fn part_of(heading: &str) -> Option<usize> {
+pub(crate) fn part_of(heading: &str) -> Option<usize> {
     let lower = heading.to_lowercase();
     let words: Vec<&str> = lower
         .split(|c: char| !c.is_alphanumeric())
@@ -177,7 +178,7 @@ fn starts_line(input: &str, at: usize) -> bool {
 
 /// Routes the input's text into the five parts (see the module documentation).
 #[must_use]
-pub fn split_parts(input: &str) -> [String; 5] {
+pub(crate) fn split_parts(input: &str) -> [String; 5] {
     let mut parts: [Vec<&str>; 5] = Default::default();
     let mut current = 0;
     let mut at = 0;
@@ -213,15 +214,14 @@ fn read_input(from: &str, cwd: &Path, stdin: &mut dyn Read) -> Result<String> {
             .map_err(|e| Error::io("cannot read --from", &path, e))?;
     }
     if bytes.len() as u64 > REGISTRY_CAP {
-        return Err(Error::refused("--from input is over 2 MiB"));
+        return Err(Error::refused(messages::FROM_TOO_LARGE));
     }
-    let text =
-        String::from_utf8(bytes).map_err(|_| Error::refused("--from input is not valid UTF-8"))?;
+    let text = String::from_utf8(bytes).map_err(|_| Error::refused(messages::FROM_NOT_UTF8))?;
     if trim(&text).is_empty() {
         return Err(Error::refused(if from == "-" {
-            "--from -: standard input is empty"
+            messages::FROM_STDIN_EMPTY
         } else {
-            "--from input is empty"
+            messages::FROM_EMPTY
         }));
     }
     Ok(text)
@@ -229,7 +229,7 @@ fn read_input(from: &str, cwd: &Path, stdin: &mut dyn Read) -> Result<String> {
 
 /// The handoff written.
 #[derive(Debug, Clone)]
-pub struct HandoffReport {
+pub(crate) struct HandoffReport {
     /// Project-relative path of the new file.
     pub path: String,
     pub topic: String,
@@ -242,7 +242,7 @@ pub struct HandoffReport {
 ///
 /// # Errors
 /// A missing `--topic`, an unreadable `--from`, a refused path, an I/O failure.
-pub fn run(args: &HandoffArgs, ctx: &Context) -> Result<HandoffReport> {
+pub(crate) fn run(args: &HandoffArgs, ctx: &Context) -> Result<HandoffReport> {
     run_with_input(args, ctx, &mut io::stdin().lock())
 }
 
@@ -250,14 +250,14 @@ pub fn run(args: &HandoffArgs, ctx: &Context) -> Result<HandoffReport> {
 ///
 /// # Errors
 /// As [`run`].
-pub fn run_with_input(
+pub(crate) fn run_with_input(
     args: &HandoffArgs,
     ctx: &Context,
     stdin: &mut dyn Read,
 ) -> Result<HandoffReport> {
     let topic = trim(args.topic.as_deref().unwrap_or_default()).to_owned();
     if topic.is_empty() {
-        return Err(Error::refused("--topic <text> is required"));
+        return Err(Error::refused(messages::TOPIC_REQUIRED));
     }
     let agent = args
         .agent
@@ -286,12 +286,8 @@ pub fn run_with_input(
     if let Some((sessions, _)) = confined::open_dir(&ctx.root, SESSIONS_DIR, false)? {
         temporaries::sweep_temporaries(&sessions, is_session_stem);
     }
-    for n in 1..=MAX_SUFFIX {
-        let rel = if n == 1 {
-            format!("{SESSIONS_DIR}/{stem}.md")
-        } else {
-            format!("{SESSIONS_DIR}/{stem}-{n}.md")
-        };
+    for name in numbered::names(&stem, ".md", 2).take(MAX_SUFFIX) {
+        let rel = format!("{SESSIONS_DIR}/{name}");
         if create_project_file(&ctx.root, &rel, &text)? {
             let filled = HANDOFF_PARTS
                 .iter()
@@ -307,9 +303,9 @@ pub fn run_with_input(
             });
         }
     }
-    Err(Error::refused(format!(
-        "no free handoff name left for {SESSIONS_DIR}/{stem}.md"
-    )))
+    Err(Error::refused(messages::no_free_handoff_name(&format!(
+        "{SESSIONS_DIR}/{stem}.md"
+    ))))
 }
 
 impl Report for HandoffReport {

@@ -14,7 +14,7 @@ use crate::store::paths::{Loose, read_loose};
 /// date, as `handoff` names them (a `README.md` or a template beside them is none): their
 /// names, sorted.
 #[must_use]
-pub fn handoff_names(dir: &Path) -> Vec<String> {
+pub(crate) fn handoff_names(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = fs::read_dir(dir)
         .map(|entries| {
             entries
@@ -41,7 +41,7 @@ pub fn handoff_names(dir: &Path) -> Vec<String> {
 /// then the name. A name's last `-N` is a suffix only when another handoff of the day shares
 /// the name before it (`…-sprint-3.md` is the topic "Sprint 3", not the third "Sprint").
 #[must_use]
-pub fn latest_handoff(dir: &Path) -> Option<String> {
+pub(crate) fn latest_handoff(dir: &Path) -> Option<String> {
     let names = handoff_names(dir);
     let day = names.iter().filter_map(|n| heading_date(n)).max();
     let days: Vec<&String> = names.iter().filter(|n| heading_date(n) == day).collect();
@@ -88,7 +88,10 @@ fn written_at(dir: &Path, name: &str) -> Option<i64> {
         .take_while(|l| l.trim_end() != "---")
         .find_map(|l| l.strip_prefix("written_at:"))?;
     let value = trim(value).trim_matches(['"', '\'']);
-    #[allow(clippy::cast_possible_truncation)] // whole milliseconds within ±8.64e15
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "whole milliseconds within ±8.64e15"
+    )]
     date::parse_timestamp(value).map(|ms| ms as i64)
 }
 

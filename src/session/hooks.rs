@@ -40,28 +40,28 @@ pub struct HooksArgs {
     /// `install`: merge bmad-mem's hooks into the agent's project settings; `remind`: the
     /// session-end hook (reads the agent's payload on standard input).
     #[arg(value_name = "action", value_parser = ["install", "remind"])]
-    pub action: Option<String>,
+    pub(crate) action: Option<String>,
     /// The agent: claude-code, codex or gemini.
     #[arg(long, value_name = "agent", allow_hyphen_values = true)]
-    pub agent: Option<String>,
+    pub(crate) agent: Option<String>,
     /// Print the change as a diff; write nothing.
     #[arg(long = "dry-run")]
-    pub dry_run: bool,
+    pub(crate) dry_run: bool,
 }
 
 /// One hook bmad-mem installs.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Hook {
-    pub event: &'static str,
-    pub matcher: Option<&'static str>,
-    pub command: String,
+pub(crate) struct Hook {
+    pub(crate) event: &'static str,
+    pub(crate) matcher: Option<&'static str>,
+    pub(crate) command: String,
     /// Gemini CLI names its hooks.
-    pub name: Option<&'static str>,
+    pub(crate) name: Option<&'static str>,
 }
 
 /// The settings file and the hooks for `agent`, as each agent documents them.
 #[must_use]
-pub fn hooks_of(agent: HookAgent) -> (&'static str, Vec<Hook>) {
+pub(crate) fn hooks_of(agent: HookAgent) -> (&'static str, Vec<Hook>) {
     let hook = |event, matcher, command: String, name| Hook {
         event,
         matcher,
@@ -155,7 +155,7 @@ pub fn hooks_of(agent: HookAgent) -> (&'static str, Vec<Hook>) {
 
 /// What `hooks` did.
 #[derive(Debug, Clone)]
-pub enum HooksReport {
+pub(crate) enum HooksReport {
     Installed(Installed),
     /// The session-end hook's answer: the text for stdout (maybe empty).
     Reminded {
@@ -166,15 +166,15 @@ pub enum HooksReport {
 
 /// What `hooks install` changed (or, with `--dry-run`, would change).
 #[derive(Debug, Clone)]
-pub struct Installed {
-    pub agent: HookAgent,
-    pub file: String,
+pub(crate) struct Installed {
+    pub(crate) agent: HookAgent,
+    pub(crate) file: String,
     /// Whether the settings file did not exist.
-    pub is_new_file: bool,
-    pub added: Vec<Hook>,
-    pub dry_run: bool,
+    pub(crate) is_new_file: bool,
+    pub(crate) added: Vec<Hook>,
+    pub(crate) dry_run: bool,
     /// The change as a unified diff (empty when nothing changes).
-    pub diff: String,
+    pub(crate) diff: String,
 }
 
 impl Report for HooksReport {
@@ -259,7 +259,7 @@ impl Report for HooksReport {
 /// # Errors
 /// A missing or unknown action or agent; a settings file that does not parse or cannot be
 /// written; an unreadable payload.
-pub fn run(args: &HooksArgs, ctx: &Context) -> Result<HooksReport> {
+pub(crate) fn run(args: &HooksArgs, ctx: &Context) -> Result<HooksReport> {
     run_with_input(args, ctx, &mut io::stdin().lock())
 }
 
@@ -267,7 +267,7 @@ pub fn run(args: &HooksArgs, ctx: &Context) -> Result<HooksReport> {
 ///
 /// # Errors
 /// As [`run`].
-pub fn run_with_input(
+pub(crate) fn run_with_input(
     args: &HooksArgs,
     ctx: &Context,
     stdin: &mut dyn Read,

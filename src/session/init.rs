@@ -29,6 +29,7 @@ use crate::context::folder_name;
 use crate::error::{Error, Result};
 use crate::js::json::{Object, Value};
 use crate::js::text::trim;
+use crate::messages;
 use crate::output::Report;
 use crate::session::brain::{
     self, Brain, BrainType, Link, LinkState, complete_global_brain, global_brain_dir,
@@ -57,7 +58,7 @@ pub struct InitArgs {
 
 /// How the project is linked to its brain.
 #[derive(Debug, Clone)]
-pub struct LinkedBrain {
+pub(crate) struct LinkedBrain {
     pub link: Link,
     /// Whether `.brain-link` was written by this run (else it was already there).
     pub is_new: bool,
@@ -65,7 +66,7 @@ pub struct LinkedBrain {
 
 /// What `init` created and found.
 #[derive(Debug, Clone, Default)]
-pub struct InitReport {
+pub(crate) struct InitReport {
     pub project: String,
     /// Created paths: project-relative in the project, absolute in the home folder.
     pub created: Vec<String>,
@@ -78,9 +79,7 @@ pub struct InitReport {
 /// The project's name: `--project-name`, else the folder's name.
 fn project_name(args: &InitArgs, root: &Path) -> Result<String> {
     match &args.project_name {
-        Some(name) if trim(name).is_empty() => {
-            Err(Error::refused("--project-name must not be empty"))
-        }
+        Some(name) if trim(name).is_empty() => Err(Error::refused(messages::PROJECT_NAME_EMPTY)),
         Some(name) => Ok(trim(name).to_owned()),
         None => Ok(folder_name(root)),
     }
@@ -91,7 +90,7 @@ fn project_name(args: &InitArgs, root: &Path) -> Result<String> {
 /// # Errors
 /// An empty `--project-name`; a memory path refused by confinement (a link, a file where a
 /// folder belongs); an I/O failure inside the project. Nothing in the home folder is an error.
-pub fn run(args: &InitArgs, ctx: &Context) -> Result<InitReport> {
+pub(crate) fn run(args: &InitArgs, ctx: &Context) -> Result<InitReport> {
     let name = project_name(args, &ctx.root)?;
     let today = day(&ctx.now).to_owned();
     let notes = [
@@ -318,7 +317,7 @@ fn shown(path: &Path) -> String {
 impl InitReport {
     /// Whether this run created anything.
     #[must_use]
-    pub fn is_changed(&self) -> bool {
+    pub(crate) fn is_changed(&self) -> bool {
         !self.created.is_empty()
     }
 }

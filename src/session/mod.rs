@@ -4,17 +4,17 @@
 //! A command never imports another command; what two of them need lives in a shared module.
 //! See `ARCHITECTURE.md`.
 
-pub mod boundaries;
-pub mod brain;
-pub mod brief;
-pub mod export;
-pub mod guard;
-pub mod handoff;
-pub mod handoffs;
-pub mod hooks;
-pub mod init;
-pub mod pack;
-pub mod scan;
-pub mod sidecar;
-pub mod status;
-pub mod templates;
+pub(crate) mod boundaries;
+pub(crate) mod brain;
+pub(crate) mod brief;
+pub(crate) mod export;
+pub(crate) mod guard;
+pub(crate) mod handoff;
+pub(crate) mod handoffs;
+pub(crate) mod hooks;
+pub(crate) mod init;
+pub(crate) mod pack;
+pub(crate) mod scan;
+pub(crate) mod sidecar;
+pub(crate) mod status;
+pub(crate) mod templates;

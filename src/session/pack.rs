@@ -19,6 +19,8 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::UNIX_EPOCH;
 
+use rustix::io::Errno;
+
 use crate::context::Now;
 use crate::error::{Error, Result};
 use crate::js::date;
@@ -30,7 +32,7 @@ use crate::store::temporaries;
 
 /// `rel` under [`PACK_DIR`], project-relative.
 #[must_use]
-pub fn memory_path(rel: &str) -> String {
+pub(crate) fn memory_path(rel: &str) -> String {
     format!("{PACK_DIR}/{rel}")
 }
 
@@ -42,7 +44,7 @@ pub fn memory_path(rel: &str) -> String {
 ///
 /// # Errors
 /// Any I/O failure other than "the name exists".
-pub fn create_only(path: &Path, bytes: &[u8]) -> io::Result<bool> {
+pub(crate) fn create_only(path: &Path, bytes: &[u8]) -> io::Result<bool> {
     let Some(name) = path.file_name() else {
         // `/` or a path ending in `..`: a folder already holds the name.
         return Ok(false);
@@ -58,7 +60,7 @@ pub fn create_only(path: &Path, bytes: &[u8]) -> io::Result<bool> {
 ///
 /// # Errors
 /// Any I/O failure other than "the name exists".
-pub fn create_only_in(dir: &Dir, name: &OsStr, bytes: &[u8]) -> io::Result<bool> {
+pub(crate) fn create_only_in(dir: &Dir, name: &OsStr, bytes: &[u8]) -> io::Result<bool> {
     create_in(dir, name, bytes).map_err(into_io)
 }
 
@@ -99,9 +101,13 @@ fn create_in(dir: &Dir, name: &OsStr, bytes: &[u8]) -> Result<bool> {
     linked
 }
 
-/// `EPERM`/`ENOTSUP`/`EXDEV` from `link(2)`: the file system cannot hard-link.
+/// `EPERM`/`ENOTSUP`/`EXDEV` from `link(2)`: the file system cannot hard-link. `EPERM` goes by
+/// number: its kind, `PermissionDenied`, also covers `EACCES`, which is a real refusal.
 fn is_unsupported(e: &io::Error) -> bool {
-    e.kind() == io::ErrorKind::Unsupported || matches!(e.raw_os_error(), Some(1 | 18 | 95))
+    matches!(
+        e.kind(),
+        io::ErrorKind::Unsupported | io::ErrorKind::CrossesDevices
+    ) || e.raw_os_error() == Some(Errno::PERM.raw_os_error())
 }
 
 /// Creates the project-relative folder `rel` and its missing parents inside the project:
@@ -110,7 +116,7 @@ fn is_unsupported(e: &io::Error) -> bool {
 ///
 /// # Errors
 /// Confinement errors, or an I/O error naming the folder.
-pub fn ensure_project_dir(root: &Path, rel: &str) -> Result<bool> {
+pub(crate) fn ensure_project_dir(root: &Path, rel: &str) -> Result<bool> {
     match confined::open_dir(root, rel, true)? {
         Some((_, created)) => Ok(created),
         // Removed again by someone else between its creation and its opening.
@@ -124,7 +130,7 @@ pub fn ensure_project_dir(root: &Path, rel: &str) -> Result<bool> {
 
 /// [`temporaries::sweep_temporaries`] in a folder outside the project (the user's own), opened once
 /// following links; a folder that cannot be opened is left alone.
-pub fn sweep_plain_folder(dir: &Path, is_ours: impl Fn(&str) -> bool) {
+pub(crate) fn sweep_plain_folder(dir: &Path, is_ours: impl Fn(&str) -> bool) {
     if let Ok(folder) = Dir::open_plain(dir) {
         temporaries::sweep_temporaries(&folder, is_ours);
     }
@@ -132,19 +138,19 @@ pub fn sweep_plain_folder(dir: &Path, is_ours: impl Fn(&str) -> bool) {
 
 /// The stems of the files the session commands create in [`PACK_DIR`].
 #[must_use]
-pub fn is_memory_stem(stem: &str) -> bool {
+pub(crate) fn is_memory_stem(stem: &str) -> bool {
     stem == CONTEXT_FILE || stem == ".brain-link" || NOTE_FILES.contains(&stem)
 }
 
 /// The stems of the files `handoff` creates in [`SESSIONS_DIR`].
 #[must_use]
-pub fn is_session_stem(stem: &str) -> bool {
+pub(crate) fn is_session_stem(stem: &str) -> bool {
     Path::new(stem).extension().is_some_and(|e| e == "md")
 }
 
 /// Sweeps the project's [`PACK_DIR`] and [`SESSIONS_DIR`], each through a handle opened from
 /// the root without following links.
-pub fn sweep_project_memory(root: &Path) {
+pub(crate) fn sweep_project_memory(root: &Path) {
     for (rel, is_ours) in [
         (PACK_DIR, is_memory_stem as fn(&str) -> bool),
         (SESSIONS_DIR, is_session_stem),
@@ -160,7 +166,7 @@ pub fn sweep_project_memory(root: &Path) {
 ///
 /// # Errors
 /// Confinement errors, or an I/O error naming the file.
-pub fn create_project_file(root: &Path, rel: &str, text: &str) -> Result<bool> {
+pub(crate) fn create_project_file(root: &Path, rel: &str, text: &str) -> Result<bool> {
     let target = confined::locate(root, rel, false)?;
     let dir = target.require_dir("cannot create")?;
     if dir
@@ -175,39 +181,42 @@ pub fn create_project_file(root: &Path, rel: &str, text: &str) -> Result<bool> {
 
 /// The `YYYY-MM-DD` part of an instant, as the files date things.
 #[must_use]
-pub fn day(now: &Now) -> &str {
+pub(crate) fn day(now: &Now) -> &str {
     now.iso.split('T').next().unwrap_or(&now.iso)
 }
 
 /// A file's last modification, in `toISOString` form; `None` when unknown.
 #[must_use]
-pub fn modified(meta: &fs::Metadata) -> Option<String> {
+pub(crate) fn modified(meta: &fs::Metadata) -> Option<String> {
     let ms = meta
         .modified()
         .ok()?
         .duration_since(UNIX_EPOCH)
         .ok()?
         .as_millis();
-    #[allow(clippy::cast_precision_loss)] // epoch milliseconds fit a double exactly
+    #[expect(
+        clippy::cast_precision_loss,
+        reason = "epoch milliseconds fit a double exactly"
+    )]
     let ms = ms as f64;
     (ms <= 8.64e15).then(|| date::to_iso_string(ms))
 }
 
 /// A count as a JSON number.
 #[must_use]
-pub fn count(n: usize) -> Value {
+pub(crate) fn count(n: usize) -> Value {
     Value::from(u32::try_from(n).unwrap_or(u32::MAX))
 }
 
 /// A quoted YAML scalar: JSON string syntax, which YAML reads as a double-quoted string.
 #[must_use]
-pub fn yaml_string(text: &str) -> String {
+pub(crate) fn yaml_string(text: &str) -> String {
     Value::from(text).compact()
 }
 
 /// `text` without a leading YAML front matter block (`---` … `---`).
 #[must_use]
-pub fn strip_front_matter(text: &str) -> &str {
+pub(crate) fn strip_front_matter(text: &str) -> &str {
     let Some(rest) = text
         .strip_prefix("---\n")
         .or_else(|| text.strip_prefix("---\r\n"))
@@ -227,7 +236,7 @@ pub fn strip_front_matter(text: &str) -> &str {
 /// `text` without the lines that hold only an HTML comment (the templates' prompts), runs of
 /// blank lines made one, trimmed.
 #[must_use]
-pub fn without_prompts(text: &str) -> String {
+pub(crate) fn without_prompts(text: &str) -> String {
     let mut kept: Vec<&str> = Vec::new();
     for line in text.lines() {
         let t = trim(line);
@@ -245,7 +254,7 @@ pub fn without_prompts(text: &str) -> String {
 /// What `git -C dir <args>` prints, run with no input, its errors discarded and the caller's
 /// `GIT_DIR`/`GIT_WORK_TREE` unset (so `dir` alone names the repository); `None` when git is
 /// missing or fails.
-pub fn git_stdout<I, S>(dir: &Path, args: I) -> Option<Vec<u8>>
+pub(crate) fn git_stdout<I, S>(dir: &Path, args: I) -> Option<Vec<u8>>
 where
     I: IntoIterator<Item = S>,
     S: AsRef<OsStr>,

@@ -34,6 +34,7 @@ use crate::js::date::MS_PER_DAY;
 use crate::js::json::{self, Object, Value};
 use crate::js::path::resolve;
 use crate::js::text::trim;
+use crate::messages;
 use crate::output::Report;
 use crate::session::brain::{self, complete_global_brain, global_brain_dir};
 use crate::session::pack::git_stdout;
@@ -100,7 +101,7 @@ pub struct ScanArgs {
 
 /// One project found.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Project {
+pub(crate) struct Project {
     pub path: PathBuf,
     /// Path relative to the scanned folder (`.` for the folder itself).
     pub rel: String,
@@ -207,7 +208,10 @@ fn last_change_ms(dir: &Path) -> Option<f64> {
     } else {
         newest_below_ms(dir, MAX_WALK)
     };
-    #[allow(clippy::cast_precision_loss)] // epoch milliseconds fit a double exactly
+    #[expect(
+        clippy::cast_precision_loss,
+        reason = "epoch milliseconds fit a double exactly"
+    )]
     ms.map(|ms| ms as f64).filter(|ms| *ms <= 8.64e15)
 }
 
@@ -257,7 +261,7 @@ fn newest_below_ms(dir: &Path, limit: usize) -> Option<u128> {
 
 /// `active` (< 30 days), `paused` (< 180 days), `archived`, or `unknown`, at `now_ms`.
 #[must_use]
-pub fn status_at(last_change: Option<f64>, now_ms: f64) -> &'static str {
+pub(crate) fn status_at(last_change: Option<f64>, now_ms: f64) -> &'static str {
     let Some(ms) = last_change else {
         return "unknown";
     };
@@ -287,7 +291,7 @@ fn names(dir: &Path) -> Vec<String> {
 
 /// Every project at or below `top` (see the module documentation); a marker file that cannot
 /// be read safely adds a warning.
-pub fn find_projects(top: &Path, now_ms: f64, warnings: &mut Vec<String>) -> Vec<Project> {
+pub(crate) fn find_projects(top: &Path, now_ms: f64, warnings: &mut Vec<String>) -> Vec<Project> {
     let mut found = Vec::new();
     let mut pending = vec![(top.to_path_buf(), String::new(), 0usize)];
     while let Some((dir, rel, depth)) = pending.pop() {
@@ -359,7 +363,7 @@ fn index_fields(p: &Project, today: &str) -> Vec<crate::session::templates::Inde
 
 /// What `--index` did.
 #[derive(Debug, Clone, Default)]
-pub struct Indexed {
+pub(crate) struct Indexed {
     pub brain: PathBuf,
     /// Brain files created to complete it.
     pub completed: Vec<String>,
@@ -371,7 +375,7 @@ pub struct Indexed {
 
 /// The scan.
 #[derive(Debug, Clone)]
-pub struct ScanReport {
+pub(crate) struct ScanReport {
     pub dir: PathBuf,
     pub projects: Vec<Project>,
     pub indexed: Option<Indexed>,
@@ -384,26 +388,24 @@ pub struct ScanReport {
 /// # Errors
 /// A folder that does not exist; with `--index`, no home folder or a global brain that cannot
 /// be written.
-pub fn run(args: &ScanArgs, ctx: &Context) -> Result<ScanReport> {
+pub(crate) fn run(args: &ScanArgs, ctx: &Context) -> Result<ScanReport> {
     let given = args.dir.as_deref().unwrap_or_default();
     if given.is_empty() {
-        return Err(Error::refused("<dir> is required"));
+        return Err(Error::refused(messages::DIR_REQUIRED));
     }
     let dir = resolve(&ctx.cwd, Path::new(given));
     if !fs::metadata(&dir).is_ok_and(|m| m.is_dir()) {
-        return Err(Error::refused(format!(
-            "Scan directory does not exist or is not a directory: {}",
-            dir.display()
-        )));
+        return Err(Error::refused(messages::scan_dir_missing(&dir)));
     }
-    let home =
-        if args.index {
-            Some(ctx.home.as_deref().ok_or_else(|| {
-                Error::refused("HOME is not set: cannot index into the global brain")
-            })?)
-        } else {
-            None
-        };
+    let home = if args.index {
+        Some(
+            ctx.home
+                .as_deref()
+                .ok_or_else(|| Error::refused(messages::HOME_UNSET))?,
+        )
+    } else {
+        None
+    };
     let mut warnings = Vec::new();
     let projects = find_projects(&dir, ctx.now.ms, &mut warnings);
     let indexed = match home {

@@ -13,7 +13,7 @@ use crate::store::layout::{
 
 /// The agents whose hooks bmad-mem installs and answers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum HookAgent {
+pub(crate) enum HookAgent {
     ClaudeCode,
     Codex,
     Gemini,
@@ -21,11 +21,12 @@ pub enum HookAgent {
 
 impl HookAgent {
     /// Every agent, in the order the help lists them.
-    pub const ALL: [HookAgent; 3] = [HookAgent::ClaudeCode, HookAgent::Codex, HookAgent::Gemini];
+    pub(crate) const ALL: [HookAgent; 3] =
+        [HookAgent::ClaudeCode, HookAgent::Codex, HookAgent::Gemini];
 
     /// The agent's name on the command line.
     #[must_use]
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             HookAgent::ClaudeCode => "claude-code",
             HookAgent::Codex => "codex",
@@ -37,7 +38,7 @@ impl HookAgent {
     ///
     /// # Errors
     /// An unknown name.
-    pub fn parse(name: &str) -> Result<Self> {
+    pub(crate) fn parse(name: &str) -> Result<Self> {
         Self::ALL
             .into_iter()
             .find(|agent| agent.as_str() == name)
@@ -54,7 +55,7 @@ impl HookAgent {
 /// # Errors
 /// An empty name, or one with a character other than letters, digits, `.`, `_`, `-`, or one
 /// starting with `.` or `-`.
-pub fn check_agent_name(name: &str) -> Result<()> {
+pub(crate) fn check_agent_name(name: &str) -> Result<()> {
     let is_plain = !name.is_empty()
         && name.len() <= 64
         && !name.starts_with(['.', '-'])
@@ -72,7 +73,7 @@ pub fn check_agent_name(name: &str) -> Result<()> {
 
 /// The files of a new sidecar for `agent`, created `today`: (file name, text).
 #[must_use]
-pub fn templates(agent: &str, today: &str) -> [(&'static str, String); 4] {
+pub(crate) fn templates(agent: &str, today: &str) -> [(&'static str, String); 4] {
     [
         (
             SIDECAR_INDEX,

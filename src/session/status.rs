@@ -40,7 +40,7 @@ pub struct StatusArgs {}
 
 /// One note file.
 #[derive(Debug, Clone, PartialEq)]
-pub struct NoteStatus {
+pub(crate) struct NoteStatus {
     /// Path shown: project-relative, or absolute in a brain.
     pub path: String,
     pub is_present: bool,
@@ -55,8 +55,11 @@ pub struct NoteStatus {
 
 /// The linked brain's side of the report.
 #[derive(Debug, Clone)]
-#[allow(clippy::struct_excessive_bools)] // independent facts, reported side by side
-pub struct BrainStatus {
+#[expect(
+    clippy::struct_excessive_bools,
+    reason = "independent facts, reported side by side"
+)]
+pub(crate) struct BrainStatus {
     pub brain: Brain,
     pub linked_at: Option<String>,
     pub is_present: bool,
@@ -71,7 +74,7 @@ pub struct BrainStatus {
 
 /// The whole report.
 #[derive(Debug, Clone)]
-pub struct StatusReport {
+pub(crate) struct StatusReport {
     /// The note files of `.agents/memory/`, then those of `.bmad/memory/` that exist.
     pub notes: Vec<NoteStatus>,
     pub context: NoteStatus,
@@ -93,14 +96,14 @@ pub struct StatusReport {
 impl StatusReport {
     /// `Math.round(score / checks * 100)`; 0 with no checks.
     #[must_use]
-    pub fn health(&self) -> usize {
+    pub(crate) fn health(&self) -> usize {
         health(self.score, self.checks)
     }
 }
 
 /// `Math.round(score / checks * 100)` for counts: half up.
 #[must_use]
-pub fn health(score: usize, checks: usize) -> usize {
+pub(crate) fn health(score: usize, checks: usize) -> usize {
     if checks == 0 {
         0
     } else {
@@ -197,7 +200,11 @@ fn brain_status(
 ///
 /// # Errors
 /// None: everything unreadable is reported as missing.
-pub fn run(_args: &StatusArgs, ctx: &Context) -> Result<StatusReport> {
+#[expect(
+    clippy::unnecessary_wraps,
+    reason = "every command's run returns a Result, for the one dispatch match"
+)]
+pub(crate) fn run(_args: &StatusArgs, ctx: &Context) -> Result<StatusReport> {
     let root = &ctx.root;
     let mut warnings = Vec::new();
     let mut notes: Vec<NoteStatus> = NOTE_FILES

@@ -17,7 +17,7 @@ use crate::session::pack::yaml_string;
 
 /// Who a note file speaks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Scope<'a> {
+pub(crate) enum Scope<'a> {
     /// One project, by name.
     Project(&'a str),
     /// The global brain, shared by every project.
@@ -61,7 +61,7 @@ fn front_matter(title: &str, description: &str, day: &str, scope: Scope<'_>) -> 
 
 /// `decisions.md`.
 #[must_use]
-pub fn decisions(day: &str, scope: Scope<'_>) -> String {
+pub(crate) fn decisions(day: &str, scope: Scope<'_>) -> String {
     let mut text = front_matter(
         "Decisions",
         "Architectural and strategic decisions, one entry each",
@@ -91,7 +91,7 @@ pub fn decisions(day: &str, scope: Scope<'_>) -> String {
 
 /// `lessons.md`.
 #[must_use]
-pub fn lessons(day: &str, scope: Scope<'_>) -> String {
+pub(crate) fn lessons(day: &str, scope: Scope<'_>) -> String {
     let mut text = front_matter(
         "Lessons",
         "What went wrong or surprised us, so it is not repeated",
@@ -118,7 +118,7 @@ pub fn lessons(day: &str, scope: Scope<'_>) -> String {
 
 /// `patterns.md`.
 #[must_use]
-pub fn patterns(day: &str, scope: Scope<'_>) -> String {
+pub(crate) fn patterns(day: &str, scope: Scope<'_>) -> String {
     let mut text = front_matter(
         "Patterns",
         "Solutions that worked and can be reused",
@@ -145,7 +145,7 @@ pub fn patterns(day: &str, scope: Scope<'_>) -> String {
 
 /// The project's `context.md`: its living state.
 #[must_use]
-pub fn context(day: &str, project: &str, path: &str) -> String {
+pub(crate) fn context(day: &str, project: &str, path: &str) -> String {
     let mut text = front_matter(
         "Project Context",
         "Living state of the project, read at session start and updated at session end",
@@ -173,7 +173,7 @@ pub fn context(day: &str, project: &str, path: &str) -> String {
 
 /// The global brain's `identity.yaml`: who the user is and how agents should work with them.
 #[must_use]
-pub fn identity(day: &str) -> String {
+pub(crate) fn identity(day: &str) -> String {
     format!(
         "# Identity: your preferences, read by agents at the start of every session, in every\n\
          # project. Edit freely: bmad-mem creates this file once and never rewrites it.\n\n\
@@ -197,11 +197,11 @@ pub fn identity(day: &str) -> String {
 
 /// One `key: value` line of a project index entry; values are JSON texts, as bmad-plus writes
 /// them.
-pub type IndexField = (&'static str, String);
+pub(crate) type IndexField = (&'static str, String);
 
 /// A `projects/<hash>.yaml` index entry.
 #[must_use]
-pub fn index_entry(fields: &[IndexField]) -> String {
+pub(crate) fn index_entry(fields: &[IndexField]) -> String {
     fields.iter().fold(String::new(), |mut text, (key, value)| {
         text.push_str(key);
         text.push_str(": ");
@@ -212,7 +212,7 @@ pub fn index_entry(fields: &[IndexField]) -> String {
 }
 
 /// The five parts of a session handoff, in order: (heading, prompt when empty).
-pub const HANDOFF_PARTS: [(&str, &str); 5] = [
+pub(crate) const HANDOFF_PARTS: [(&str, &str); 5] = [
     ("What changed", "Summary of the work done this session."),
     (
         "Decisions made",
@@ -228,7 +228,7 @@ pub const HANDOFF_PARTS: [(&str, &str); 5] = [
 
 /// What a handoff says about itself.
 #[derive(Debug, Clone, Copy)]
-pub struct HandoffHead<'a> {
+pub(crate) struct HandoffHead<'a> {
     pub day: &'a str,
     pub at: &'a str,
     pub topic: &'a str,
@@ -239,7 +239,7 @@ pub struct HandoffHead<'a> {
 /// A session handoff: front matter, title, then the five parts, each with its text or, when
 /// empty, its prompt as an HTML comment.
 #[must_use]
-pub fn handoff(head: &HandoffHead<'_>, parts: &[String; 5]) -> String {
+pub(crate) fn handoff(head: &HandoffHead<'_>, parts: &[String; 5]) -> String {
     let mut text = format!(
         "---\ntitle: Session Handoff\ndate: {}\ntopic: {}\n",
         yaml_string(head.day),

@@ -13,18 +13,18 @@ use crate::store::layout::{JOURNAL, PROMOTIONS};
 
 /// A store that can be archived.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Store {
+pub(crate) enum Store {
     Journal,
     Promotions,
 }
 
 impl Store {
     /// Both stores, in the order `doctor` checks them.
-    pub const ALL: [Store; 2] = [Store::Journal, Store::Promotions];
+    pub(crate) const ALL: [Store; 2] = [Store::Journal, Store::Promotions];
 
     /// The store a command-line name names.
     #[must_use]
-    pub fn parse(name: &str) -> Option<Self> {
+    pub(crate) fn parse(name: &str) -> Option<Self> {
         match name {
             "journal" => Some(Store::Journal),
             "promotions" => Some(Store::Promotions),
@@ -34,7 +34,7 @@ impl Store {
 
     /// The command-line name, also the start of its archive files' names.
     #[must_use]
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Store::Journal => "journal",
             Store::Promotions => "promotions",
@@ -43,7 +43,7 @@ impl Store {
 
     /// The live file, relative to the project root.
     #[must_use]
-    pub fn rel(self) -> &'static str {
+    pub(crate) fn rel(self) -> &'static str {
         match self {
             Store::Journal => JOURNAL,
             Store::Promotions => PROMOTIONS,
@@ -52,7 +52,7 @@ impl Store {
 
     /// The store whose live file is `rel`.
     #[must_use]
-    pub fn of_file(rel: &str) -> Option<Self> {
+    pub(crate) fn of_file(rel: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|s| s.rel() == rel)
     }
 }
@@ -62,7 +62,7 @@ impl Store {
 ///
 /// # Errors
 /// A folder that cannot be listed (a missing one has no files).
-pub fn archive_names(dir: &Path, store: Store) -> io::Result<Vec<String>> {
+pub(crate) fn archive_names(dir: &Path, store: Store) -> io::Result<Vec<String>> {
     match Dir::open_plain(dir) {
         Ok(folder) => archive_names_in(&folder, store),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Vec::new()),

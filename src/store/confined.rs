@@ -31,6 +31,7 @@ use rustix::io::Errno;
 use crate::error::{Error, Result};
 use crate::js::path::resolve;
 use crate::store::layout::REGISTRY_CAP;
+use crate::store::numbered;
 
 /// Folders are opened read-only, as folders, never through a link.
 const DIR_FLAGS: OFlags = OFlags::RDONLY
@@ -45,7 +46,7 @@ const FILE_FLAGS: OFlags = OFlags::NOFOLLOW
 
 /// An open folder inside the project (or the project root itself).
 #[derive(Debug)]
-pub struct Dir {
+pub(crate) struct Dir {
     file: File,
     path: PathBuf,
 }
@@ -53,7 +54,7 @@ pub struct Dir {
 /// Where a project-relative path leads: the handle of its folder (`None` when a folder on the
 /// way does not exist and none was created) and the final name.
 #[derive(Debug)]
-pub struct Target {
+pub(crate) struct Target {
     dir: Option<Dir>,
     name: OsString,
     path: PathBuf,
@@ -67,7 +68,7 @@ pub struct Target {
 /// The four confinement refusals (`Memory path must be a normalized project-relative path.`,
 /// `… escapes project.`, `… cannot follow symbolic links or junctions.`, `Memory parent is not
 /// a directory.`), or an I/O error naming the folder that could not be opened or created.
-pub fn locate(root: &Path, rel: &str, create_dirs: bool) -> Result<Target> {
+pub(crate) fn locate(root: &Path, rel: &str, create_dirs: bool) -> Result<Target> {
     let path = normalize(root, rel)?;
     let mut names: Vec<&OsStr> = Path::new(rel)
         .components()
@@ -101,7 +102,7 @@ pub fn locate(root: &Path, rel: &str, create_dirs: bool) -> Result<Target> {
 ///
 /// # Errors
 /// As [`locate`]; `Memory parent is not a directory.` when `rel` names something else.
-pub fn open_dir(root: &Path, rel: &str, create: bool) -> Result<Option<(Dir, bool)>> {
+pub(crate) fn open_dir(root: &Path, rel: &str, create: bool) -> Result<Option<(Dir, bool)>> {
     let target = locate(root, rel, create)?;
     match target.dir {
         Some(parent) => parent.open_child(&target.name, create),
@@ -112,19 +113,19 @@ pub fn open_dir(root: &Path, rel: &str, create: bool) -> Result<Option<(Dir, boo
 impl Target {
     /// The absolute (lexical) path, for messages.
     #[must_use]
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.path
     }
 
     /// The final name, inside [`Target::dir`].
     #[must_use]
-    pub fn name(&self) -> &OsStr {
+    pub(crate) fn name(&self) -> &OsStr {
         &self.name
     }
 
     /// The folder's handle; `None` when a folder on the way does not exist.
     #[must_use]
-    pub fn dir(&self) -> Option<&Dir> {
+    pub(crate) fn dir(&self) -> Option<&Dir> {
         self.dir.as_ref()
     }
 
@@ -132,7 +133,7 @@ impl Target {
     ///
     /// # Errors
     /// `ENOENT`, naming the target.
-    pub fn require_dir(&self, op: &'static str) -> Result<&Dir> {
+    pub(crate) fn require_dir(&self, op: &'static str) -> Result<&Dir> {
         self.dir
             .as_ref()
             .ok_or_else(|| Error::io(op, &self.path, io::Error::from(io::ErrorKind::NotFound)))
@@ -142,7 +143,7 @@ impl Target {
     ///
     /// # Errors
     /// As [`Target::require_dir`].
-    pub fn into_dir(self, op: &'static str) -> Result<Dir> {
+    pub(crate) fn into_dir(self, op: &'static str) -> Result<Dir> {
         self.dir
             .ok_or_else(|| Error::io(op, &self.path, io::Error::from(io::ErrorKind::NotFound)))
     }
@@ -152,7 +153,7 @@ impl Target {
     ///
     /// # Errors
     /// As [`Dir::read`].
-    pub fn read(&self, missing_ok: bool) -> Result<Option<(Vec<u8>, Metadata)>> {
+    pub(crate) fn read(&self, missing_ok: bool) -> Result<Option<(Vec<u8>, Metadata)>> {
         let read = match &self.dir {
             Some(dir) => dir.read(&self.name)?,
             None => None,
@@ -186,7 +187,7 @@ impl Dir {
     ///
     /// # Errors
     /// The system's error (`NotFound` for a missing folder, `NotADirectory` for anything else).
-    pub fn open_plain(path: &Path) -> io::Result<Self> {
+    pub(crate) fn open_plain(path: &Path) -> io::Result<Self> {
         let fd = rustix::fs::openat(
             CWD,
             path,
@@ -205,7 +206,7 @@ impl Dir {
     /// # Errors
     /// `Memory paths cannot follow symbolic links or junctions.` for a link, `Memory parent is
     /// not a directory.` for anything else that is not a folder, I/O errors naming the folder.
-    pub fn open_child(&self, name: &OsStr, create: bool) -> Result<Option<(Self, bool)>> {
+    pub(crate) fn open_child(&self, name: &OsStr, create: bool) -> Result<Option<(Self, bool)>> {
         let path = self.path.join(name);
         let (mut tried_create, mut created) = (false, false);
         // A refused open is explained by a second look (`ENOTDIR` covers a link and a file
@@ -243,7 +244,7 @@ impl Dir {
     ///
     /// # Errors
     /// Any other failure of `fstatat`.
-    pub fn lstat(&self, name: &OsStr) -> io::Result<Option<FileType>> {
+    pub(crate) fn lstat(&self, name: &OsStr) -> io::Result<Option<FileType>> {
         match rustix::fs::statat(&self.file, name, AtFlags::SYMLINK_NOFOLLOW) {
             Ok(stat) => Ok(Some(FileType::from_raw_mode(stat.st_mode))),
             Err(Errno::NOENT) => Ok(None),
@@ -253,13 +254,13 @@ impl Dir {
 
     /// The folder's path, for messages.
     #[must_use]
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.path
     }
 
     /// The folder's own descriptor (for `flock`).
     #[must_use]
-    pub fn file(&self) -> &File {
+    pub(crate) fn file(&self) -> &File {
         &self.file
     }
 
@@ -271,7 +272,11 @@ impl Dir {
     /// `Memory paths cannot follow symbolic links or junctions.` for a link, `Memory source must
     /// be a regular file of at most 2 MiB.` for anything but a regular file, other I/O errors
     /// with the path.
-    pub fn open_file(&self, name: &OsStr, flags: OFlags) -> Result<Option<(File, Metadata)>> {
+    pub(crate) fn open_file(
+        &self,
+        name: &OsStr,
+        flags: OFlags,
+    ) -> Result<Option<(File, Metadata)>> {
         let path = self.path.join(name);
         let fd = match rustix::fs::openat(
             &self.file,
@@ -299,7 +304,7 @@ impl Dir {
     ///
     /// # Errors
     /// As [`Dir::open_file`]; `cannot open` with `NotFound` when the file is absent.
-    pub fn open_present(&self, name: &OsStr, flags: OFlags) -> Result<(File, Metadata)> {
+    pub(crate) fn open_present(&self, name: &OsStr, flags: OFlags) -> Result<(File, Metadata)> {
         self.open_file(name, flags)?.ok_or_else(|| {
             Error::io(
                 "cannot open",
@@ -315,7 +320,7 @@ impl Dir {
     /// # Errors
     /// As [`Dir::open_file`]; `Memory source must be a regular file of at most 2 MiB.` past the
     /// cap, `Memory source exceeded 2 MiB while reading.` when it grew while being read.
-    pub fn read(&self, name: &OsStr) -> Result<Option<(Vec<u8>, Metadata)>> {
+    pub(crate) fn read(&self, name: &OsStr) -> Result<Option<(Vec<u8>, Metadata)>> {
         let Some((file, meta)) = self.open_file(name, OFlags::RDONLY)? else {
             return Ok(None);
         };
@@ -340,7 +345,7 @@ impl Dir {
     /// Node's `EISDIR` text for a folder; [`Error::SourceTooLarge`] over `cap` (checked on the
     /// open file, and again while reading, so a growing file is caught); as [`Dir::open_file`]
     /// otherwise (a FIFO or device is refused rather than waited on).
-    pub fn read_bounded(&self, name: &OsStr, cap: u64) -> Result<Option<Vec<u8>>> {
+    pub(crate) fn read_bounded(&self, name: &OsStr, cap: u64) -> Result<Option<Vec<u8>>> {
         let opened = match self.open_file(name, OFlags::RDONLY) {
             Err(Error::SourceNotRegular)
                 if self.lstat(name).ok().flatten() == Some(FileType::Directory) =>
@@ -369,7 +374,7 @@ impl Dir {
     ///
     /// # Errors
     /// As [`Dir::open_file`]; write errors naming the file.
-    pub fn append(&self, name: &OsStr, bytes: &[u8]) -> Result<()> {
+    pub(crate) fn append(&self, name: &OsStr, bytes: &[u8]) -> Result<()> {
         let path = self.path.join(name);
         let flags = OFlags::WRONLY | OFlags::APPEND | OFlags::CREATE;
         let (mut file, _) = self.open_present(name, flags)?;
@@ -383,7 +388,7 @@ impl Dir {
     ///
     /// # Errors
     /// I/O errors naming the file.
-    pub fn create_new(&self, name: &OsStr) -> Result<Option<File>> {
+    pub(crate) fn create_new(&self, name: &OsStr) -> Result<Option<File>> {
         let path = self.path.join(name);
         let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | FILE_FLAGS;
         match rustix::fs::openat(&self.file, name, flags, Mode::from_raw_mode(0o666)) {
@@ -399,13 +404,8 @@ impl Dir {
     ///
     /// # Errors
     /// As [`Dir::create_new`].
-    pub fn create_aside(&self, name: &OsStr, suffix: &str) -> Result<(String, File)> {
-        for n in 0_u32.. {
-            let suffix = if n == 0 {
-                suffix.to_owned()
-            } else {
-                format!("{suffix}-{n}")
-            };
+    pub(crate) fn create_aside(&self, name: &OsStr, suffix: &str) -> Result<(String, File)> {
+        for suffix in numbered::names(suffix, "", 1) {
             let mut candidate = name.to_os_string();
             candidate.push(&suffix);
             if let Some(file) = self.create_new(&candidate)? {
@@ -420,7 +420,7 @@ impl Dir {
     ///
     /// # Errors
     /// I/O errors naming the temporary file, which is removed when writing it fails.
-    pub fn write_temp(&self, name: &OsStr, bytes: &[u8]) -> Result<OsString> {
+    pub(crate) fn write_temp(&self, name: &OsStr, bytes: &[u8]) -> Result<OsString> {
         let mut tmp = name.to_os_string();
         tmp.push(format!(".{}.tmp", uuid::Uuid::new_v4()));
         let path = self.path.join(&tmp);
@@ -441,7 +441,7 @@ impl Dir {
     ///
     /// # Errors
     /// I/O errors naming the file.
-    pub fn replace(&self, name: &OsStr, bytes: &[u8]) -> Result<()> {
+    pub(crate) fn replace(&self, name: &OsStr, bytes: &[u8]) -> Result<()> {
         let tmp = self.write_temp(name, bytes)?;
         self.rename(&tmp, name).map_err(|e| {
             let _ = self.remove(&tmp);
@@ -453,7 +453,7 @@ impl Dir {
     ///
     /// # Errors
     /// The system's error.
-    pub fn rename(&self, from: &OsStr, to: &OsStr) -> io::Result<()> {
+    pub(crate) fn rename(&self, from: &OsStr, to: &OsStr) -> io::Result<()> {
         rustix::fs::renameat(&self.file, from, &self.file, to).map_err(Into::into)
     }
 
@@ -461,7 +461,7 @@ impl Dir {
     ///
     /// # Errors
     /// The system's error (`AlreadyExists` when `to` is taken).
-    pub fn hard_link(&self, from: &OsStr, to: &OsStr) -> io::Result<()> {
+    pub(crate) fn hard_link(&self, from: &OsStr, to: &OsStr) -> io::Result<()> {
         rustix::fs::linkat(&self.file, from, &self.file, to, AtFlags::empty()).map_err(Into::into)
     }
 
@@ -470,7 +470,7 @@ impl Dir {
     ///
     /// # Errors
     /// The system's error (`AlreadyExists` when `to` is taken).
-    pub fn hard_link_into(&self, from: &OsStr, into: &Dir, to: &OsStr) -> io::Result<()> {
+    pub(crate) fn hard_link_into(&self, from: &OsStr, into: &Dir, to: &OsStr) -> io::Result<()> {
         rustix::fs::linkat(&self.file, from, &into.file, to, AtFlags::empty()).map_err(Into::into)
     }
 
@@ -479,7 +479,7 @@ impl Dir {
     ///
     /// # Errors
     /// The system's error.
-    pub fn sync(&self) -> io::Result<()> {
+    pub(crate) fn sync(&self) -> io::Result<()> {
         self.file.sync_all()
     }
 
@@ -487,7 +487,7 @@ impl Dir {
     ///
     /// # Errors
     /// The system's error.
-    pub fn remove(&self, name: &OsStr) -> io::Result<()> {
+    pub(crate) fn remove(&self, name: &OsStr) -> io::Result<()> {
         rustix::fs::unlinkat(&self.file, name, AtFlags::empty()).map_err(Into::into)
     }
 
@@ -495,7 +495,7 @@ impl Dir {
     ///
     /// # Errors
     /// The system's error (a folder that is not empty stays).
-    pub fn remove_dir(&self, name: &OsStr) -> io::Result<()> {
+    pub(crate) fn remove_dir(&self, name: &OsStr) -> io::Result<()> {
         rustix::fs::unlinkat(&self.file, name, AtFlags::REMOVEDIR).map_err(Into::into)
     }
 
@@ -503,7 +503,7 @@ impl Dir {
     ///
     /// # Errors
     /// The system's error.
-    pub fn names(&self) -> io::Result<Vec<OsString>> {
+    pub(crate) fn names(&self) -> io::Result<Vec<OsString>> {
         use std::os::unix::ffi::OsStrExt;
         let mut names = Vec::new();
         for entry in rustix::fs::Dir::read_from(&self.file)? {
@@ -521,7 +521,7 @@ impl Dir {
 ///
 /// # Errors
 /// `Memory path must be a normalized project-relative path.`, `Memory path escapes project.`
-pub fn normalize(root: &Path, rel: &str) -> Result<PathBuf> {
+pub(crate) fn normalize(root: &Path, rel: &str) -> Result<PathBuf> {
     let is_absolute = rel.starts_with('/') || rel.starts_with('\\') || Path::new(rel).has_root();
     if rel.is_empty()
         || rel.contains(':')

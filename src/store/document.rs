@@ -19,7 +19,7 @@ use crate::store::lock::WriterLock;
 ///
 /// # Errors
 /// Confinement errors, `Memory store exceeds 2 MiB.`, I/O errors naming the file.
-pub fn write(root: &Path, rel: &str, value: &Value, _lock: &WriterLock) -> Result<()> {
+pub(crate) fn write(root: &Path, rel: &str, value: &Value, _lock: &WriterLock) -> Result<()> {
     let target = confined::locate(root, rel, false)?;
     let mut text = value.pretty();
     text.push('\n');

@@ -366,14 +366,20 @@ mod tests {
     use proptest::prelude::*;
 
     #[track_caller]
-    #[allow(clippy::needless_pass_by_value)] // the table reads better with values
+    #[expect(
+        clippy::needless_pass_by_value,
+        reason = "the table reads better with values"
+    )]
     fn case(line: &str, expected: Option<Status>) {
         let text = format!("### T\n{line}\n");
         let all = sections(&text);
         assert_eq!(status_of(&all[0]), expected, "{line:?}");
     }
 
-    #[allow(clippy::unnecessary_wraps)] // what `status_of` returns, for the table
+    #[expect(
+        clippy::unnecessary_wraps,
+        reason = "what `status_of` returns, for the table"
+    )]
     fn superseded(by: Option<&str>) -> Option<Status> {
         Some(Status::Superseded {
             by: by.map(str::to_owned),

@@ -65,7 +65,7 @@ static HELD: Mutex<Vec<Held>> = Mutex::new(Vec::new());
 
 /// Proof that the writer lock is held; releases it when dropped.
 #[derive(Debug)]
-pub struct WriterLock {
+pub(crate) struct WriterLock {
     path: PathBuf,
 }
 
@@ -76,7 +76,7 @@ impl WriterLock {
     /// # Errors
     /// Confinement errors for the lock path, `Memory writer lock is occupied. …` after 200
     /// tries, or any other I/O error at once.
-    pub fn acquire(root: &Path) -> Result<Self> {
+    pub(crate) fn acquire(root: &Path) -> Result<Self> {
         let path = confine(root, LOCK_FILE)?;
         {
             let mut held = HELD
@@ -190,14 +190,14 @@ fn create_then_write(memory: &Dir, owner: &str) -> Result<bool> {
 
 /// This host's name, as Node's `os.hostname()` gives it.
 #[must_use]
-pub fn hostname() -> String {
+pub(crate) fn hostname() -> String {
     gethostname::gethostname().to_string_lossy().into_owned()
 }
 
 /// A place in the queue of this host's bmad-mem writers, held without taking `writer.lock`;
 /// released when dropped.
 #[derive(Debug)]
-pub struct Queue {
+pub(crate) struct Queue {
     _memory: Dir,
 }
 
@@ -209,7 +209,7 @@ pub struct Queue {
 /// # Errors
 /// Confinement and I/O errors for the memory folder, or the occupied-lock message when a writer
 /// holds the queue past its patience.
-pub fn hold_queue(root: &Path) -> Result<Queue> {
+pub(crate) fn hold_queue(root: &Path) -> Result<Queue> {
     let target = confined::locate(root, LOCK_FILE, true)?;
     queue(target.into_dir("cannot open")?).map(|memory| Queue { _memory: memory })
 }

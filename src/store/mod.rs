@@ -2,15 +2,16 @@
 //! the writer lock, NDJSON appends, atomic JSON documents, the tolerant journal reader and the
 //! `###` section cutter. It knows nothing of actions.
 
-pub mod archived;
-pub mod confined;
-pub mod document;
+pub(crate) mod archived;
+pub(crate) mod confined;
+pub(crate) mod document;
 pub mod entry;
 pub mod journal;
 pub mod layout;
-pub mod lock;
-pub mod ndjson;
-pub mod paths;
-pub mod resolve;
+pub(crate) mod lock;
+pub(crate) mod ndjson;
+pub(crate) mod numbered;
+pub(crate) mod paths;
+pub(crate) mod resolve;
 pub mod sections;
-pub mod temporaries;
+pub(crate) mod temporaries;

@@ -16,7 +16,7 @@ use crate::store::lock::WriterLock;
 /// A registry file checked and ready to take one more line: its folder's handle is kept, so the
 /// line lands in the folder that was checked even if a link is swapped in meanwhile.
 #[derive(Debug)]
-pub struct PreparedAppend {
+pub(crate) struct PreparedAppend {
     target: Target,
 }
 
@@ -26,7 +26,7 @@ pub struct PreparedAppend {
 /// # Errors
 /// Confinement and reader errors, `Memory store is full; …`, `Memory store has an incomplete
 /// final line; …`.
-pub fn prepare(
+pub(crate) fn prepare(
     root: &Path,
     rel: &str,
     line_len: usize,
@@ -60,7 +60,7 @@ impl PreparedAppend {
     ///
     /// # Errors
     /// A link or non-regular file found in the registry's place, I/O errors naming the file.
-    pub fn write(self, line: &str) -> Result<()> {
+    pub(crate) fn write(self, line: &str) -> Result<()> {
         let mut record = String::with_capacity(line.len() + 1);
         record.push_str(line);
         record.push('\n');
@@ -74,7 +74,7 @@ impl PreparedAppend {
 ///
 /// # Errors
 /// As [`prepare`] and [`PreparedAppend::write`].
-pub fn append(root: &Path, rel: &str, line: &str, lock: &WriterLock) -> Result<()> {
+pub(crate) fn append(root: &Path, rel: &str, line: &str, lock: &WriterLock) -> Result<()> {
     prepare(root, rel, line.len(), lock)?.write(line)
 }
 

@@ -14,8 +14,10 @@
 use std::fmt;
 use std::fs;
 use std::io::{self, Read};
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
+
+use rustix::fs::{Mode, OFlags};
+use rustix::io::Errno;
 
 use crate::error::{Error, Result};
 use crate::store::confined;
@@ -32,7 +34,7 @@ use crate::store::layout::LOOSE_CAP;
 ///
 /// # Errors
 /// The four confinement messages, or an I/O error naming the component that could not be read.
-pub fn confine(root: &Path, rel: &str) -> Result<PathBuf> {
+pub(crate) fn confine(root: &Path, rel: &str) -> Result<PathBuf> {
     confined::locate(root, rel, false).map(|target| target.path().to_path_buf())
 }
 
@@ -42,7 +44,7 @@ pub fn confine(root: &Path, rel: &str) -> Result<PathBuf> {
 /// # Errors
 /// Confinement errors, `Memory source must be …`, or Node's `ENOENT` text when a required file
 /// is missing.
-pub fn read_registry(root: &Path, rel: &str, missing_ok: bool) -> Result<Option<String>> {
+pub(crate) fn read_registry(root: &Path, rel: &str, missing_ok: bool) -> Result<Option<String>> {
     read_registry_bytes(root, rel, missing_ok)?
         .map(|bytes| String::from_utf8(bytes).map_err(|_| Error::SourceNotUtf8))
         .transpose()
@@ -53,7 +55,11 @@ pub fn read_registry(root: &Path, rel: &str, missing_ok: bool) -> Result<Option<
 ///
 /// # Errors
 /// As [`read_registry`], except `Memory source must contain valid UTF-8.`
-pub fn read_registry_bytes(root: &Path, rel: &str, missing_ok: bool) -> Result<Option<Vec<u8>>> {
+pub(crate) fn read_registry_bytes(
+    root: &Path,
+    rel: &str,
+    missing_ok: bool,
+) -> Result<Option<Vec<u8>>> {
     Ok(confined::locate(root, rel, false)?
         .read(missing_ok)?
         .map(|(bytes, _)| bytes))
@@ -61,7 +67,7 @@ pub fn read_registry_bytes(root: &Path, rel: &str, missing_ok: bool) -> Result<O
 
 /// Why a loose read left a file out. Its text says why, after `<file> skipped: `.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Skip {
+pub(crate) enum Skip {
     /// A FIFO, a device, a socket: opening or reading it could block or never end.
     NotRegular,
     /// Over [`LOOSE_CAP`]; the size seen.
@@ -100,14 +106,14 @@ impl fmt::Display for Skip {
 impl Skip {
     /// The warning line for the file shown as `shown`.
     #[must_use]
-    pub fn warning(&self, shown: &str) -> String {
+    pub(crate) fn warning(&self, shown: &str) -> String {
         format!("warning: {shown} skipped: {self}")
     }
 }
 
 /// What a loose read found: the content, no file, or a file left out (and why).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Loose<T> {
+pub(crate) enum Loose<T> {
     Read(T),
     Missing,
     Skipped(Skip),
@@ -115,7 +121,7 @@ pub enum Loose<T> {
 
 impl<T> Loose<T> {
     /// The content, if any; a skip's warning, naming the file as `shown`, goes to `warnings`.
-    pub fn or_warn(self, shown: &str, warnings: &mut Vec<String>) -> Option<T> {
+    pub(crate) fn or_warn(self, shown: &str, warnings: &mut Vec<String>) -> Option<T> {
         match self {
             Loose::Read(content) => Some(content),
             Loose::Missing => None,
@@ -127,7 +133,7 @@ impl<T> Loose<T> {
     }
 
     /// The content transformed, the other cases kept.
-    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Loose<U> {
+    pub(crate) fn map<U>(self, f: impl FnOnce(T) -> U) -> Loose<U> {
         match self {
             Loose::Read(content) => Loose::Read(f(content)),
             Loose::Missing => Loose::Missing,
@@ -144,7 +150,7 @@ impl<T> Loose<T> {
 ///
 /// # Errors
 /// Node's `EISDIR` text for a directory in the file's place; any other I/O error with its path.
-pub fn read_loose(path: &Path, within: &Path) -> Result<Loose<String>> {
+pub(crate) fn read_loose(path: &Path, within: &Path) -> Result<Loose<String>> {
     read_loose_into(path, within, Vec::new())
 }
 
@@ -152,7 +158,7 @@ pub fn read_loose(path: &Path, within: &Path) -> Result<Loose<String>> {
 ///
 /// # Errors
 /// As [`read_loose`].
-pub fn read_loose_bytes(path: &Path, within: &Path) -> Result<Loose<Vec<u8>>> {
+pub(crate) fn read_loose_bytes(path: &Path, within: &Path) -> Result<Loose<Vec<u8>>> {
     read_bounded(path, within, Vec::new())
 }
 
@@ -161,29 +167,37 @@ pub fn read_loose_bytes(path: &Path, within: &Path) -> Result<Loose<Vec<u8>>> {
 ///
 /// # Errors
 /// As [`read_loose`].
-pub fn read_loose_into(path: &Path, within: &Path, buffer: Vec<u8>) -> Result<Loose<String>> {
+pub(crate) fn read_loose_into(
+    path: &Path,
+    within: &Path,
+    buffer: Vec<u8>,
+) -> Result<Loose<String>> {
     Ok(read_bounded(path, within, buffer)?.map(decode_lossy))
 }
 
 /// Opens without following a final link and without blocking (a FIFO with no writer would
 /// otherwise wait forever).
 fn open_nonblocking(path: &Path) -> io::Result<fs::File> {
-    fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW)
-        .open(path)
+    let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    Ok(rustix::fs::open(path, flags, Mode::empty())?.into())
+}
+
+/// Whether `e` is `errno`. `ELOOP` and `ENXIO` have no stable `io::ErrorKind` of their own
+/// (`FilesystemLoop` is still unstable), so they are told apart by number.
+fn is_errno(e: &io::Error, errno: Errno) -> bool {
+    e.raw_os_error() == Some(errno.raw_os_error())
 }
 
 fn read_bounded(path: &Path, within: &Path, mut buffer: Vec<u8>) -> Result<Loose<Vec<u8>>> {
     let (file, link_target) = match open_nonblocking(path) {
         Ok(file) => (file, None),
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Loose::Missing),
-        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => match open_link(path, within)? {
+        Err(e) if is_errno(&e, Errno::LOOP) => match open_link(path, within)? {
             Ok((file, target)) => (file, Some(target)),
             Err(found) => return Ok(found),
         },
         // A socket (or a FIFO some systems refuse to open this way).
-        Err(e) if e.raw_os_error() == Some(libc::ENXIO) => {
+        Err(e) if is_errno(&e, Errno::NXIO) => {
             return Ok(Loose::Skipped(Skip::NotRegular));
         }
         Err(e) if e.kind() == io::ErrorKind::IsADirectory => return Err(Error::IsDirectory),
@@ -238,11 +252,11 @@ fn open_link(path: &Path, within: &Path) -> Result<Opened> {
     match open_nonblocking(&target) {
         Ok(file) => Ok(Ok((file, target))),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Err(Loose::Missing)),
-        Err(e) if e.raw_os_error() == Some(libc::ENXIO) => {
+        Err(e) if is_errno(&e, Errno::NXIO) => {
             Ok(Err(Loose::Skipped(Skip::LinkNotRegular(target))))
         }
         // Swapped for another link since it was resolved.
-        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
+        Err(e) if is_errno(&e, Errno::LOOP) => {
             Ok(Err(Loose::Skipped(Skip::Unresolvable(e.to_string()))))
         }
         Err(e) => Err(Error::io("cannot read", &target, e)),
@@ -308,7 +322,7 @@ fn real_path(within: &Path) -> Result<PathBuf> {
 
 /// UTF-8 text with every invalid sequence replaced by U+FFFD, as Node decodes it.
 #[must_use]
-pub fn decode_lossy(bytes: Vec<u8>) -> String {
+pub(crate) fn decode_lossy(bytes: Vec<u8>) -> String {
     match String::from_utf8(bytes) {
         Ok(text) => text,
         Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),

@@ -15,7 +15,7 @@ const MAX_LINKS: usize = 40;
 ///
 /// # Errors
 /// More than 40 links, or a link or folder that cannot be inspected.
-pub fn real_path(path: &Path) -> io::Result<PathBuf> {
+pub(crate) fn real_path(path: &Path) -> io::Result<PathBuf> {
     let mut pending: Vec<OsString> = Vec::new();
     push_components(path, &mut pending);
     let mut current = PathBuf::from("/");

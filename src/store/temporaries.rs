@@ -23,7 +23,7 @@ const HOLD_TRIES: u32 = 100;
 
 /// The stem of a temporary file name `<stem>.<uuid>.tmp`, as `Dir::write_temp` makes them.
 #[must_use]
-pub fn temporary_stem(name: &str) -> Option<&str> {
+pub(crate) fn temporary_stem(name: &str) -> Option<&str> {
     let (stem, uuid) = name.strip_suffix(".tmp")?.rsplit_once('.')?;
     (!stem.is_empty() && uuid::Uuid::try_parse(uuid).is_ok()).then_some(stem)
 }
@@ -32,7 +32,7 @@ pub fn temporary_stem(name: &str) -> Option<&str> {
 /// inspecting and removing through that one handle (so a folder swapped for a link meanwhile
 /// changes nothing). The caller knows that their writers are dead; a failure changes nothing
 /// else.
-pub fn remove_dead_temporaries(dir: &Dir, is_ours: impl Fn(&str) -> bool) {
+pub(crate) fn remove_dead_temporaries(dir: &Dir, is_ours: impl Fn(&str) -> bool) {
     let Ok(names) = dir.names() else {
         return;
     };
@@ -47,7 +47,7 @@ pub fn remove_dead_temporaries(dir: &Dir, is_ours: impl Fn(&str) -> bool) {
 /// [`remove_dead_temporaries`] in `dir` when no live bmad-mem writer has a temporary file there
 /// (the folder's exclusive `flock`, taken on the same handle, is free); otherwise nothing — a
 /// later run sweeps.
-pub fn sweep_temporaries(dir: &Dir, is_ours: impl Fn(&str) -> bool) {
+pub(crate) fn sweep_temporaries(dir: &Dir, is_ours: impl Fn(&str) -> bool) {
     if dir.file().try_lock().is_ok() {
         remove_dead_temporaries(dir, is_ours);
         let _ = dir.file().unlock();
@@ -57,7 +57,7 @@ pub fn sweep_temporaries(dir: &Dir, is_ours: impl Fn(&str) -> bool) {
 /// A shared `flock` of a folder, held while this process has a temporary file there; released
 /// when dropped.
 #[derive(Debug)]
-pub struct Held<'a>(&'a File);
+pub(crate) struct Held<'a>(&'a File);
 
 impl Drop for Held<'_> {
     fn drop(&mut self) {
@@ -69,7 +69,7 @@ impl Drop for Held<'_> {
 /// so that no sweeper takes it for a dead writer's. `None` when a sweeper keeps the folder for
 /// longer than about a second (or the lock fails): the write then goes ahead unheld.
 #[must_use]
-pub fn hold_for_temporaries(dir: &Dir) -> Option<Held<'_>> {
+pub(crate) fn hold_for_temporaries(dir: &Dir) -> Option<Held<'_>> {
     let folder = dir.file();
     for _ in 0..HOLD_TRIES {
         match folder.try_lock_shared() {

@@ -71,7 +71,7 @@ pub struct AdmitArgs {
 
 /// What `admit` did.
 #[derive(Debug, Clone)]
-pub enum AdmitReport {
+pub(crate) enum AdmitReport {
     /// The pending candidates (with their digests), and the pending files that do not parse.
     List {
         candidates: Vec<Listed>,
@@ -101,7 +101,7 @@ pub enum AdmitReport {
 /// Usage errors; an unknown or decided candidate; a digest that differs; a refused topic; a
 /// title already heading a section of the note file; a note file changed while being written;
 /// confinement and I/O errors. Nothing is written on any of them.
-pub fn run(args: &AdmitArgs, ctx: &Context) -> Result<AdmitReport> {
+pub(crate) fn run(args: &AdmitArgs, ctx: &Context) -> Result<AdmitReport> {
     if args.list {
         let (candidates, unreadable) = pending(ctx)?;
         return Ok(AdmitReport::List {
@@ -221,7 +221,7 @@ fn section_text(candidate: &Candidate, sha256: &str, by: &str, day: &str) -> Str
 /// body runs to the end of the file — reads exactly as before, and the new text has exactly one
 /// section more, headed `title`. `None` when no separator achieves that.
 #[must_use]
-pub fn appended(old: &str, section: &str, title: &str) -> Option<String> {
+pub(crate) fn appended(old: &str, section: &str, title: &str) -> Option<String> {
     let before = sections(old);
     let separators: &[&str] = if old.is_empty() {
         &[""]
@@ -313,7 +313,10 @@ fn admit(ctx: &Context, id: &str, expect: &str, by: &str) -> Result<AdmitReport>
 
 /// Where an admitted decision will also be recorded in the decision ledger; nothing to do
 /// until that ledger exists.
-#[allow(clippy::unnecessary_wraps)]
+#[expect(
+    clippy::unnecessary_wraps,
+    reason = "a placeholder until the decision ledger exists; it will fail then"
+)]
 fn admitted_decision(
     _ctx: &Context,
     _lock: &WriterLock,
@@ -421,7 +424,11 @@ fn record_refusal(
 ///
 /// # Errors
 /// As the confined reader.
-pub fn unfinished(ctx: &Context, candidate: &Candidate, sha256: &str) -> Result<Option<bool>> {
+pub(crate) fn unfinished(
+    ctx: &Context,
+    candidate: &Candidate,
+    sha256: &str,
+) -> Result<Option<bool>> {
     let rel = candidate.kind.entries_file();
     if let Some(text) = read_note(ctx, &rel)?
         && admitted_section(&text, &candidate.title, &marker(&candidate.id, sha256)).is_some()

@@ -14,24 +14,24 @@ use crate::js::json::{self, Value, sha256_hex};
 use crate::js::text::{collapse_whitespace, trim, utf16_len};
 use crate::store::confined::{self, Dir};
 use crate::store::layout::PACK_DIR;
-pub use crate::store::layout::{CANDIDATES_DIR, REFUSED_FILE};
+pub(crate) use crate::store::layout::{CANDIDATES_DIR, REFUSED_FILE};
 use crate::store::paths::{Loose, read_loose, read_registry};
 use crate::store::sections::sections;
 
 /// Where admitted entries go.
-pub const ENTRIES_DIR: &str = PACK_DIR;
+pub(crate) const ENTRIES_DIR: &str = PACK_DIR;
 /// The note folders whose entries count as existing (the ones recall reads in a project).
-pub use crate::store::layout::NOTE_DIRS;
+pub(crate) use crate::store::layout::NOTE_DIRS;
 /// Longest content of a candidate, in UTF-16 units.
-pub const BODY_MAX: usize = 2000;
+pub(crate) const BODY_MAX: usize = 2000;
 /// Longest title, in UTF-16 units (the bound observe puts on a heading).
-pub const TITLE_MAX: usize = 300;
+pub(crate) const TITLE_MAX: usize = 300;
 /// Longest topic (slug), in characters.
-pub const SLUG_MAX: usize = 60;
+pub(crate) const SLUG_MAX: usize = 60;
 
 /// What an entry records.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Kind {
+pub(crate) enum Kind {
     Decision,
     Lesson,
     Pattern,
@@ -39,16 +39,16 @@ pub enum Kind {
 
 impl Kind {
     /// Every kind, in the order the note files are read.
-    pub const ALL: [Kind; 3] = [Kind::Decision, Kind::Lesson, Kind::Pattern];
+    pub(crate) const ALL: [Kind; 3] = [Kind::Decision, Kind::Lesson, Kind::Pattern];
 
     /// `decision`, `lesson` or `pattern`.
     #[must_use]
-    pub fn parse(text: &str) -> Option<Self> {
+    pub(crate) fn parse(text: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|k| k.as_str() == text)
     }
 
     #[must_use]
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Kind::Decision => "decision",
             Kind::Lesson => "lesson",
@@ -58,7 +58,7 @@ impl Kind {
 
     /// The note file of this kind (`decisions.md`, …).
     #[must_use]
-    pub fn note_file(self) -> &'static str {
+    pub(crate) fn note_file(self) -> &'static str {
         match self {
             Kind::Decision => "decisions.md",
             Kind::Lesson => "lessons.md",
@@ -68,13 +68,13 @@ impl Kind {
 
     /// The note file entries of this kind are admitted into, project-relative.
     #[must_use]
-    pub fn entries_file(self) -> String {
+    pub(crate) fn entries_file(self) -> String {
         format!("{ENTRIES_DIR}/{}", self.note_file())
     }
 
     /// The field the content goes under (`**Decision:**`, …).
     #[must_use]
-    pub fn field(self) -> &'static str {
+    pub(crate) fn field(self) -> &'static str {
         match self {
             Kind::Decision => "Decision",
             Kind::Lesson => "Lesson",
@@ -84,7 +84,7 @@ impl Kind {
 
     /// The status an admitted entry starts with, when its kind has one.
     #[must_use]
-    pub fn initial_status(self) -> Option<&'static str> {
+    pub(crate) fn initial_status(self) -> Option<&'static str> {
         match self {
             Kind::Decision => Some("active"),
             Kind::Lesson => None,
@@ -94,7 +94,7 @@ impl Kind {
 
     /// The heading of a note file created for this kind.
     #[must_use]
-    pub fn file_title(self) -> &'static str {
+    pub(crate) fn file_title(self) -> &'static str {
         match self {
             Kind::Decision => "# Decisions\n",
             Kind::Lesson => "# Lessons\n",
@@ -107,7 +107,7 @@ impl Kind {
 /// anything else one `-`, at most [`SLUG_MAX`] characters, no `-` at either end. Empty when the
 /// text has no letter or digit that folds to ASCII.
 #[must_use]
-pub fn slug(text: &str) -> String {
+pub(crate) fn slug(text: &str) -> String {
     let mut out = String::new();
     let mut pending_dash = false;
     for c in text.nfkd() {
@@ -136,7 +136,7 @@ fn is_combining_mark(c: char) -> bool {
 
 /// Whether `id` can name a candidate file: lowercase ASCII letters, digits and `-`.
 #[must_use]
-pub fn is_valid_id(id: &str) -> bool {
+pub(crate) fn is_valid_id(id: &str) -> bool {
     !id.is_empty()
         && !id.starts_with('-')
         && id
@@ -146,7 +146,7 @@ pub fn is_valid_id(id: &str) -> bool {
 
 /// A candidate entry, as its file holds it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Candidate {
+pub(crate) struct Candidate {
     pub id: String,
     pub kind: Kind,
     /// One line, whitespace runs made one space.
@@ -166,14 +166,14 @@ pub struct Candidate {
 impl Candidate {
     /// The candidate's topic.
     #[must_use]
-    pub fn topic(&self) -> String {
+    pub(crate) fn topic(&self) -> String {
         slug(&self.title)
     }
 
     /// The file's text. Title and source are JSON strings (which YAML reads as such), so any
     /// text reads back exactly.
     #[must_use]
-    pub fn render(&self) -> String {
+    pub(crate) fn render(&self) -> String {
         format!(
             "---\nid: {}\ntype: {}\ntitle: {}\nstatus: candidate\nsource: {}\ncreated: {}\n---\n\n\
              ## Context\n\n{}\n\n## Content\n\n{}\n\n## Evidence\n\n{}\n",
@@ -193,7 +193,7 @@ impl Candidate {
     /// # Errors
     /// A file not in the shape [`Candidate::render`] writes (e.g. edited by hand into another
     /// shape): the message names the candidate.
-    pub fn parse(id: &str, text: &str) -> Result<Self> {
+    pub(crate) fn parse(id: &str, text: &str) -> Result<Self> {
         Self::parse_parts(text).ok_or_else(|| {
             Error::refused(format!(
                 "candidate {id} is not in the candidate format (front matter, then ## Context, ## Content, ## Evidence); fix or remove {CANDIDATES_DIR}/{id}.md"
@@ -241,7 +241,7 @@ impl Candidate {
     ///
     /// # Errors
     /// The first rule broken, named; a secret is named by its rule and line, never echoed.
-    pub fn check(&self) -> Result<()> {
+    pub(crate) fn check(&self) -> Result<()> {
         check_title(&self.title)?;
         if trim(&self.content).is_empty() {
             return Err(Error::refused("the content is empty"));
@@ -288,7 +288,7 @@ impl Candidate {
 
 /// A title as an entry heading takes it: whitespace runs (line breaks included) one space.
 #[must_use]
-pub fn normalize_title(title: &str) -> String {
+pub(crate) fn normalize_title(title: &str) -> String {
     collapse_whitespace(title)
 }
 
@@ -315,7 +315,7 @@ fn check_title(title: &str) -> Result<()> {
 
 /// A comma-separated list, items trimmed, empty ones dropped.
 #[must_use]
-pub fn split_list(text: &str) -> Vec<String> {
+pub(crate) fn split_list(text: &str) -> Vec<String> {
     text.split(',')
         .map(|s| trim(s).to_owned())
         .filter(|s| !s.is_empty())
@@ -324,19 +324,19 @@ pub fn split_list(text: &str) -> Vec<String> {
 
 /// A candidate file's name.
 #[must_use]
-pub fn file_name(id: &str) -> OsString {
+pub(crate) fn file_name(id: &str) -> OsString {
     OsString::from(format!("{id}.md"))
 }
 
 /// A candidate's project-relative path.
 #[must_use]
-pub fn candidate_path(id: &str) -> String {
+pub(crate) fn candidate_path(id: &str) -> String {
     format!("{CANDIDATES_DIR}/{id}.md")
 }
 
 /// Whether a candidate file's text is still pending (not yet replaced by its record).
 #[must_use]
-pub fn is_pending(text: &str) -> bool {
+pub(crate) fn is_pending(text: &str) -> bool {
     text.starts_with("---\n")
 }
 
@@ -345,16 +345,16 @@ pub fn is_pending(text: &str) -> bool {
 ///
 /// # Errors
 /// Confinement errors, or an I/O error naming the folder.
-pub fn candidates_dir(ctx: &Context, create: bool) -> Result<Option<Dir>> {
+pub(crate) fn candidates_dir(ctx: &Context, create: bool) -> Result<Option<Dir>> {
     Ok(confined::open_dir(&ctx.root, CANDIDATES_DIR, create)?.map(|(dir, _)| dir))
 }
 
 /// A pending candidate and the sha256 of its file.
-pub type Listed = (Candidate, String);
+pub(crate) type Listed = (Candidate, String);
 
 /// One file of the candidates folder, read.
 #[derive(Debug, Clone)]
-pub struct Stored {
+pub(crate) struct Stored {
     pub id: String,
     pub bytes: Vec<u8>,
     pub sha256: String,
@@ -363,7 +363,7 @@ pub struct Stored {
 impl Stored {
     /// The text, when it is UTF-8.
     #[must_use]
-    pub fn text(&self) -> Option<&str> {
+    pub(crate) fn text(&self) -> Option<&str> {
         std::str::from_utf8(&self.bytes).ok()
     }
 }
@@ -372,7 +372,7 @@ impl Stored {
 ///
 /// # Errors
 /// As the confined reader.
-pub fn read_stored(dir: &Dir, id: &str) -> Result<Option<Stored>> {
+pub(crate) fn read_stored(dir: &Dir, id: &str) -> Result<Option<Stored>> {
     Ok(dir.read(&file_name(id))?.map(|(bytes, _)| Stored {
         id: id.to_owned(),
         sha256: sha256_hex(&bytes),
@@ -384,7 +384,7 @@ pub fn read_stored(dir: &Dir, id: &str) -> Result<Option<Stored>> {
 ///
 /// # Errors
 /// As the confined reader.
-pub fn read_all(dir: &Dir) -> Result<Vec<Stored>> {
+pub(crate) fn read_all(dir: &Dir) -> Result<Vec<Stored>> {
     let mut ids: Vec<String> = dir
         .names()
         .map_err(|e| Error::io("cannot list", dir.path(), e))?
@@ -408,7 +408,7 @@ pub fn read_all(dir: &Dir) -> Result<Vec<Stored>> {
 ///
 /// # Errors
 /// As the confined reader.
-pub fn pending(ctx: &Context) -> Result<(Vec<Listed>, Vec<String>)> {
+pub(crate) fn pending(ctx: &Context) -> Result<(Vec<Listed>, Vec<String>)> {
     let Some(dir) = candidates_dir(ctx, false)? else {
         return Ok((Vec::new(), Vec::new()));
     };
@@ -431,7 +431,7 @@ pub fn pending(ctx: &Context) -> Result<(Vec<Listed>, Vec<String>)> {
 ///
 /// # Errors
 /// As the confined reader (a link, a folder, over 2 MiB, not UTF-8).
-pub fn read_note(ctx: &Context, rel: &str) -> Result<Option<String>> {
+pub(crate) fn read_note(ctx: &Context, rel: &str) -> Result<Option<String>> {
     read_registry(&ctx.root, rel, true)
 }
 
@@ -439,7 +439,7 @@ pub fn read_note(ctx: &Context, rel: &str) -> Result<Option<String>> {
 ///
 /// # Errors
 /// As [`read_note`].
-pub fn refused_topics(ctx: &Context) -> Result<BTreeSet<String>> {
+pub(crate) fn refused_topics(ctx: &Context) -> Result<BTreeSet<String>> {
     Ok(read_note(ctx, REFUSED_FILE)?
         .map(|text| sections(&text).iter().map(|s| slug(s.heading)).collect())
         .unwrap_or_default())
@@ -451,7 +451,7 @@ pub fn refused_topics(ctx: &Context) -> Result<BTreeSet<String>> {
 ///
 /// # Errors
 /// A folder in the file's place; an I/O error naming the file.
-pub fn read_note_loose(ctx: &Context, rel: &str) -> Result<Option<String>> {
+pub(crate) fn read_note_loose(ctx: &Context, rel: &str) -> Result<Option<String>> {
     Ok(match read_loose(&ctx.root.join(rel), &ctx.root)? {
         Loose::Read(text) => Some(text),
         Loose::Missing | Loose::Skipped(_) => None,
@@ -462,7 +462,7 @@ pub fn read_note_loose(ctx: &Context, rel: &str) -> Result<Option<String>> {
 ///
 /// # Errors
 /// As [`read_note_loose`].
-pub fn entry_topics(ctx: &Context, kind: Kind) -> Result<BTreeSet<String>> {
+pub(crate) fn entry_topics(ctx: &Context, kind: Kind) -> Result<BTreeSet<String>> {
     let mut topics = BTreeSet::new();
     for dir in NOTE_DIRS {
         if let Some(text) = read_note_loose(ctx, &format!("{dir}/{}", kind.note_file()))? {
@@ -474,13 +474,13 @@ pub fn entry_topics(ctx: &Context, kind: Kind) -> Result<BTreeSet<String>> {
 
 /// A count as a JSON number.
 #[must_use]
-pub fn count(n: usize) -> Value {
+pub(crate) fn count(n: usize) -> Value {
     Value::from(u32::try_from(n).unwrap_or(u32::MAX))
 }
 
 /// Stops the process dead at the named step when the test hook asks for it: no destructor runs,
 /// so the writer lock stays behind as a crash leaves it.
-pub fn crash_point(ctx: &Context, step: &str) {
+pub(crate) fn crash_point(ctx: &Context, step: &str) {
     if ctx.crash_at.as_deref() == Some(step) {
         std::process::exit(70);
     }

@@ -30,7 +30,7 @@ use crate::actions::entries::propose::{NotWritten, Proposed, WhenPending, draft,
 
 use crate::store::layout::CLAUDE_AGENT_MEMORY as CLAUDE_DIR;
 /// The project instruction files whose memory section is imported.
-pub const AGENTS_FILES: [&str; 2] = ["CLAUDE.md", "AGENTS.md"];
+pub(crate) const AGENTS_FILES: [&str; 2] = ["CLAUDE.md", "AGENTS.md"];
 /// Longest imported title, in UTF-16 units.
 const TITLE_CUT: usize = 100;
 
@@ -45,7 +45,7 @@ pub struct ImportArgs {
 
 /// One item found in a source file.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Item {
+pub(crate) struct Item {
     pub kind: Kind,
     pub title: String,
     pub content: String,
@@ -55,7 +55,7 @@ pub struct Item {
 
 /// An item that was not proposed because it broke a rule.
 #[derive(Debug, Clone)]
-pub struct Refusal {
+pub(crate) struct Refusal {
     pub file: String,
     pub line: usize,
     pub reason: String,
@@ -63,7 +63,7 @@ pub struct Refusal {
 
 /// What `import` did.
 #[derive(Debug, Clone, Default)]
-pub struct ImportReport {
+pub(crate) struct ImportReport {
     /// The files read, as shown.
     pub read: Vec<String>,
     pub proposed: Vec<Proposed>,
@@ -76,7 +76,7 @@ pub struct ImportReport {
 /// # Errors
 /// A `--from` file that is missing, unreadable or named like a secret store; a source the
 /// reader refuses; confinement and I/O errors while writing candidates.
-pub fn run(args: &ImportArgs, ctx: &Context) -> Result<ImportReport> {
+pub(crate) fn run(args: &ImportArgs, ctx: &Context) -> Result<ImportReport> {
     let sources = match args.from.as_deref().map(trim) {
         None => [claude_sources(ctx)?, agents_sources(ctx)?].concat(),
         Some("claude") => claude_sources(ctx)?,
@@ -215,7 +215,7 @@ fn kind_of(heading: &str) -> Kind {
 /// The top-level items of `text`; with `section`, only those under a heading whose text holds
 /// that word (case-insensitive), up to the next heading of the same or a higher level.
 #[must_use]
-pub fn items(text: &str, section: Option<&str>) -> Vec<Item> {
+pub(crate) fn items(text: &str, section: Option<&str>) -> Vec<Item> {
     let mut out: Vec<Item> = Vec::new();
     let mut open: Option<(usize, Vec<&str>)> = None;
     let mut fence: Option<&str> = None;

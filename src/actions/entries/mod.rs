@@ -10,8 +10,8 @@
 //! Every change happens under the writer lock; every file is replaced atomically through a
 //! confined folder handle.
 
-pub mod admit;
-pub mod candidate;
-pub mod import;
-pub mod propose;
-pub mod views;
+pub(crate) mod admit;
+pub(crate) mod candidate;
+pub(crate) mod import;
+pub(crate) mod propose;
+pub(crate) mod views;

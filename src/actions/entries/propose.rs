@@ -70,7 +70,7 @@ pub struct ProposeArgs {
 
 /// A candidate written.
 #[derive(Debug, Clone)]
-pub struct Proposed {
+pub(crate) struct Proposed {
     pub candidate: Candidate,
     pub sha256: String,
 }
@@ -78,7 +78,7 @@ pub struct Proposed {
 impl Proposed {
     /// The `--json` object of one candidate written.
     #[must_use]
-    pub fn to_object(&self) -> Object {
+    pub(crate) fn to_object(&self) -> Object {
         Object::new()
             .with("id", self.candidate.id.as_str())
             .with("type", self.candidate.kind.as_str())
@@ -90,7 +90,7 @@ impl Proposed {
 
 /// What to do when the topic is already pending.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum WhenPending {
+pub(crate) enum WhenPending {
     /// Write under the next free id (`propose`).
     NextId,
     /// Write nothing (`import`: proposing the same item again is a duplicate).
@@ -99,7 +99,7 @@ pub enum WhenPending {
 
 /// Why a candidate was not written.
 #[derive(Debug)]
-pub enum NotWritten {
+pub(crate) enum NotWritten {
     /// Its topic is already pending ([`WhenPending::Skip`]), refused, or an entry.
     Duplicate(String),
 }
@@ -108,7 +108,7 @@ pub enum NotWritten {
 ///
 /// # Errors
 /// Every refusal named in the module documentation; confinement and I/O errors.
-pub fn run(args: &ProposeArgs, ctx: &Context) -> Result<Proposed> {
+pub(crate) fn run(args: &ProposeArgs, ctx: &Context) -> Result<Proposed> {
     run_with_input(args, ctx, &mut io::stdin().lock())
 }
 
@@ -116,7 +116,11 @@ pub fn run(args: &ProposeArgs, ctx: &Context) -> Result<Proposed> {
 ///
 /// # Errors
 /// As [`run`].
-pub fn run_with_input(args: &ProposeArgs, ctx: &Context, stdin: &mut dyn Read) -> Result<Proposed> {
+pub(crate) fn run_with_input(
+    args: &ProposeArgs,
+    ctx: &Context,
+    stdin: &mut dyn Read,
+) -> Result<Proposed> {
     let kind = match args.kind.as_deref() {
         None => return Err(Error::refused("--type decision|lesson|pattern is required")),
         Some(text) => Kind::parse(trim(text))
@@ -156,7 +160,7 @@ pub fn run_with_input(args: &ProposeArgs, ctx: &Context, stdin: &mut dyn Read) -
 /// ends made `\n`, context one line, source trimmed or `unknown`); its id is the base id of its
 /// topic, made unique when written.
 #[must_use]
-pub fn draft(
+pub(crate) fn draft(
     ctx: &Context,
     kind: Kind,
     title: &str,
@@ -196,7 +200,7 @@ pub fn draft(
 ///
 /// # Errors
 /// Confinement and I/O errors; a folder that cannot be read.
-pub fn write(
+pub(crate) fn write(
     ctx: &Context,
     lock: &WriterLock,
     mut candidate: Candidate,

@@ -19,13 +19,13 @@ use crate::actions::entries::candidate::{
     CANDIDATES_DIR, Kind, Listed, NOTE_DIRS, pending, read_note, read_note_loose,
 };
 
-pub use crate::store::layout::{CANDIDATES_VIEW, INDEX_VIEW};
+pub(crate) use crate::store::layout::{CANDIDATES_VIEW, INDEX_VIEW};
 
 /// The two views, as they should read now: (path, text).
 ///
 /// # Errors
 /// A source the confined reader refuses.
-pub fn expected(ctx: &Context) -> Result<[(&'static str, String); 2]> {
+pub(crate) fn expected(ctx: &Context) -> Result<[(&'static str, String); 2]> {
     let (candidates, unreadable) = pending(ctx)?;
     Ok([
         (CANDIDATES_VIEW, candidates_view(&candidates, &unreadable)),
@@ -132,7 +132,7 @@ fn collapse(text: &str) -> String {
 ///
 /// # Errors
 /// A source or view the confined reader refuses.
-pub fn drift(ctx: &Context) -> Result<Vec<(&'static str, &'static str)>> {
+pub(crate) fn drift(ctx: &Context) -> Result<Vec<(&'static str, &'static str)>> {
     let mut out = Vec::new();
     for (rel, text) in expected(ctx)? {
         match read_note(ctx, rel)? {
@@ -147,7 +147,7 @@ pub fn drift(ctx: &Context) -> Result<Vec<(&'static str, &'static str)>> {
 /// Whether the entry commands were ever used here (a view or the candidates folder exists), so
 /// that `doctor` stays silent about views in a project that never had any.
 #[must_use]
-pub fn in_use(ctx: &Context) -> bool {
+pub(crate) fn in_use(ctx: &Context) -> bool {
     [CANDIDATES_DIR, CANDIDATES_VIEW, INDEX_VIEW]
         .iter()
         .any(|rel| {
@@ -165,7 +165,7 @@ pub fn in_use(ctx: &Context) -> bool {
 ///
 /// # Errors
 /// A source the confined reader refuses, or an I/O error naming the view.
-pub fn rebuild(ctx: &Context, _lock: &WriterLock) -> Result<Vec<&'static str>> {
+pub(crate) fn rebuild(ctx: &Context, _lock: &WriterLock) -> Result<Vec<&'static str>> {
     let mut written = Vec::new();
     for (rel, text) in expected(ctx)? {
         if read_note(ctx, rel).ok().flatten().as_deref() == Some(text.as_str()) {

@@ -33,7 +33,6 @@ pub struct QueryCounter<'q> {
     lengths: u64,
     /// The distinct first bytes of the ASCII query tokens, each repeated in the 8 bytes of a
     /// word, with whether it is a letter (compared with the lowercased text).
-    #[cfg_attr(target_arch = "x86_64", allow(dead_code))] // tested against SSE2 there
     firsts: Vec<(u64, bool)>,
     /// Bit `128 × a + b` set when some ASCII query token starts with the bytes `a`, `b`.
     pairs: [u64; 256],
@@ -305,7 +304,10 @@ impl<'q> QueryCounter<'q> {
 
     /// [`Masks`] of a block eight bytes at a time in a `u64`: on `x86_64`, only tested against
     /// the SSE2 classifier.
-    #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+    #[cfg_attr(
+        all(target_arch = "x86_64", not(test)),
+        expect(dead_code, reason = "on x86_64 only the tests use it, against SSE2")
+    )]
     fn word_masks(&self, block: &[u8; 64]) -> Masks {
         let mut masks = Masks::default();
         for (i, word) in block.chunks_exact(8).enumerate() {
@@ -432,7 +434,6 @@ pub(crate) fn in_range(word: u64, lo: u8, hi: u8) -> u64 {
 
 /// For each byte of `word` (all below 0x80): 0x80 when it equals the same byte of `pattern`
 /// (also below 0x80), else 0. `v + 0x7f` reaches 0x80 exactly when the byte `v` is not 0.
-#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
 fn equal(word: u64, pattern: u64) -> u64 {
     !((word ^ pattern) + ONES * 0x7f) & HIGH
 }

@@ -28,7 +28,7 @@ const BOOST: f64 = 0.25;
 ///
 /// # Errors
 /// Confined-reader errors, `--context-scope` errors, and the receipt store's (§9.1).
-pub fn recall(
+pub(crate) fn recall(
     ctx: &Context,
     request: &Request,
     context_scope: Option<&str>,

@@ -46,7 +46,7 @@ type SharedNote = std::result::Result<Loose<RwLock<String>>, Mutex<Option<Error>
 
 /// What [`lexical`] found: the best candidates, and a warning for each file it skipped.
 #[derive(Debug)]
-pub struct Found {
+pub(crate) struct Found {
     pub scored: Vec<Scored>,
     pub warnings: Vec<String>,
 }
@@ -65,7 +65,7 @@ pub struct Found {
 ///
 /// # Errors
 /// A directory where a file should be, or another read error (the first in file order).
-pub fn lexical(ctx: &Context, request: &Request, portfolio: Option<&str>) -> Result<Found> {
+pub(crate) fn lexical(ctx: &Context, request: &Request, portfolio: Option<&str>) -> Result<Found> {
     let query = query_tokens(&request.query);
     let counter = QueryCounter::new(&query);
     let events = event_files(ctx, request.include_archive)?;

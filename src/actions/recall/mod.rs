@@ -13,9 +13,9 @@
 //! the query's tokens are counted.
 
 pub mod bm25;
-pub mod counter;
-pub mod evidence;
-pub mod lexical;
+pub(crate) mod counter;
+pub(crate) mod evidence;
+pub(crate) mod lexical;
 pub mod score;
 
 use std::fmt::Write;
@@ -27,6 +27,7 @@ use crate::js::json::{Object, Value};
 use crate::js::number::to_fixed;
 use crate::js::path::resolve;
 use crate::js::text::{trim, truncate};
+use crate::messages;
 use crate::output::Report;
 use lexical::lexical;
 use score::{Ranking, Request, entry};
@@ -74,15 +75,13 @@ impl Request {
     pub fn parse(args: &RecallArgs) -> Result<Self> {
         let query = args.query.join(" ");
         if trim(&query).is_empty() {
-            return Err(Error::refused("recall: query must be a non-empty string"));
+            return Err(Error::refused(messages::QUERY_REQUIRED));
         }
         let portfolio = match args.scope.as_deref() {
             None | Some("project") => false,
             Some("portfolio") => true,
             Some(other) => {
-                return Err(Error::refused(format!(
-                    "invalid value for --scope: {other}"
-                )));
+                return Err(Error::refused(messages::invalid_value("scope", other)));
             }
         };
         let ranking = match args.ranking.as_deref() {
@@ -91,37 +90,27 @@ impl Request {
             Some("bm25") => Ranking::Bm25,
             // The message predates bm25 and is kept word for word.
             Some(_) => {
-                return Err(Error::refused(
-                    "recall: ranking must be lexical or evidence",
-                ));
+                return Err(Error::refused(messages::RANKING_UNKNOWN));
             }
         };
         if ranking == Ranking::Evidence && portfolio {
-            return Err(Error::refused(
-                "Evidence ranking supports project-local lexical recall only.",
-            ));
+            return Err(Error::refused(messages::EVIDENCE_PROJECT_ONLY));
         }
         let limit = match args.limit.as_deref() {
             None => DEFAULT_LIMIT,
             Some(text) => parse_limit(text)
-                .ok_or_else(|| Error::refused(format!("invalid value for --limit: {text}")))?,
+                .ok_or_else(|| Error::refused(messages::invalid_value("limit", text)))?,
         };
         // Options that would be silently ignored are refused (bmad-plus ignores them), after
         // the checks whose messages bmad-plus pins. `--scope portfolio` alone stays accepted.
         if args.portfolio.is_some() && !portfolio {
-            return Err(Error::refused(
-                "--portfolio only applies with --scope portfolio",
-            ));
+            return Err(Error::refused(messages::PORTFOLIO_WITHOUT_SCOPE));
         }
         if args.context_scope.is_some() && ranking != Ranking::Evidence {
-            return Err(Error::refused(
-                "--context-scope only applies with --ranking evidence",
-            ));
+            return Err(Error::refused(messages::CONTEXT_SCOPE_WITHOUT_EVIDENCE));
         }
         if args.include_archive && ranking == Ranking::Bm25 {
-            return Err(Error::refused(
-                "--include-archive applies with --ranking lexical or evidence",
-            ));
+            return Err(Error::refused(messages::ARCHIVE_WITH_BM25));
         }
         Ok(Self {
             query,
@@ -164,10 +153,7 @@ pub fn run(args: &RecallArgs, ctx: &Context) -> Result<RecallReport> {
     if let Some(p) = portfolio {
         let dir = resolve(&ctx.cwd, Path::new(p));
         if !dir.is_dir() {
-            return Err(Error::refused(format!(
-                "--portfolio is not an existing folder: {}",
-                dir.display()
-            )));
+            return Err(Error::refused(messages::portfolio_not_a_folder(&dir)));
         }
     }
     let (results, warnings) = match request.ranking {
@@ -213,7 +199,10 @@ pub struct RecallReport {
 
 impl Report for RecallReport {
     fn to_json(&self) -> Value {
-        #[allow(clippy::cast_precision_loss)] // a result count is far below 2^53
+        #[expect(
+            clippy::cast_precision_loss,
+            reason = "a result count is far below 2^53"
+        )]
         let count = self.results.len() as f64;
         let mut result = Object::new()
             .with("query", self.query.as_str())

@@ -95,7 +95,10 @@ pub fn score_with(counter: &QueryCounter<'_>, parts: &[&str]) -> f64 {
         if matched == 0 {
             return 0.0;
         }
-        #[allow(clippy::cast_precision_loss)] // token counts are far below 2^53
+        #[expect(
+            clippy::cast_precision_loss,
+            reason = "token counts are far below 2^53"
+        )]
         let (query_len, total) = (query.len() as f64, total as f64);
         let coverage = f64::from(matched) / query_len;
         hits * coverage / total.sqrt()
@@ -462,7 +465,7 @@ mod tests {
     }
 
     #[test]
-    #[allow(
+    #[expect(
         clippy::approx_constant,
         reason = "2/sqrt(2) is one ulp below SQRT_2, and that is the point"
     )]

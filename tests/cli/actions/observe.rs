@@ -656,7 +656,7 @@ fn edited(edit: impl FnOnce(&mut Json)) -> String {
 }
 
 #[test]
-#[allow(clippy::too_many_lines, reason = "a table of cases")]
+#[expect(clippy::too_many_lines, reason = "a table of cases")]
 fn usage_errors_are_refused_before_the_lock_and_create_nothing() {
     // No `.bmad/` at all: a refusal before the writer lock must not create it.
     let project = TestProject::new();
@@ -821,7 +821,7 @@ fn run_and_task_ids_must_be_non_empty_bounded_text() {
 type Change = fn(&mut NexusRun);
 
 #[test]
-#[allow(clippy::too_many_lines, reason = "a table of cases")]
+#[expect(clippy::too_many_lines, reason = "a table of cases")]
 fn every_nexus_refusal_changes_nothing() {
     const CORRUPT: &str = "Nexus: Corrupt run state; original bytes were preserved.";
     const FOREIGN: &str = "Nexus: Corrupt or foreign run state; original bytes were preserved.";

@@ -525,7 +525,7 @@ fn corrupt(project: TestProject, store: &[u8], message: &str) -> TestProject {
 }
 
 #[test]
-#[allow(clippy::too_many_lines, reason = "a table of cases")]
+#[expect(clippy::too_many_lines, reason = "a table of cases")]
 fn a_corrupt_store_is_an_error_for_every_reader_and_is_never_reset() {
     let (project, run) = project();
     copy_run(&run, OTHER_RUN);

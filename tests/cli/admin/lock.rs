@@ -83,7 +83,7 @@ fn state(text: &str, alive: Option<bool>) -> State {
         sha256: sha256_hex(text.as_bytes()),
         raw: owner.is_none().then(|| text.to_owned()),
         owner,
-        #[allow(clippy::cast_precision_loss)] // a small number of milliseconds
+        #[expect(clippy::cast_precision_loss, reason = "a small number of milliseconds")]
         age_ms: AGE_MS as f64,
         alive,
     }
@@ -371,7 +371,7 @@ fn a_dead_owners_lock_is_recovered_with_a_receipt() {
     );
     assert_eq!(receipt.owner_alive, Some(false));
     assert!(!receipt.other_host_is_gone);
-    #[allow(clippy::cast_precision_loss)] // a small number of milliseconds
+    #[expect(clippy::cast_precision_loss, reason = "a small number of milliseconds")]
     let age = AGE_MS as f64;
     assert_eq!(receipt.age_ms, age);
     assert_eq!(receipt.recovered_by.hostname, host());

@@ -8,10 +8,12 @@
 //! (The builder's snapshot reads every file, a FIFO too, so these tests never ask for one.)
 
 use std::fs;
+use std::io::Read;
 use std::os::unix::fs::FileTypeExt as _;
 use std::path::Path;
-use std::process::Command;
-use std::time::Duration;
+use std::process::{Command, Stdio};
+use std::thread::{self, JoinHandle};
+use std::time::{Duration, Instant};
 
 use crate::support::{JOURNAL, SCORES, TestProject};
 
@@ -32,18 +34,44 @@ fn run(p: &TestProject) -> Run {
     run_command(p.command())
 }
 
-fn run_command(command: Command) -> Run {
-    let output = assert_cmd::Command::from_std(command)
-        .timeout(Duration::from_secs(60))
-        .output()
+fn run_command(mut command: Command) -> Run {
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
         .expect("run bmad-mem");
+    // The pipes are drained on their own threads so a chatty child never blocks on a full pipe.
+    let stdout = drain(child.stdout.take().expect("stdout pipe"));
+    let stderr = drain(child.stderr.take().expect("stderr pipe"));
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait for bmad-mem") {
+            break status;
+        }
+        if Instant::now() >= deadline {
+            child.kill().expect("kill bmad-mem");
+            break child.wait().expect("wait for bmad-mem");
+        }
+        thread::sleep(Duration::from_millis(10));
+    };
     let run = Run {
-        code: output.status.code(),
-        stdout: String::from_utf8(output.stdout).expect("UTF-8 stdout"),
-        stderr: String::from_utf8(output.stderr).expect("UTF-8 stderr"),
+        code: status.code(),
+        stdout: String::from_utf8(stdout.join().expect("stdout reader")).expect("UTF-8 stdout"),
+        stderr: String::from_utf8(stderr.join().expect("stderr reader")).expect("UTF-8 stderr"),
     };
     assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
     run
+}
+
+/// Reads a pipe to its end on a thread of its own.
+fn drain(mut pipe: impl Read + Send + 'static) -> JoinHandle<Vec<u8>> {
+    thread::spawn(move || {
+        let mut bytes = Vec::new();
+        pipe.read_to_end(&mut bytes)
+            .expect("read a pipe of bmad-mem");
+        bytes
+    })
 }
 
 /// A run that must succeed; returns it.

@@ -30,7 +30,11 @@ pub fn link_text(brain: &str, kind: &str) -> String {
 /// Sets the modification time of `path` to `iso` (a `YYYY-MM-DD` at UTC midnight).
 pub fn set_mtime(path: &Path, day: &str) {
     let ms = bmad_mem::js::date::parse_timestamp(day).expect("a date");
-    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)] // positive, whole
+    #[expect(
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss,
+        reason = "positive, whole"
+    )]
     let time = UNIX_EPOCH + Duration::from_millis(ms as u64);
     File::open(path)
         .and_then(|f| f.set_modified(time))

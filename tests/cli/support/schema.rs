@@ -152,7 +152,7 @@ pub struct Health {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-#[allow(clippy::struct_field_names)] // the JSON key is `exported`
+#[expect(clippy::struct_field_names, reason = "the JSON key is `exported`")]
 pub struct Exported {
     pub exported: String,
     pub brain: Found,

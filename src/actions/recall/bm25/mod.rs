@@ -382,7 +382,7 @@ impl Collection {
         let bs = [params.heading_b, params.body_b];
         let mut norms = [1.0; 2];
         for field in [HEADING, BODY] {
-            #[allow(clippy::cast_precision_loss)] // word counts are far below 2^53
+            #[expect(clippy::cast_precision_loss, reason = "word counts are far below 2^53")]
             let average = self.total_lengths[field] as f64 / f64::from(self.size.max(1));
             if average > 0.0 {
                 norms[field] =

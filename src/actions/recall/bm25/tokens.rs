@@ -392,7 +392,7 @@ const CLASSES: [u8; 256] = {
     let mut table = [0u8; 256];
     let mut c = 0;
     while c < 128 {
-        #[allow(clippy::cast_possible_truncation)] // below 128
+        #[expect(clippy::cast_possible_truncation, reason = "below 128")]
         let byte = c as u8;
         if byte.is_ascii_digit() {
             table[c] = ALNUM;

@@ -1,0 +1,357 @@
+//! The user-facing messages, in one place: what follows `mem <action>: ` on stderr, or sits in
+//! `{"error":…}` under `--json`. A fixed message is a `const`, a message with values a small
+//! function; both are grouped by the command that prints them. Tests pin the texts byte for
+//! byte, and the ones marked "pinned: bmad-plus prints exactly this" must never change: a team
+//! running both tools reads the same refusal from either (docs/COMPATIBILITY.md).
+//!
+//! The Nexus view's own messages (`Nexus: …`) still live with it.
+
+use std::fmt::Display;
+use std::path::Path;
+
+// Confinement and the confined reader, shared by every command that reads or writes the memory.
+
+/// pinned: bmad-plus prints exactly this.
+pub(crate) const PATH_NOT_NORMALIZED: &str =
+    "Memory path must be a normalized project-relative path.";
+/// pinned: bmad-plus prints exactly this.
+pub(crate) const PATH_ESCAPES: &str = "Memory path escapes project.";
+/// pinned: bmad-plus prints exactly this.
+pub(crate) const PATH_SYMLINK: &str = "Memory paths cannot follow symbolic links or junctions.";
+/// pinned: bmad-plus prints exactly this.
+pub(crate) const PARENT_NOT_DIRECTORY: &str = "Memory parent is not a directory.";
+/// pinned: bmad-plus prints exactly this.
+pub(crate) const SOURCE_NOT_REGULAR: &str =
+    "Memory source must be a regular file of at most 2 MiB.";
+/// A file that grew past the cap while it was read.
+pub(crate) const SOURCE_GREW: &str = "Memory source exceeded 2 MiB while reading.";
+/// pinned: bmad-plus prints exactly this.
+pub(crate) const SOURCE_NOT_UTF8: &str = "Memory source must contain valid UTF-8.";
+/// Node's text for reading a directory as a file.
+pub(crate) const IS_DIRECTORY: &str = "EISDIR: illegal operation on a directory, read";
+
+/// A file over the size a bounded read accepts (its size, or the bytes read past the cap).
+pub(crate) fn source_too_large(bytes: u64) -> String {
+    format!("Memory source of {bytes} bytes is over the read limit.")
+}
+
+/// pinned: bmad-plus prints exactly this (Node's text for a missing file).
+pub(crate) fn not_found(path: &Path) -> String {
+    format!(
+        "ENOENT: no such file or directory, stat '{}'",
+        path.display()
+    )
+}
+
+// The writer lock and the registries, shared by every writer.
+
+/// pinned: bmad-plus prints exactly this.
+pub(crate) const LOCK_OCCUPIED: &str =
+    "Memory writer lock is occupied. Inspect writer.lock and its owner; do not remove a live lock.";
+/// pinned: bmad-plus prints exactly this.
+pub(crate) const STORE_FULL: &str =
+    "Memory store is full; archive it explicitly before adding records.";
+/// pinned: bmad-plus prints exactly this.
+pub(crate) const INCOMPLETE_FINAL_LINE: &str =
+    "Memory store has an incomplete final line; inspect it before writing.";
+/// pinned: bmad-plus prints exactly this.
+pub(crate) const DOCUMENT_TOO_LARGE: &str = "Memory store exceeds 2 MiB.";
+
+// The command line and the environment, shared by every command.
+
+/// A value an option does not accept (`--scope`, `--limit`, the signals, `--before`, …).
+pub(crate) fn invalid_value(option: &str, text: &str) -> String {
+    format!("invalid value for --{option}: {text}")
+}
+
+/// `BMAD_MEM_NOW` that is no timestamp.
+pub(crate) fn invalid_now(text: &str) -> String {
+    format!("BMAD_MEM_NOW is not a valid timestamp: {text}")
+}
+
+/// `-d` that names no folder.
+pub(crate) fn no_project_dir(root: &Path) -> String {
+    format!(
+        "Project directory does not exist or is not a directory: {}",
+        root.display()
+    )
+}
+
+// recall
+
+/// pinned: bmad-plus prints exactly this.
+pub(crate) const QUERY_REQUIRED: &str = "recall: query must be a non-empty string";
+/// pinned: bmad-plus prints exactly this.
+pub(crate) const RANKING_UNKNOWN: &str = "recall: ranking must be lexical or evidence";
+/// pinned: bmad-plus prints exactly this.
+pub(crate) const EVIDENCE_PROJECT_ONLY: &str =
+    "Evidence ranking supports project-local lexical recall only.";
+/// `--portfolio` that nothing would read.
+pub(crate) const PORTFOLIO_WITHOUT_SCOPE: &str = "--portfolio only applies with --scope portfolio";
+/// `--context-scope` that nothing would read.
+pub(crate) const CONTEXT_SCOPE_WITHOUT_EVIDENCE: &str =
+    "--context-scope only applies with --ranking evidence";
+/// `--include-archive` with a ranking that does not read the archive.
+pub(crate) const ARCHIVE_WITH_BM25: &str =
+    "--include-archive applies with --ranking lexical or evidence";
+
+/// `--portfolio` naming no folder.
+pub(crate) fn portfolio_not_a_folder(dir: &Path) -> String {
+    format!("--portfolio is not an existing folder: {}", dir.display())
+}
+
+// write
+
+/// pinned: bmad-plus prints exactly this.
+pub(crate) const AGENT_REQUIRED: &str = "appendEvent: event.agent is required";
+/// pinned: bmad-plus prints exactly this.
+pub(crate) const OUTCOME_UNKNOWN: &str =
+    "appendEvent: event.outcome must be one of success|failure|partial|abandoned";
+
+// reinforce
+
+/// pinned: bmad-plus prints exactly this (it carries its own prefix, in both forms).
+pub(crate) const PATTERN_REQUIRED: &str =
+    "mem reinforce: --pattern <id> is required (the pattern heading in patterns.md)";
+
+/// A scores file the loose reader skipped.
+pub(crate) fn scores_unreadable(scores: &str, skip: impl Display) -> String {
+    format!("{scores} cannot be read ({skip}); nothing was changed.")
+}
+
+// observe
+
+/// `observe` without its input file.
+pub(crate) const INPUT_REQUIRED: &str = "--input <file.json> is required";
+/// pinned: bmad-plus prints exactly this.
+pub(crate) const INPUT_NOT_OBJECT: &str = "Outcome input must be a JSON object.";
+/// pinned: bmad-plus prints exactly this.
+pub(crate) const INPUT_MISSING: &str = "Outcome input is required.";
+/// pinned: bmad-plus prints exactly this.
+pub(crate) const RUN_ID_TEXT: &str = "Run ID must be non-empty bounded text.";
+/// pinned: bmad-plus prints exactly this.
+pub(crate) const TASK_ID_TEXT: &str = "Task ID must be non-empty bounded text.";
+/// pinned: bmad-plus prints exactly this.
+pub(crate) const DUPLICATE_OUTCOME: &str =
+    "Duplicate outcome: this task attempt already supplied a receipt.";
+/// pinned: bmad-plus prints exactly this.
+pub(crate) const SCOPE_EXCEEDS_TASK: &str = "Outcome scope exceeds the accepted task scope.";
+/// pinned: bmad-plus prints exactly this.
+pub(crate) const SUPERSEDED_AND_CONTRADICTED: &str =
+    "A receipt cannot be both superseded and contradicted.";
+/// pinned: bmad-plus prints exactly this.
+pub(crate) const INTERPRETATION_TEXT: &str =
+    "Lesson interpretation must be non-empty bounded text.";
+/// pinned: bmad-plus prints exactly this.
+pub(crate) const SOURCES_CHANGED: &str = "Outcome sources changed while being observed.";
+/// pinned: bmad-plus prints exactly this.
+pub(crate) const OUTCOME_STORE_FULL: &str = "Outcome store is full; archive it explicitly.";
+/// pinned: bmad-plus prints exactly this.
+pub(crate) const RELATED_NOT_FOUND: &str =
+    "Related outcome must exist in the same applicable project scope.";
+/// pinned: bmad-plus prints exactly this.
+pub(crate) const RELATIONS_INVALID: &str =
+    "Outcome relationships must be a unique bounded receipt-ID list.";
+
+/// An input file that does not parse, in our own words.
+pub(crate) fn input_not_json(problem: impl Display) -> String {
+    format!("Outcome input is not valid JSON: {problem}")
+}
+
+// The receipt store and receipt fields, shared by observe and outcomes.
+
+/// pinned: bmad-plus prints exactly this.
+pub(crate) const OUTCOME_INCOMPLETE_RECORD: &str = "Outcome store has an incomplete final record.";
+/// pinned: bmad-plus prints exactly this.
+pub(crate) const RECEIPT_INTEGRITY: &str = "Outcome receipt integrity or uniqueness check failed.";
+/// pinned: bmad-plus prints exactly this.
+pub(crate) const RELATIONS_NOT_EARLIER: &str =
+    "Outcome relationships must identify earlier receipts.";
+/// pinned: bmad-plus prints exactly this.
+pub(crate) const ATTEMPT_IDENTITY: &str = "Duplicate or missing outcome attempt identity.";
+/// pinned: bmad-plus prints exactly this.
+pub(crate) const SCOPE_REQUIRED: &str = "An explicit non-empty project scope is required.";
+/// pinned: bmad-plus prints exactly this.
+pub(crate) const SCOPE_NOT_NORMALIZED: &str = "Outcome scope must be a normalized relative path.";
+/// pinned: bmad-plus prints exactly this.
+pub(crate) const HEADING_TEXT: &str = "Memory heading must be non-empty bounded text.";
+/// pinned: bmad-plus prints exactly this.
+pub(crate) const MEMORY_SOURCE_KIND: &str =
+    "Outcome memory source must be a project decisions, lessons or patterns Markdown file.";
+/// pinned: bmad-plus prints exactly this.
+pub(crate) const HEADING_NOT_ONE: &str = "Memory heading must identify exactly one section.";
+
+/// A receipt line that does not parse (1-based), in our own words.
+pub(crate) fn outcome_line_not_json(line: usize, problem: impl Display) -> String {
+    format!("Outcome store line {line} is not valid JSON: {problem}")
+}
+
+/// pinned: bmad-plus prints exactly this.
+pub(crate) fn outcome_store_too_long(max: usize) -> String {
+    format!("Outcome store exceeds {max} records.")
+}
+
+// lock
+
+/// `--expect` without `--recover`.
+pub(crate) const EXPECT_WITHOUT_RECOVER: &str = "--expect <sha256> only applies with --recover";
+/// The lock changed between its inspection and its removal.
+pub(crate) const LOCK_CHANGED: &str =
+    "Writer lock changed while being recovered; inspect it again.";
+/// `--recover` with no lock.
+pub(crate) const NO_LOCK: &str = "There is no writer lock to recover.";
+/// A lock whose owner cannot be read.
+pub(crate) const LOCK_OWNER_UNREADABLE: &str =
+    "Writer lock has no readable owner; check that no writer runs, then remove it by hand.";
+
+/// `--expect` naming another lock than the one there.
+pub(crate) fn lock_digest_differs(actual: &str, expected: &str) -> String {
+    format!("Writer lock has sha256 {actual}, not {expected}; inspect it again before recovering.")
+}
+
+/// A lock whose owner runs.
+pub(crate) fn lock_owner_alive(pid: &str) -> String {
+    format!("Writer lock owner (pid {pid}) is alive; do not remove a live lock.")
+}
+
+/// A lock taken on another host, without `--other-host-is-gone`.
+pub(crate) fn lock_other_host(host: &str) -> String {
+    format!(
+        "Writer lock belongs to host {host}, where its owner cannot be checked from here; if no writer runs there, add --other-host-is-gone."
+    )
+}
+
+/// The recovery receipt could not take its name.
+pub(crate) fn lock_receipt_unnamed(rel: &str, problem: impl Display, left: &Path) -> String {
+    format!(
+        "Writer lock removed, but its recovery receipt could not be named {rel} ({problem}); it was left as {}.",
+        left.display()
+    )
+}
+
+// doctor
+
+/// A repair option naming a file it does not repair (`repair-tail`, `repair-encoding`).
+pub(crate) fn repair_takes(option: &str, registries: &[&str]) -> String {
+    format!("--{option} takes one of {}", registries.join(", "))
+}
+
+/// `--repair-encoding` with every line valid.
+pub(crate) fn nothing_invalid(rel: &str) -> String {
+    format!("{rel} has no line that is not valid UTF-8; nothing to repair.")
+}
+
+/// `--repair-encoding` where only the torn final line is invalid.
+pub(crate) fn only_the_tail_invalid(rel: &str) -> String {
+    format!(
+        "{rel} has no complete line that is not valid UTF-8; its incomplete final line is repaired with --repair-tail."
+    )
+}
+
+/// A registry that changed between the read and the repair.
+pub(crate) fn changed_during_repair(rel: &str, expected: u64, now: u64) -> String {
+    format!(
+        "{rel} changed during the repair ({expected} bytes read, {now} now); nothing was changed, run the repair again."
+    )
+}
+
+/// `--repair-tail` on a registry that ends with a newline.
+pub(crate) fn no_torn_tail(rel: &str) -> String {
+    format!("{rel} has no incomplete final line; nothing to repair.")
+}
+
+// archive
+
+/// Both selections at once.
+pub(crate) const BEFORE_AND_KEEP: &str = "--before and --keep cannot be used together";
+
+/// `archive` without a store word.
+pub(crate) fn missing_store(expected: &str) -> String {
+    format!("missing store — {expected}")
+}
+
+/// `archive` with a word that names no store.
+pub(crate) fn unknown_store(word: &str, expected: &str) -> String {
+    format!("unknown store '{word}' — {expected}")
+}
+
+/// A store to archive whose last line is torn.
+pub(crate) fn archive_torn_tail(rel: &str) -> String {
+    format!(
+        "{INCOMPLETE_FINAL_LINE} `bmad-mem doctor --repair-tail {rel}` keeps the torn line aside."
+    )
+}
+
+// export
+
+/// `--out ""`.
+pub(crate) const OUT_EMPTY: &str = "--out must not be empty";
+/// No brain linked or found.
+pub(crate) const NO_BRAIN: &str =
+    "no brain to export: none is linked or detected (run `bmad-mem init`)";
+
+/// A brain link that cannot be followed.
+pub(crate) fn link_invalid(link: &str, reason: impl Display) -> String {
+    format!(
+        "{link} ignored: {reason}; nothing was exported — to relink: rm {link} && bmad-mem init"
+    )
+}
+
+/// A linked brain that is no folder.
+pub(crate) fn brain_not_a_folder(dir: &Path) -> String {
+    format!("the linked brain is not a folder: {}", dir.display())
+}
+
+/// `--out` naming something other than a regular file.
+pub(crate) fn out_not_regular(what: impl Display, out: &Path) -> String {
+    format!(
+        "--out names {what}, not a regular file: {}; --force replaces regular files only",
+        out.display()
+    )
+}
+
+/// `--out` naming an existing file, without `--force`.
+pub(crate) fn out_exists(out: &Path) -> String {
+    format!(
+        "{} already exists; pass --force to replace it",
+        out.display()
+    )
+}
+
+// handoff
+
+/// `--from` over the cap.
+pub(crate) const FROM_TOO_LARGE: &str = "--from input is over 2 MiB";
+/// `--from` that is not UTF-8.
+pub(crate) const FROM_NOT_UTF8: &str = "--from input is not valid UTF-8";
+/// `--from -` with nothing on standard input.
+pub(crate) const FROM_STDIN_EMPTY: &str = "--from -: standard input is empty";
+/// `--from <file>` that is blank.
+pub(crate) const FROM_EMPTY: &str = "--from input is empty";
+/// `handoff` without a topic.
+pub(crate) const TOPIC_REQUIRED: &str = "--topic <text> is required";
+
+/// Every numbered name of the day's handoff (`rel`, then `-2`, `-3`, …) is taken.
+pub(crate) fn no_free_handoff_name(rel: &str) -> String {
+    format!("no free handoff name left for {rel}")
+}
+
+// init
+
+/// A blank `--project-name`.
+pub(crate) const PROJECT_NAME_EMPTY: &str = "--project-name must not be empty";
+
+// scan
+
+/// `scan` without a folder.
+pub(crate) const DIR_REQUIRED: &str = "<dir> is required";
+/// `--index` without a home folder.
+pub(crate) const HOME_UNSET: &str = "HOME is not set: cannot index into the global brain";
+
+/// `scan` of a folder that is not there.
+pub(crate) fn scan_dir_missing(dir: &Path) -> String {
+    format!(
+        "Scan directory does not exist or is not a directory: {}",
+        dir.display()
+    )
+}
