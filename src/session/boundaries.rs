@@ -20,6 +20,7 @@ use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 
 use crate::error::{Error, Result};
 use crate::js::path::resolve;
+use crate::messages;
 use crate::store::resolve::real_path;
 
 /// Whether names are compared without regard to case, as the platform's usual file systems do.
@@ -220,11 +221,8 @@ fn compile(lines: Vec<(usize, String)>, root: &Path, shown: &str) -> Result<List
     let mut texts = Vec::with_capacity(lines.len());
     for (index, (number, line)) in lines.into_iter().enumerate() {
         for (is_inside, pattern) in patterns(&line, root) {
-            let glob = glob(&pattern).map_err(|e| {
-                Error::refused(format!(
-                    "{shown} line {number}: invalid pattern {line}: {e}"
-                ))
-            })?;
+            let glob = glob(&pattern)
+                .map_err(|e| Error::refused(messages::invalid_pattern(shown, number, &line, e)))?;
             if is_inside {
                 inside.add(glob);
                 inside_of.push(index);

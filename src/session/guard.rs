@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::js::json::{Object, Value};
+use crate::messages;
 use crate::output::Report;
 use crate::session::boundaries::{Access, Boundaries, Verdict, target};
 use crate::session::sidecar::{HookAgent, check_agent_name};
@@ -170,7 +171,7 @@ impl Applicable {
             sidecar_path(agent, SIDECAR_BOUNDARIES),
         ] {
             if let Some(text) = read_registry(&ctx.root, &rel, true)
-                .map_err(|e| Error::refused(format!("{rel}: {e}")))?
+                .map_err(|e| Error::refused(messages::file_refused(&rel, e)))?
             {
                 let parsed = Boundaries::parse(&text, &real_root, &rel)?;
                 files.push((rel, parsed));
@@ -230,7 +231,7 @@ pub(crate) fn run_with_input(
     let agent = args
         .agent
         .as_deref()
-        .ok_or_else(|| Error::refused("--agent <name> is required"))?;
+        .ok_or_else(|| Error::refused(messages::GUARD_AGENT_REQUIRED))?;
     check_agent_name(agent)?;
     if let Some(hook) = &args.hook {
         let hook = HookAgent::parse(hook)?;
@@ -249,13 +250,13 @@ pub(crate) fn run_with_input(
     let access = match (args.read, args.write) {
         (true, false) => Access::Read,
         (false, true) => Access::Write,
-        _ => return Err(Error::refused("one of --read or --write is required")),
+        _ => return Err(Error::refused(messages::GUARD_ACCESS_REQUIRED)),
     };
     let path = args
         .path
         .as_deref()
         .filter(|p| !p.is_empty())
-        .ok_or_else(|| Error::refused("a path is required"))?;
+        .ok_or_else(|| Error::refused(messages::GUARD_PATH_REQUIRED))?;
     let applicable = Applicable::read(ctx, agent)?;
     let decision = applicable.decide(access, Path::new(path), &ctx.root)?;
     Ok(GuardReport {
@@ -272,15 +273,9 @@ fn read_payload(stdin: &mut dyn Read) -> Result<serde_json::Value> {
         .read_to_end(&mut bytes)
         .map_err(|e| Error::io("cannot read", Path::new("<stdin>"), e))?;
     if bytes.len() as u64 > HOOK_PAYLOAD_CAP {
-        return Err(Error::refused(
-            "the hook payload on standard input is over 64 MiB",
-        ));
+        return Err(Error::refused(messages::PAYLOAD_TOO_LARGE));
     }
-    serde_json::from_slice(&bytes).map_err(|e| {
-        Error::refused(format!(
-            "the hook payload on standard input is not valid JSON: {e}"
-        ))
-    })
+    serde_json::from_slice(&bytes).map_err(|e| Error::refused(messages::payload_not_json(e)))
 }
 
 /// One file operation of a tool call: the access, the path, and the folder a relative path is
@@ -291,8 +286,8 @@ type Call = (Access, String, Option<String>);
 fn tool_call(hook: HookAgent, payload: &serde_json::Value) -> Result<Vec<Call>> {
     let field =
         |v: &serde_json::Value, key: &str| v.get(key).and_then(|x| x.as_str()).map(str::to_owned);
-    let tool = field(payload, "tool_name")
-        .ok_or_else(|| Error::refused("the hook payload has no tool_name"))?;
+    let tool =
+        field(payload, "tool_name").ok_or_else(|| Error::refused(messages::PAYLOAD_NO_TOOL))?;
     let cwd = field(payload, "cwd");
     let input = payload.get("tool_input").cloned().unwrap_or_default();
     let path_of = |keys: &[&str]| keys.iter().find_map(|k| field(&input, k));

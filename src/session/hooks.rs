@@ -24,6 +24,7 @@ use serde_json::{Map, Value as Json};
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::js::json::{Object, Value};
+use crate::messages;
 use crate::output::Report;
 use crate::session::handoffs::handoff_names;
 use crate::session::pack::day;
@@ -275,30 +276,28 @@ pub(crate) fn run_with_input(
     let agent = HookAgent::parse(
         args.agent
             .as_deref()
-            .ok_or_else(|| Error::refused("--agent <agent> is required"))?,
+            .ok_or_else(|| Error::refused(messages::HOOKS_AGENT_REQUIRED))?,
     )?;
     match args.action.as_deref() {
         Some("install") => install(agent, args.dry_run, ctx).map(HooksReport::Installed),
         Some("remind") => remind(agent, ctx, stdin),
-        _ => Err(Error::refused("missing action — expected install | remind")),
+        _ => Err(Error::refused(messages::HOOKS_ACTION_MISSING)),
     }
 }
 
 /// `hooks install`.
 fn install(agent: HookAgent, dry_run: bool, ctx: &Context) -> Result<Installed> {
     let (file, hooks) = hooks_of(agent);
-    let old =
-        read_registry(&ctx.root, file, true).map_err(|e| Error::refused(format!("{file}: {e}")))?;
+    let old = read_registry(&ctx.root, file, true)
+        .map_err(|e| Error::refused(messages::file_refused(file, e)))?;
     let is_new_file = old.is_none();
     let old = old.unwrap_or_default();
     let mut settings = if old.trim().is_empty() {
         Json::Object(Map::new())
     } else {
-        serde_json::from_str::<Strict>(&old).map(|strict| strict.0).map_err(|e| {
-            Error::refused(format!(
-                "{file} does not parse as JSON ({e}); fix it, then run again — nothing was changed"
-            ))
-        })?
+        serde_json::from_str::<Strict>(&old)
+            .map(|strict| strict.0)
+            .map_err(|e| Error::refused(messages::settings_not_json(file, e)))?
     };
     let added = merge(&mut settings, &hooks, file)?;
     if added.is_empty() {
@@ -421,11 +420,7 @@ impl<'de> serde::de::Visitor<'de> for StrictVisitor {
 
 /// Appends to `settings` the hooks it lacks; returns them.
 fn merge(settings: &mut Json, hooks: &[Hook], file: &str) -> Result<Vec<Hook>> {
-    let shape = |what: &str| {
-        Error::refused(format!(
-            "{file}: {what}; fix it, then run again — nothing was changed"
-        ))
-    };
+    let shape = |what: &str| Error::refused(messages::settings_shape(file, what));
     let root = settings
         .as_object_mut()
         .ok_or_else(|| shape("the file must hold a JSON object"))?;
@@ -505,18 +500,12 @@ fn remind(agent: HookAgent, ctx: &Context, stdin: &mut dyn Read) -> Result<Hooks
         .read_to_end(&mut bytes)
         .map_err(|e| Error::io("cannot read", Path::new("<stdin>"), e))?;
     if bytes.len() as u64 > HOOK_PAYLOAD_CAP {
-        return Err(Error::refused(
-            "the hook payload on standard input is over 64 MiB",
-        ));
+        return Err(Error::refused(messages::PAYLOAD_TOO_LARGE));
     }
     let payload: Json = if bytes.iter().all(u8::is_ascii_whitespace) {
         Json::Object(Map::new())
     } else {
-        serde_json::from_slice(&bytes).map_err(|e| {
-            Error::refused(format!(
-                "the hook payload on standard input is not valid JSON: {e}"
-            ))
-        })?
+        serde_json::from_slice(&bytes).map_err(|e| Error::refused(messages::payload_not_json(e)))?
     };
     let is_continuing = payload
         .get("stop_hook_active")

@@ -7,6 +7,7 @@
 //! name: letters, digits, `.`, `_`, `-`, not starting with `.` or `-`.
 
 use crate::error::{Error, Result};
+use crate::messages;
 use crate::store::layout::{
     SIDECAR_BOUNDARIES, SIDECAR_CHRONOLOGY, SIDECAR_INDEX, SIDECAR_PATTERNS,
 };
@@ -42,11 +43,7 @@ impl HookAgent {
         Self::ALL
             .into_iter()
             .find(|agent| agent.as_str() == name)
-            .ok_or_else(|| {
-                Error::refused(format!(
-                    "unknown agent '{name}' — expected claude-code | codex | gemini"
-                ))
-            })
+            .ok_or_else(|| Error::refused(messages::unknown_agent(name)))
     }
 }
 
@@ -65,9 +62,7 @@ pub(crate) fn check_agent_name(name: &str) -> Result<()> {
     if is_plain {
         Ok(())
     } else {
-        Err(Error::refused(format!(
-            "agent name must be 1 to 64 letters, digits, '.', '_' or '-', not starting with '.' or '-': {name}"
-        )))
+        Err(Error::refused(messages::bad_agent_name(name)))
     }
 }
 
