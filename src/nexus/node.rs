@@ -6,7 +6,6 @@
 //! Pure: no I/O, no cache. It knows the shape of a run only as far as these walks need.
 
 use std::borrow::Cow;
-use std::cmp::Ordering;
 
 use crate::error::Result;
 use crate::js::json::Value;
@@ -125,11 +124,6 @@ pub(super) fn sort_text(value: &Value) -> Cow<'_, str> {
         Value::String(s) => Cow::Borrowed(s),
         other => Cow::Owned(other.text()),
     }
-}
-
-/// Comparison of two strings by UTF-16 code units, as JavaScript's default sort does.
-pub(super) fn utf16_cmp(a: &str, b: &str) -> Ordering {
-    a.encode_utf16().cmp(b.encode_utf16())
 }
 
 /// `^[a-z0-9][a-z0-9_-]{0,63}$`, Nexus's rule for run and task ids.

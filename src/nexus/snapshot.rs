@@ -18,7 +18,8 @@ use crate::error::{Error, Result};
 use crate::js::json::{Object, Value, hex};
 use crate::js::tape::Node;
 
-use crate::nexus::node::{field, is_str, is_text, list, object_keys, sort_text, utf16_cmp};
+use crate::js::text::utf16_cmp;
+use crate::nexus::node::{field, is_str, is_text, list, object_keys, sort_text};
 use crate::nexus::paths::{BASE, Confined, check_relative, confine, confine_in, join};
 use crate::nexus::refusal::{enoent, malformed, nexus};
 
