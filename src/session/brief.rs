@@ -23,6 +23,10 @@
 //!
 //! `git log` is the only process started, and only when the project folder holds `.git`; if git
 //! is missing or fails, the commits are skipped silently.
+//!
+//! With `--agent <name>`, the brief starts with that agent's sidecar `index.md`, then the access
+//! boundaries that apply to it (the project's file, then the sidecar's), before the brain. With
+//! `--hook gemini`, the text is wrapped in the JSON Gemini CLI's session-start hook reads.
 
 use std::cmp::Reverse;
 use std::fmt::Write as _;

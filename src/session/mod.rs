@@ -1,6 +1,7 @@
 //! The session commands of the Memory pack (`init`, `status`, `brief`, `handoff`, `export`,
-//! `scan`) and what they share: brain detection and links ([`brain`]), the create-only writer
-//! and small readers of `.agents/memory/` ([`pack`]), and the file templates ([`templates`]).
+//! `scan`), the agents' `guard` and `hooks`, and what they share: brain detection and links
+//! ([`brain`]), the create-only writer and small readers of `.agents/memory/` ([`pack`]), the
+//! file templates ([`templates`]), access boundaries ([`boundaries`]) and sidecars ([`sidecar`]).
 //! A command never imports another command; what two of them need lives in a shared module.
 //! See `ARCHITECTURE.md`.
 
