@@ -24,7 +24,9 @@ use crate::admin::lock::LockArgs;
 use crate::mcp::McpArgs;
 use crate::session::brief::BriefArgs;
 use crate::session::export::ExportArgs;
+use crate::session::guard::GuardArgs;
 use crate::session::handoff::HandoffArgs;
+use crate::session::hooks::HooksArgs;
 use crate::session::init::InitArgs;
 use crate::session::scan::ScanArgs;
 use crate::session::status::StatusArgs;
@@ -41,7 +43,8 @@ use crate::session::status::StatusArgs;
     subcommand_required = true,
     subcommand_help_heading = "Actions",
     subcommand_value_name = "ACTION",
-    after_help = "Exit status: 0 on success (a recall with no match included), 1 on any failure.\n\
+    after_help = "Exit status: 0 on success (a recall with no match included), 1 on any failure;\n\
+                  guard alone exits 2 when it denies.\n\
                   With --json, results are pretty JSON on stdout and failures are {\"error\":\"…\"} on stdout."
 )]
 pub struct Cli {
@@ -105,6 +108,10 @@ pub enum Command {
     Lint(LintArgs),
     /// Serve the memory's tools to an agent over the Model Context Protocol (stdio).
     Mcp(McpArgs),
+    /// Decide whether an agent may read or write a path (exit 0 allowed, 2 denied).
+    Guard(GuardArgs),
+    /// Install an agent's lifecycle hooks (claude-code, codex, gemini); `remind` is the session-end hook.
+    Hooks(HooksArgs),
 }
 
 impl Command {
@@ -132,6 +139,8 @@ impl Command {
             Command::Decision(_) => "decision",
             Command::Lint(_) => "lint",
             Command::Mcp(_) => "mcp",
+            Command::Guard(_) => "guard",
+            Command::Hooks(_) => "hooks",
         }
     }
 }
@@ -139,7 +148,7 @@ impl Command {
 /// Options, of every action, that take a value: the word after one of them is its value. Kept by
 /// hand because reading them from clap's definition costs every run its build; a test checks the
 /// list against the definition.
-const VALUE_OPTIONS: [&str; 37] = [
+const VALUE_OPTIONS: [&str; 39] = [
     "-d",
     "--directory",
     "--scope",
@@ -177,6 +186,8 @@ const VALUE_OPTIONS: [&str; 37] = [
     "--reason",
     "--by",
     "--finish",
+    "--hook",
+    "--sidecar",
 ];
 
 /// Marks a word that must reach the action as a plain word.
@@ -287,7 +298,7 @@ impl Cli {
 }
 
 /// The action names, in the order the help lists them.
-pub const ACTIONS: [&str; 20] = [
+pub const ACTIONS: [&str; 22] = [
     "recall",
     "write",
     "reinforce",
@@ -305,9 +316,11 @@ pub const ACTIONS: [&str; 20] = [
     "propose",
     "admit",
     "import",
-    "mcp",
     "decision",
     "lint",
+    "mcp",
+    "guard",
+    "hooks",
 ];
 
 #[cfg(test)]

@@ -25,7 +25,7 @@ use cli::Command;
 use context::Context;
 use error::Result;
 use output::Report;
-use session::{brief, export, handoff, init, scan, status};
+use session::{brief, export, guard, handoff, hooks, init, scan, status};
 
 /// Runs one action.
 ///
@@ -57,5 +57,7 @@ pub fn run(command: &Command, ctx: &Context) -> Result<Box<dyn Report>> {
                 "mcp is a server: it runs from the command line, not as an action",
             ));
         }
+        Command::Guard(args) => Box::new(guard::run(args, ctx)?),
+        Command::Hooks(args) => Box::new(hooks::run(args, ctx)?),
     })
 }

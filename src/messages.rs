@@ -355,3 +355,57 @@ pub(crate) fn scan_dir_missing(dir: &Path) -> String {
         dir.display()
     )
 }
+
+// guard, hooks and the agents' sidecars (init --sidecar, brief --agent)
+
+/// `guard` without `--agent`.
+pub(crate) const GUARD_AGENT_REQUIRED: &str = "--agent <name> is required";
+/// `guard` with neither `--read` nor `--write`.
+pub(crate) const GUARD_ACCESS_REQUIRED: &str = "one of --read or --write is required";
+/// `guard` without a path.
+pub(crate) const GUARD_PATH_REQUIRED: &str = "a path is required";
+/// A hook payload over the cap.
+pub(crate) const PAYLOAD_TOO_LARGE: &str = "the hook payload on standard input is over 64 MiB";
+/// A hook payload without the tool's name.
+pub(crate) const PAYLOAD_NO_TOOL: &str = "the hook payload has no tool_name";
+/// `hooks` without `--agent`.
+pub(crate) const HOOKS_AGENT_REQUIRED: &str = "--agent <agent> is required";
+/// `hooks` without its action.
+pub(crate) const HOOKS_ACTION_MISSING: &str = "missing action — expected install | remind";
+
+/// A hook payload that is not JSON.
+pub(crate) fn payload_not_json(error: impl Display) -> String {
+    format!("the hook payload on standard input is not valid JSON: {error}")
+}
+
+/// An agent bmad-mem has no hooks for.
+pub(crate) fn unknown_agent(name: &str) -> String {
+    format!("unknown agent '{name}' — expected claude-code | codex | gemini")
+}
+
+/// An agent name that cannot name a sidecar folder.
+pub(crate) fn bad_agent_name(name: &str) -> String {
+    format!(
+        "agent name must be 1 to 64 letters, digits, '.', '_' or '-', not starting with '.' or '-': {name}"
+    )
+}
+
+/// A boundaries or settings file that cannot be read (`error` says why).
+pub(crate) fn file_refused(rel: &str, error: impl Display) -> String {
+    format!("{rel}: {error}")
+}
+
+/// A boundaries line that is not a valid glob.
+pub(crate) fn invalid_pattern(rel: &str, line: usize, text: &str, error: impl Display) -> String {
+    format!("{rel} line {line}: invalid pattern {text}: {error}")
+}
+
+/// A settings file that is not strict JSON.
+pub(crate) fn settings_not_json(rel: &str, error: impl Display) -> String {
+    format!("{rel} does not parse as JSON ({error}); fix it, then run again — nothing was changed")
+}
+
+/// A settings file whose shape bmad-mem cannot merge into (`what` says which part).
+pub(crate) fn settings_shape(rel: &str, what: &str) -> String {
+    format!("{rel}: {what}; fix it, then run again — nothing was changed")
+}

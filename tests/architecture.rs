@@ -20,7 +20,9 @@ const LAYERS: [&str; 8] = [
 /// Modules every layer may import.
 const SHARED: [&str; 4] = ["context", "error", "output", "messages"];
 /// The session commands (the other session modules are what they share).
-const SESSION_COMMANDS: [&str; 6] = ["init", "status", "brief", "handoff", "export", "scan"];
+const SESSION_COMMANDS: [&str; 8] = [
+    "init", "status", "brief", "handoff", "export", "scan", "guard", "hooks",
+];
 
 fn src() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src")

@@ -247,6 +247,7 @@ pub fn call(
         "memory_brief" => Arguments::new(arguments, &["max_chars"]).and_then(|a| {
             let args = BriefArgs {
                 max_chars: a.word("max_chars")?,
+                ..BriefArgs::default()
             };
             run(directory, |ctx| brief::run(&args, ctx))
         }),

@@ -23,6 +23,10 @@
 //!
 //! `git log` is the only process started, and only when the project folder holds `.git`; if git
 //! is missing or fails, the commits are skipped silently.
+//!
+//! With `--agent <name>`, the brief starts with that agent's sidecar `index.md`, then the access
+//! boundaries that apply to it (the project's file, then the sidecar's), before the brain. With
+//! `--hook gemini`, the text is wrapped in the JSON Gemini CLI's session-start hook reads.
 
 use std::cmp::Reverse;
 use std::fmt::Write as _;
@@ -39,9 +43,13 @@ use crate::session::brain;
 use crate::session::handoffs::latest_handoff;
 use crate::session::pack::git_stdout;
 use crate::session::pack::{count, memory_path, strip_front_matter, without_prompts};
+use crate::session::sidecar::{HookAgent, check_agent_name};
 use crate::store::entry::{Status, date_of, may_be_in_force, status_of};
 use crate::store::journal;
-use crate::store::layout::{CONTEXT_FILE, JOURNAL, PACK_DIR, SESSIONS_DIR};
+use crate::store::layout::{
+    BOUNDARIES_FILE, CONTEXT_FILE, JOURNAL, PACK_DIR, SESSIONS_DIR, SIDECAR_BOUNDARIES,
+    SIDECAR_INDEX, sidecar_path,
+};
 use crate::store::paths::{read_loose, read_loose_bytes};
 use crate::store::sections::{Section, sections};
 
@@ -58,11 +66,20 @@ pub struct BriefArgs {
     /// The brief's maximum length in characters, a positive integer (default 8000).
     #[arg(long = "max-chars", value_name = "n", allow_hyphen_values = true)]
     pub max_chars: Option<String>,
+    /// Start with this agent's sidecar: its `index.md`, then its access boundaries.
+    #[arg(long, value_name = "name", allow_hyphen_values = true)]
+    pub agent: Option<String>,
+    /// Answer as this agent's session-start hook expects (gemini: JSON with the brief as
+    /// additional context; claude-code and codex take the text as it is).
+    #[arg(long, value_name = "agent", value_parser = ["claude-code", "codex", "gemini"])]
+    pub hook: Option<String>,
 }
 
 /// The parts of the brief, in the protocol's order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Part {
+    Sidecar,
+    Boundaries,
     Brain,
     Context,
     Decisions,
@@ -77,6 +94,8 @@ impl Part {
     #[must_use]
     pub(crate) fn name(self) -> &'static str {
         match self {
+            Part::Sidecar => "sidecar",
+            Part::Boundaries => "boundaries",
             Part::Brain => "brain",
             Part::Context => "context",
             Part::Decisions => "decisions",
@@ -97,6 +116,8 @@ impl Part {
             }
         };
         match self {
+            Part::Sidecar => "the sidecar's index.md".to_owned(),
+            Part::Boundaries => plural("access-boundaries file", "access-boundaries files"),
             Part::Brain => "the brain's entry point".to_owned(),
             Part::Context => CONTEXT_FILE.to_owned(),
             Part::Decisions => plural("active decision", "active decisions"),
@@ -488,6 +509,8 @@ fn commits_group(root: &Path) -> Option<Group> {
 /// The brief.
 #[derive(Debug, Clone)]
 pub(crate) struct BriefReport {
+    /// Whether to answer as Gemini CLI's session-start hook.
+    pub is_gemini_hook: bool,
     pub max_chars: usize,
     pub groups: Vec<Group>,
     pub cut: Cut,
@@ -504,8 +527,34 @@ pub(crate) fn run(args: &BriefArgs, ctx: &Context) -> Result<BriefReport> {
         Some(text) => parse_max_chars(text)
             .ok_or_else(|| Error::refused(messages::invalid_value("max-chars", text)))?,
     };
+    let is_gemini_hook = match args.hook.as_deref() {
+        Some(name) => HookAgent::parse(name)? == HookAgent::Gemini,
+        None => false,
+    };
     let mut warnings = Vec::new();
     let mut groups: Vec<Group> = Vec::new();
+    if let Some(agent) = &args.agent {
+        check_agent_name(agent)?;
+        groups.extend(file_group(
+            ctx,
+            Part::Sidecar,
+            &sidecar_path(agent, SIDECAR_INDEX),
+            &format!("Sidecar of {agent}"),
+            &mut warnings,
+        ));
+        for rel in [
+            BOUNDARIES_FILE.to_owned(),
+            sidecar_path(agent, SIDECAR_BOUNDARIES),
+        ] {
+            groups.extend(file_group(
+                ctx,
+                Part::Boundaries,
+                &rel,
+                "Access boundaries",
+                &mut warnings,
+            ));
+        }
+    }
     groups.extend(brain_group(ctx, &mut warnings));
     groups.extend(file_group(
         ctx,
@@ -522,6 +571,7 @@ pub(crate) fn run(args: &BriefArgs, ctx: &Context) -> Result<BriefReport> {
     let title = format!("# Session brief — {}\n", folder_name(&ctx.root));
     let cut = cut(&title, &groups, max_chars);
     Ok(BriefReport {
+        is_gemini_hook,
         max_chars,
         groups,
         cut,
@@ -576,6 +626,18 @@ impl Report for BriefReport {
     }
 
     fn render_human(&self) -> String {
+        if self.is_gemini_hook {
+            // Gemini CLI reads a hook's stdout as JSON; the brief goes in as added context.
+            let mut out = serde_json::json!({
+                "hookSpecificOutput": {
+                    "hookEventName": "SessionStart",
+                    "additionalContext": self.cut.text,
+                }
+            })
+            .to_string();
+            out.push('\n');
+            return out;
+        }
         self.cut.text.clone()
     }
 

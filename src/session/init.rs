@@ -4,6 +4,10 @@
 //! templates (dated with the context's clock) and a `sessions/` folder — each only when missing;
 //! nothing that exists is rewritten or removed, so a second run changes nothing and says so.
 //!
+//! With `--sidecar <agent>`, the agent's BMAD sidecar `_bmad/memory/<agent>-sidecar/` gets
+//! `index.md`, `access-boundaries.md`, `patterns.md` and `chronology.md` the same way: only what
+//! is missing (see [`crate::session::sidecar`]).
+//!
 //! Then the brain ([`crate::session::brain`]): an existing `.brain-link` is kept as it is. When detection
 //! could choose its target today it is used (a different detection result is only warned
 //! about); otherwise it is warned about and ignored, and nothing is written for it — remove the
@@ -33,8 +37,11 @@ use crate::session::brain::{
 use crate::session::pack::{
     create_project_file, day, ensure_project_dir, memory_path, sweep_project_memory,
 };
+use crate::session::sidecar::{self, check_agent_name};
 use crate::session::templates::{self, Scope};
-use crate::store::layout::{CONTEXT_FILE, LINK_FILE, NOTE_FILES, PACK_DIR, SESSIONS_DIR};
+use crate::store::layout::{
+    CONTEXT_FILE, LINK_FILE, NOTE_FILES, PACK_DIR, SESSIONS_DIR, SIDECARS_DIR, sidecar_path,
+};
 use crate::store::paths::confine;
 
 /// Create what is missing of .agents/memory/ and link a brain (never overwrites).
@@ -43,6 +50,10 @@ pub struct InitArgs {
     /// The project's name in the new files (default: the project folder's name).
     #[arg(long = "project-name", value_name = "name", allow_hyphen_values = true)]
     pub project_name: Option<String>,
+    /// Also create this agent's BMAD sidecar, `_bmad/memory/<agent>-sidecar/` (index.md,
+    /// access-boundaries.md, patterns.md, chronology.md), from templates, never overwriting.
+    #[arg(long, value_name = "agent", allow_hyphen_values = true)]
+    pub sidecar: Option<String>,
 }
 
 /// How the project is linked to its brain.
@@ -100,7 +111,20 @@ pub(crate) fn run(args: &InitArgs, ctx: &Context) -> Result<InitReport> {
             templates::context(&today, &name, &ctx.root.to_string_lossy()),
         ),
     ];
+    let sidecar: Vec<(String, String)> = match &args.sidecar {
+        Some(agent) => {
+            check_agent_name(agent)?;
+            sidecar::templates(agent, &today)
+                .into_iter()
+                .map(|(file, text)| (sidecar_path(agent, file), text))
+                .collect()
+        }
+        None => Vec::new(),
+    };
     // Every project path is checked before the first write.
+    for (rel, _) in &sidecar {
+        confine(&ctx.root, rel)?;
+    }
     confine(&ctx.root, SESSIONS_DIR)?;
     confine(&ctx.root, LINK_FILE)?;
     for (file, _) in &notes {
@@ -126,6 +150,25 @@ pub(crate) fn run(args: &InitArgs, ctx: &Context) -> Result<InitReport> {
             report.created.push(rel);
         } else {
             report.kept.push(rel);
+        }
+    }
+    if let Some(first) = sidecar.first() {
+        let dir = first.0.rsplit_once('/').map_or("", |(dir, _)| dir);
+        for folder in [
+            SIDECARS_DIR.split('/').next().unwrap_or(SIDECARS_DIR),
+            SIDECARS_DIR,
+            dir,
+        ] {
+            if ensure_project_dir(&ctx.root, folder)? {
+                report.created.push(format!("{folder}/"));
+            }
+        }
+        for (rel, text) in &sidecar {
+            if create_project_file(&ctx.root, rel, text)? {
+                report.created.push(rel.clone());
+            } else {
+                report.kept.push(rel.clone());
+            }
         }
     }
     link_brain(ctx, &name, &today, &mut report)?;
@@ -353,6 +396,7 @@ mod tests {
             project_name(
                 &InitArgs {
                     project_name: n.map(str::to_owned),
+                    sidecar: None,
                 },
                 root,
             )

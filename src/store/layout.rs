@@ -68,3 +68,34 @@ pub const MAX_RECEIPTS: usize = 1000;
 pub const MAX_SCOPE: usize = 30;
 /// How many of the newest records `archive` keeps by default.
 pub const DEFAULT_KEEP: usize = 1000;
+
+/// The project's access boundaries, read by `guard` for every agent.
+pub const BOUNDARIES_FILE: &str = ".agents/memory/access-boundaries.md";
+/// Where BMAD agent sidecars live: `<SIDECARS_DIR>/<agent><SIDECAR_SUFFIX>/`.
+pub const SIDECARS_DIR: &str = "_bmad/memory";
+/// The end of a sidecar folder's name, after the agent's name.
+pub const SIDECAR_SUFFIX: &str = "-sidecar";
+/// A sidecar's entry point, read first by `brief --agent`.
+pub const SIDECAR_INDEX: &str = "index.md";
+/// A sidecar's (and the project's) access boundaries file name.
+pub const SIDECAR_BOUNDARIES: &str = "access-boundaries.md";
+/// A sidecar's learned patterns.
+pub const SIDECAR_PATTERNS: &str = "patterns.md";
+/// A sidecar's timeline.
+pub const SIDECAR_CHRONOLOGY: &str = "chronology.md";
+/// The largest tool-call payload a hook reads from standard input: 64 MiB (a file write carries
+/// the whole file).
+pub const HOOK_PAYLOAD_CAP: u64 = 64 * 1024 * 1024;
+
+/// Claude Code's project settings, where `hooks install --agent claude-code` writes.
+pub const CLAUDE_SETTINGS: &str = ".claude/settings.json";
+/// Codex CLI's project hooks file.
+pub const CODEX_HOOKS: &str = ".codex/hooks.json";
+/// Gemini CLI's project settings.
+pub const GEMINI_SETTINGS: &str = ".gemini/settings.json";
+
+/// `rel` (a file name) in the sidecar folder of `agent`, project-relative.
+#[must_use]
+pub fn sidecar_path(agent: &str, rel: &str) -> String {
+    format!("{SIDECARS_DIR}/{agent}{SIDECAR_SUFFIX}/{rel}")
+}

@@ -12,5 +12,6 @@ pub(crate) mod lock;
 pub(crate) mod ndjson;
 pub(crate) mod numbered;
 pub(crate) mod paths;
+pub(crate) mod resolve;
 pub mod sections;
 pub(crate) mod temporaries;

@@ -7,7 +7,9 @@
 //!
 //! * `actions/`: one module per memory action (write, recall, reinforce, observe, outcomes,
 //!   evidence recall, bm25 ranking).
-//! * `session/`: the Memory pack's commands (init, status, brief, handoff, export, scan).
+//! * `session/`: the Memory pack's commands (init, status, brief, handoff, export, scan) and
+//!   the agents' (guard and its decision table, hooks install and the installed hooks run with
+//!   the payloads in `fixtures/hooks/`).
 //! * `admin/`: lock, doctor, archive.
 //! * `reliability/`: concurrency, crashes, confinement, hostile repositories, the loose
 //!   reader, terminal escaping (`RELIABILITY.md`).

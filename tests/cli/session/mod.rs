@@ -4,4 +4,6 @@
 
 mod brain;
 mod commands;
+mod guard;
+mod hooks;
 mod pack;
