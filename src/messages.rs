@@ -409,3 +409,224 @@ pub(crate) fn settings_not_json(rel: &str, error: impl Display) -> String {
 pub(crate) fn settings_shape(rel: &str, what: &str) -> String {
     format!("{rel}: {what}; fix it, then run again — nothing was changed")
 }
+
+// propose, and the checks every candidate passes before it is written or admitted (admit and
+// import run them too)
+
+/// `propose` without a type.
+pub(crate) const TYPE_REQUIRED: &str = "--type decision|lesson|pattern is required";
+/// `--type` naming no kind of entry.
+pub(crate) const TYPE_UNKNOWN: &str = "--type must be decision, lesson or pattern";
+/// `propose` without a title.
+pub(crate) const TITLE_REQUIRED: &str = "--title <text> is required";
+/// `propose` with neither `--body` nor `--from`.
+pub(crate) const CONTENT_REQUIRED: &str =
+    "the content is required: --body <text> or --from <file|->";
+/// A candidate whose content is blank.
+pub(crate) const CONTENT_EMPTY: &str = "the content is empty";
+/// A blank title.
+pub(crate) const TITLE_EMPTY: &str = "--title must not be empty";
+/// A title over more than one line.
+pub(crate) const TITLE_MULTILINE: &str = "the title must be one line";
+/// A title that makes no topic.
+pub(crate) const TITLE_NO_TOPIC: &str = "the title has no letter or digit to make a topic of";
+
+/// A topic recorded in the refused-topics file.
+pub(crate) fn topic_refused(topic: &str, refused_file: &str) -> String {
+    format!("the topic `{topic}` was refused (see {refused_file}); it is never proposed again")
+}
+
+/// A topic that already heads an entry of its type.
+pub(crate) fn topic_already_entry(topic: &str, kind: &str, note_file: &str) -> String {
+    format!("the topic `{topic}` is already a {kind} entry (a heading of {note_file})")
+}
+
+/// A topic already pending (import skips it).
+pub(crate) fn topic_pending(topic: &str) -> String {
+    format!("the topic `{topic}` is already pending")
+}
+
+/// Every numbered id of a candidate (`base`, then `-2`, `-3`, …) is taken.
+pub(crate) fn no_free_candidate_id(base: &str) -> String {
+    format!("no free candidate id left for `{base}`")
+}
+
+/// `--from` naming a file that holds secrets (propose and import).
+pub(crate) fn from_names_secret(from: &str, what: impl Display) -> String {
+    format!("--from `{from}` names {what}; secrets never enter the memory")
+}
+
+/// A candidate file not in the shape propose writes.
+pub(crate) fn not_candidate_format(id: &str, candidates_dir: &str) -> String {
+    format!(
+        "candidate {id} is not in the candidate format (front matter, then ## Context, ## Content, ## Evidence); fix or remove {candidates_dir}/{id}.md"
+    )
+}
+
+/// Content over the length cap.
+pub(crate) fn content_too_long(length: usize, max: usize) -> String {
+    format!("the content is {length} characters long; at most {max} are accepted")
+}
+
+/// A content line (1-based) that would start a section of its own.
+pub(crate) fn content_heading(line: usize) -> String {
+    format!(
+        "content line {line} starts with `###`, which would cut the entry in two; use `####` or rephrase"
+    )
+}
+
+/// Evidence naming a file that holds secrets.
+pub(crate) fn evidence_names_secret(item: &str, what: impl Display) -> String {
+    format!("evidence `{item}` names {what}; secrets never enter the memory")
+}
+
+/// A secret found in one part of a candidate (or in admit's reason), named, never echoed.
+pub(crate) fn secret_in(part: &str, finding: impl Display) -> String {
+    format!("{part}: {finding}; secrets never enter the memory")
+}
+
+/// A title over the length cap.
+pub(crate) fn title_too_long(max: usize) -> String {
+    format!("the title is longer than {max} characters")
+}
+
+// admit
+
+/// A blank `--by`.
+pub(crate) const BY_EMPTY: &str = "--by must not be empty";
+/// `--refuse` without a reason.
+pub(crate) const REASON_REQUIRED: &str = "--refuse <id> needs --reason <text>";
+/// `--reason` without `--refuse`.
+pub(crate) const REASON_WITHOUT_REFUSE: &str = "--reason goes with --refuse <id>";
+/// `admit` with nothing to do.
+pub(crate) const ADMIT_WHAT: &str =
+    "give a candidate id with --expect <sha256>, or --list, --refuse <id> or --finish <id>";
+/// `admit <id>` without the digest that was shown.
+pub(crate) const EXPECT_REQUIRED: &str =
+    "--expect <sha256> is required: the digest of the candidate as it was shown";
+
+/// A word that cannot be a candidate id.
+pub(crate) fn not_a_candidate_id(id: &str) -> String {
+    format!("`{id}` is not a candidate id (lowercase letters, digits and -)")
+}
+
+/// No candidate of that id.
+pub(crate) fn no_candidate(id: &str) -> String {
+    format!("no candidate {id} (see `bmad-mem admit --list`)")
+}
+
+/// A candidate already admitted or refused (`status` is its file, trimmed).
+pub(crate) fn no_longer_pending(id: &str, status: &str) -> String {
+    format!("candidate {id} is no longer pending: {status}")
+}
+
+/// `--expect` naming another text than the candidate's.
+pub(crate) fn candidate_digest_differs(id: &str, actual: &str, expected: &str) -> String {
+    format!(
+        "candidate {id} is not the text that was shown: its sha256 is {actual}, not {expected}; review it again with `bmad-mem admit --list`"
+    )
+}
+
+/// A candidate whose entry is written but whose admission is not recorded.
+pub(crate) fn already_in_note(id: &str, rel: &str) -> String {
+    format!(
+        "candidate {id} is already in {rel} (an earlier admit stopped before recording it); run `bmad-mem admit --finish {id}`"
+    )
+}
+
+/// Admitting a candidate whose topic was refused.
+pub(crate) fn admit_topic_refused(topic: &str, refused_file: &str, id: &str) -> String {
+    format!(
+        "the topic `{topic}` was refused (see {refused_file}); refuse this candidate too with `bmad-mem admit --refuse {id} --reason <text>`"
+    )
+}
+
+/// A title that already heads a section of the note file.
+pub(crate) fn heading_taken(title: &str, rel: &str) -> String {
+    format!(
+        "\"{title}\" already heads a section of {rel}; headings must stay unique (observe targets them)"
+    )
+}
+
+/// A note file whose last section would absorb the appended one.
+pub(crate) fn append_changes_last_section(rel: &str) -> String {
+    format!(
+        "appending to {rel} would change its last section; add a blank line at its end and try again"
+    )
+}
+
+/// A note file the entry would take over the cap.
+pub(crate) fn note_too_large(rel: &str) -> String {
+    format!("{rel} would exceed 2 MiB; move older entries out before admitting more")
+}
+
+/// The refused-topics file the topic would take over the cap.
+pub(crate) fn refused_file_too_large(refused_file: &str) -> String {
+    format!("{refused_file} would exceed 2 MiB")
+}
+
+/// A note file that changed between its read and its replacement.
+pub(crate) fn note_changed(rel: &str) -> String {
+    format!(
+        "{rel} changed while the entry was being admitted; nothing was written, run admit again"
+    )
+}
+
+/// `--finish` on a candidate with nothing half done.
+pub(crate) fn nothing_to_finish(id: &str) -> String {
+    format!(
+        "candidate {id} was neither admitted nor refused; nothing to finish (admit it with --expect, or refuse it)"
+    )
+}
+
+/// `--list` passing over a candidate file it cannot read.
+pub(crate) fn unreadable_candidate(path: &str) -> String {
+    format!("warning: {path} is not in the candidate format; fix or remove it")
+}
+
+// import
+
+/// A blank `--from`.
+pub(crate) const IMPORT_FROM_EMPTY: &str = "--from must not be empty";
+
+/// `--from <file>` that the loose reader skipped.
+pub(crate) fn import_from_unreadable(file: &str, skip: impl Display) -> String {
+    format!("--from {file}: {skip}")
+}
+
+// mcp
+
+/// The MCP transport failed.
+pub(crate) fn mcp_server(message: &str) -> String {
+    format!("MCP server: {message}")
+}
+
+/// A call to a tool the server does not have.
+pub(crate) fn unknown_tool(name: &str) -> String {
+    format!("unknown tool '{name}'")
+}
+
+/// An argument given to a tool that takes none.
+pub(crate) fn argument_to_no_arguments(name: &str) -> String {
+    format!("unknown argument '{name}' — this tool takes none")
+}
+
+/// An argument the tool does not have.
+pub(crate) fn unknown_argument(name: &str, known: &[&str]) -> String {
+    format!("unknown argument '{name}' — expected {}", known.join(" | "))
+}
+
+/// An option's value that is no string, number or boolean.
+pub(crate) fn argument_not_scalar(name: &str) -> String {
+    format!("argument '{name}' must be a string, a number or a boolean")
+}
+
+/// Query words that are neither a string nor a list of them.
+pub(crate) fn argument_not_words(name: &str) -> String {
+    format!("argument '{name}' must be a string or a list of strings")
+}
+
+/// A switch that is not a boolean.
+pub(crate) fn argument_not_boolean(name: &str) -> String {
+    format!("argument '{name}' must be true or false")
+}

@@ -29,6 +29,7 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 
 use crate::error::{Error, Result};
+use crate::messages;
 
 /// Serve the project memory to an agent over MCP (stdio).
 #[derive(Debug, Clone, Default, clap::Args)]
@@ -76,7 +77,7 @@ impl ServerHandler for Server {
                 Ok(CallToolResult::error(vec![ContentBlock::text(message)]).into())
             }
             None => Err(ErrorData::invalid_params(
-                format!("unknown tool '{}'", request.name),
+                messages::unknown_tool(&request.name),
                 None,
             )),
         }
@@ -121,5 +122,5 @@ pub fn run(_args: &McpArgs, directory: Option<&Path>) -> Result<()> {
     });
     // A read of stdin still pending on the blocking pool must not keep the process alive.
     runtime.shutdown_background();
-    outcome.map_err(|message| Error::refused(format!("MCP server: {message}")))
+    outcome.map_err(|message| Error::refused(messages::mcp_server(&message)))
 }

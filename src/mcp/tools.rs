@@ -20,6 +20,7 @@ use crate::actions::signals::SignalArgs;
 use crate::actions::write::{self, WriteArgs};
 use crate::context::Context;
 use crate::js::number::number_text;
+use crate::messages;
 use crate::output::{Report, render};
 use crate::session::brief::{self, BriefArgs};
 
@@ -357,9 +358,9 @@ impl<'a> Arguments<'a> {
     fn new(map: &'a Map<String, Value>, known: &[&str]) -> Result<Self, String> {
         if let Some(name) = map.keys().find(|name| !known.contains(&name.as_str())) {
             return Err(if known.is_empty() {
-                format!("unknown argument '{name}' — this tool takes none")
+                messages::argument_to_no_arguments(name)
             } else {
-                format!("unknown argument '{name}' — expected {}", known.join(" | "))
+                messages::unknown_argument(name, known)
             });
         }
         Ok(Self { map })
@@ -370,9 +371,9 @@ impl<'a> Arguments<'a> {
     fn word(&self, name: &str) -> Result<Option<String>, String> {
         match self.map.get(name) {
             None | Some(Value::Null) => Ok(None),
-            Some(value) => scalar(value).map(Some).ok_or_else(|| {
-                format!("argument '{name}' must be a string, a number or a boolean")
-            }),
+            Some(value) => scalar(value)
+                .map(Some)
+                .ok_or_else(|| messages::argument_not_scalar(name)),
         }
     }
 
@@ -382,15 +383,11 @@ impl<'a> Arguments<'a> {
             None | Some(Value::Null) => Ok(Vec::new()),
             Some(Value::Array(items)) => items
                 .iter()
-                .map(|item| {
-                    scalar(item).ok_or_else(|| {
-                        format!("argument '{name}' must be a string or a list of strings")
-                    })
-                })
+                .map(|item| scalar(item).ok_or_else(|| messages::argument_not_words(name)))
                 .collect(),
             Some(value) => scalar(value)
                 .map(|word| vec![word])
-                .ok_or_else(|| format!("argument '{name}' must be a string or a list of strings")),
+                .ok_or_else(|| messages::argument_not_words(name)),
         }
     }
 
@@ -399,7 +396,7 @@ impl<'a> Arguments<'a> {
         match self.map.get(name) {
             None | Some(Value::Null) => Ok(false),
             Some(Value::Bool(on)) => Ok(*on),
-            Some(_) => Err(format!("argument '{name}' must be true or false")),
+            Some(_) => Err(messages::argument_not_boolean(name)),
         }
     }
 }

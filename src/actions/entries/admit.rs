@@ -30,6 +30,7 @@ use crate::error::{Error, Result};
 use crate::js::date;
 use crate::js::json::{Object, Value};
 use crate::js::text::{collapse_whitespace, trim};
+use crate::messages;
 use crate::output::Report;
 use crate::store::confined::{self, Dir};
 use crate::store::entry::{Status, status_of};
@@ -113,19 +114,17 @@ pub(crate) fn run(args: &AdmitArgs, ctx: &Context) -> Result<AdmitReport> {
         });
     }
     let by = match args.by.as_deref().map(collapse_whitespace) {
-        Some(by) if by.is_empty() => return Err(Error::refused("--by must not be empty")),
+        Some(by) if by.is_empty() => return Err(Error::refused(messages::BY_EMPTY)),
         Some(by) => by,
         None => ctx.user.clone().unwrap_or_else(|| "unknown".to_owned()),
     };
     if let Some(id) = &args.refuse {
         let reason = collapse_whitespace(args.reason.as_deref().unwrap_or_default());
         if reason.is_empty() {
-            return Err(Error::refused("--refuse <id> needs --reason <text>"));
+            return Err(Error::refused(messages::REASON_REQUIRED));
         }
         if let Some(finding) = secrets::find(&reason) {
-            return Err(Error::refused(format!(
-                "the reason: {finding}; secrets never enter the memory"
-            )));
+            return Err(Error::refused(messages::secret_in("the reason", finding)));
         }
         check_id(id)?;
         return refuse(ctx, id, &reason, &by);
@@ -135,18 +134,14 @@ pub(crate) fn run(args: &AdmitArgs, ctx: &Context) -> Result<AdmitReport> {
         return finish(ctx, id, &by);
     }
     if args.reason.is_some() {
-        return Err(Error::refused("--reason goes with --refuse <id>"));
+        return Err(Error::refused(messages::REASON_WITHOUT_REFUSE));
     }
     let Some(id) = &args.id else {
-        return Err(Error::refused(
-            "give a candidate id with --expect <sha256>, or --list, --refuse <id> or --finish <id>",
-        ));
+        return Err(Error::refused(messages::ADMIT_WHAT));
     };
     check_id(id)?;
     let Some(expect) = args.expect.as_deref().map(trim) else {
-        return Err(Error::refused(
-            "--expect <sha256> is required: the digest of the candidate as it was shown",
-        ));
+        return Err(Error::refused(messages::EXPECT_REQUIRED));
     };
     admit(ctx, id, expect, &by)
 }
@@ -155,25 +150,20 @@ fn check_id(id: &str) -> Result<()> {
     if is_valid_id(id) {
         Ok(())
     } else {
-        Err(Error::refused(format!(
-            "`{id}` is not a candidate id (lowercase letters, digits and -)"
-        )))
+        Err(Error::refused(messages::not_a_candidate_id(id)))
     }
 }
 
 /// The candidate `id`, pending: its folder, its file and its parsed content.
 fn read_pending(ctx: &Context, id: &str) -> Result<(Dir, Stored, Candidate)> {
-    let missing = || Error::refused(format!("no candidate {id} (see `bmad-mem admit --list`)"));
+    let missing = || Error::refused(messages::no_candidate(id));
     let dir = candidates_dir(ctx, false)?.ok_or_else(missing)?;
     let stored = read_stored(&dir, id)?.ok_or_else(missing)?;
     let Some(text) = stored.text() else {
         return Err(Candidate::parse(id, "").unwrap_err());
     };
     if !is_pending(text) {
-        return Err(Error::refused(format!(
-            "candidate {id} is no longer pending: {}",
-            trim(text)
-        )));
+        return Err(Error::refused(messages::no_longer_pending(id, trim(text))));
     }
     let candidate = Candidate::parse(id, text)?;
     Ok((dir, stored, candidate))
@@ -248,9 +238,10 @@ fn admit(ctx: &Context, id: &str, expect: &str, by: &str) -> Result<AdmitReport>
     let (dir, stored, candidate) = read_pending(ctx, id)?;
     views::expected(ctx)?;
     if stored.sha256 != expect.to_ascii_lowercase() {
-        return Err(Error::refused(format!(
-            "candidate {id} is not the text that was shown: its sha256 is {}, not {expect}; review it again with `bmad-mem admit --list`",
-            stored.sha256
+        return Err(Error::refused(messages::candidate_digest_differs(
+            id,
+            &stored.sha256,
+            expect,
         )));
     }
     candidate.check()?;
@@ -260,22 +251,22 @@ fn admit(ctx: &Context, id: &str, expect: &str, by: &str) -> Result<AdmitReport>
     if let Some(text) = &old
         && admitted_section(text, &candidate.title, &mark).is_some()
     {
-        return Err(Error::refused(format!(
-            "candidate {id} is already in {rel} (an earlier admit stopped before recording it); run `bmad-mem admit --finish {id}`"
-        )));
+        return Err(Error::refused(messages::already_in_note(id, &rel)));
     }
     let topic = candidate.topic();
     if refused_topics(ctx)?.contains(&topic) {
-        return Err(Error::refused(format!(
-            "the topic `{topic}` was refused (see {REFUSED_FILE}); refuse this candidate too with `bmad-mem admit --refuse {id} --reason <text>`"
+        return Err(Error::refused(messages::admit_topic_refused(
+            &topic,
+            REFUSED_FILE,
+            id,
         )));
     }
     if let Some(text) = &old
         && sections(text).iter().any(|s| s.heading == candidate.title)
     {
-        return Err(Error::refused(format!(
-            "\"{}\" already heads a section of {rel}; headings must stay unique (observe targets them)",
-            candidate.title
+        return Err(Error::refused(messages::heading_taken(
+            &candidate.title,
+            &rel,
         )));
     }
     let day = ctx.now.iso.get(..10).unwrap_or(&ctx.now.iso);
@@ -283,15 +274,10 @@ fn admit(ctx: &Context, id: &str, expect: &str, by: &str) -> Result<AdmitReport>
     let old_text = old
         .clone()
         .unwrap_or_else(|| candidate.kind.file_title().to_owned());
-    let new = appended(&old_text, &section, &candidate.title).ok_or_else(|| {
-        Error::refused(format!(
-            "appending to {rel} would change its last section; add a blank line at its end and try again"
-        ))
-    })?;
+    let new = appended(&old_text, &section, &candidate.title)
+        .ok_or_else(|| Error::refused(messages::append_changes_last_section(&rel)))?;
     if new.len() as u64 > REGISTRY_CAP {
-        return Err(Error::refused(format!(
-            "{rel} would exceed 2 MiB; move older entries out before admitting more"
-        )));
+        return Err(Error::refused(messages::note_too_large(&rel)));
     }
     replace_note(ctx, &rel, old.as_deref(), &new)?;
     crash_point(ctx, "admit-after-note");
@@ -365,9 +351,7 @@ fn replace_note(ctx: &Context, rel: &str, old: Option<&str>, new: &str) -> Resul
     };
     if now.as_deref() != old.map(str::as_bytes) {
         let _ = dir.remove(&tmp);
-        return Err(Error::refused(format!(
-            "{rel} changed while the entry was being admitted; nothing was written, run admit again"
-        )));
+        return Err(Error::refused(messages::note_changed(rel)));
     }
     crash_point(ctx, "note-before-rename");
     dir.rename(&tmp, name).map_err(|e| {
@@ -397,13 +381,12 @@ fn refuse(ctx: &Context, id: &str, reason: &str, by: &str) -> Result<AdmitReport
             candidate.title,
             marker(id, &stored.sha256)
         );
-        let new = appended(&old_text, &section, &topic).ok_or_else(|| {
-            Error::refused(format!(
-                "appending to {REFUSED_FILE} would change its last section; add a blank line at its end and try again"
-            ))
-        })?;
+        let new = appended(&old_text, &section, &topic)
+            .ok_or_else(|| Error::refused(messages::append_changes_last_section(REFUSED_FILE)))?;
         if new.len() as u64 > REGISTRY_CAP {
-            return Err(Error::refused(format!("{REFUSED_FILE} would exceed 2 MiB")));
+            return Err(Error::refused(messages::refused_file_too_large(
+                REFUSED_FILE,
+            )));
         }
         replace_note(ctx, REFUSED_FILE, old.as_deref(), &new)?;
     }
@@ -491,9 +474,7 @@ fn finish(ctx: &Context, id: &str, by: &str) -> Result<AdmitReport> {
                 finished: true,
             })
         }
-        None => Err(Error::refused(format!(
-            "candidate {id} was neither admitted nor refused; nothing to finish (admit it with --expect, or refuse it)"
-        ))),
+        None => Err(Error::refused(messages::nothing_to_finish(id))),
     }
 }
 
@@ -632,12 +613,7 @@ impl Report for AdmitReport {
         match self {
             AdmitReport::List { unreadable, .. } => unreadable
                 .iter()
-                .map(|id| {
-                    format!(
-                        "warning: {} is not in the candidate format; fix or remove it",
-                        candidate_path(id)
-                    )
-                })
+                .map(|id| messages::unreadable_candidate(&candidate_path(id)))
                 .collect(),
             _ => Vec::new(),
         }

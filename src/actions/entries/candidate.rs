@@ -12,6 +12,7 @@ use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::js::json::{self, Value, sha256_hex};
 use crate::js::text::{collapse_whitespace, trim, utf16_len};
+use crate::messages;
 use crate::store::confined::{self, Dir};
 use crate::store::layout::PACK_DIR;
 pub(crate) use crate::store::layout::{CANDIDATES_DIR, REFUSED_FILE};
@@ -194,11 +195,8 @@ impl Candidate {
     /// A file not in the shape [`Candidate::render`] writes (e.g. edited by hand into another
     /// shape): the message names the candidate.
     pub(crate) fn parse(id: &str, text: &str) -> Result<Self> {
-        Self::parse_parts(text).ok_or_else(|| {
-            Error::refused(format!(
-                "candidate {id} is not in the candidate format (front matter, then ## Context, ## Content, ## Evidence); fix or remove {CANDIDATES_DIR}/{id}.md"
-            ))
-        })
+        Self::parse_parts(text)
+            .ok_or_else(|| Error::refused(messages::not_candidate_format(id, CANDIDATES_DIR)))
     }
 
     fn parse_parts(text: &str) -> Option<Self> {
@@ -244,29 +242,22 @@ impl Candidate {
     pub(crate) fn check(&self) -> Result<()> {
         check_title(&self.title)?;
         if trim(&self.content).is_empty() {
-            return Err(Error::refused("the content is empty"));
+            return Err(Error::refused(messages::CONTENT_EMPTY));
         }
         let length = utf16_len(&self.content);
         if length > BODY_MAX {
-            return Err(Error::refused(format!(
-                "the content is {length} characters long; at most {BODY_MAX} are accepted"
-            )));
+            return Err(Error::refused(messages::content_too_long(length, BODY_MAX)));
         }
         if let Some(line) = self
             .content
             .split('\n')
             .position(|l| !crate::store::sections::heading_lines(l).is_empty())
         {
-            return Err(Error::refused(format!(
-                "content line {} starts with `###`, which would cut the entry in two; use `####` or rephrase",
-                line + 1
-            )));
+            return Err(Error::refused(messages::content_heading(line + 1)));
         }
         for item in &self.evidence {
             if let Some(what) = secrets::secret_file(item) {
-                return Err(Error::refused(format!(
-                    "evidence `{item}` names {what}; secrets never enter the memory"
-                )));
+                return Err(Error::refused(messages::evidence_names_secret(item, what)));
             }
         }
         for (part, text) in [
@@ -277,9 +268,7 @@ impl Candidate {
             ("the source", self.source.as_str()),
         ] {
             if let Some(finding) = secrets::find(text) {
-                return Err(Error::refused(format!(
-                    "{part}: {finding}; secrets never enter the memory"
-                )));
+                return Err(Error::refused(messages::secret_in(part, finding)));
             }
         }
         Ok(())
@@ -295,20 +284,16 @@ pub(crate) fn normalize_title(title: &str) -> String {
 /// A title must be non-empty, bounded, and have a topic.
 fn check_title(title: &str) -> Result<()> {
     if title.is_empty() {
-        return Err(Error::refused("--title must not be empty"));
+        return Err(Error::refused(messages::TITLE_EMPTY));
     }
     if utf16_len(title) > TITLE_MAX {
-        return Err(Error::refused(format!(
-            "the title is longer than {TITLE_MAX} characters"
-        )));
+        return Err(Error::refused(messages::title_too_long(TITLE_MAX)));
     }
     if title != collapse_whitespace(title) {
-        return Err(Error::refused("the title must be one line"));
+        return Err(Error::refused(messages::TITLE_MULTILINE));
     }
     if slug(title).is_empty() {
-        return Err(Error::refused(
-            "the title has no letter or digit to make a topic of",
-        ));
+        return Err(Error::refused(messages::TITLE_NO_TOPIC));
     }
     Ok(())
 }

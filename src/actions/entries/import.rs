@@ -20,6 +20,7 @@ use crate::error::{Error, Result};
 use crate::js::json::{Object, Value};
 use crate::js::path::resolve;
 use crate::js::text::{collapse_whitespace, trim, utf16_len};
+use crate::messages;
 use crate::output::Report;
 use crate::store::confined;
 use crate::store::lock::WriterLock;
@@ -81,7 +82,7 @@ pub(crate) fn run(args: &ImportArgs, ctx: &Context) -> Result<ImportReport> {
         None => [claude_sources(ctx)?, agents_sources(ctx)?].concat(),
         Some("claude") => claude_sources(ctx)?,
         Some("agents-md") => agents_sources(ctx)?,
-        Some("") => return Err(Error::refused("--from must not be empty")),
+        Some("") => return Err(Error::refused(messages::IMPORT_FROM_EMPTY)),
         Some(file) => vec![file_source(ctx, file)?],
     };
     let mut report = ImportReport::default();
@@ -157,15 +158,15 @@ fn agents_sources(ctx: &Context) -> Result<Vec<(String, Vec<Item>)>> {
 /// A Markdown file given by path, relative to the current directory.
 fn file_source(ctx: &Context, file: &str) -> Result<(String, Vec<Item>)> {
     if let Some(what) = secrets::secret_file(file) {
-        return Err(Error::refused(format!(
-            "--from `{file}` names {what}; secrets never enter the memory"
-        )));
+        return Err(Error::refused(messages::from_names_secret(file, what)));
     }
     let path = resolve(&ctx.cwd, Path::new(file));
     let text = match read_loose(&path, Path::new("/"))? {
         Loose::Read(text) => text,
         Loose::Missing => return Err(Error::NotFound(path)),
-        Loose::Skipped(skip) => return Err(Error::refused(format!("--from {file}: {skip}"))),
+        Loose::Skipped(skip) => {
+            return Err(Error::refused(messages::import_from_unreadable(file, skip)));
+        }
     };
     Ok((file.to_owned(), items(&text, None)))
 }

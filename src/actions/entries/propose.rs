@@ -19,6 +19,7 @@ use crate::error::{Error, Result};
 use crate::js::json::{Object, Value};
 use crate::js::path::resolve;
 use crate::js::text::{collapse_whitespace, trim};
+use crate::messages;
 use crate::output::Report;
 use crate::store::layout::REGISTRY_CAP;
 use crate::store::lock::WriterLock;
@@ -122,21 +123,20 @@ pub(crate) fn run_with_input(
     stdin: &mut dyn Read,
 ) -> Result<Proposed> {
     let kind = match args.kind.as_deref() {
-        None => return Err(Error::refused("--type decision|lesson|pattern is required")),
-        Some(text) => Kind::parse(trim(text))
-            .ok_or_else(|| Error::refused("--type must be decision, lesson or pattern"))?,
+        None => return Err(Error::refused(messages::TYPE_REQUIRED)),
+        Some(text) => {
+            Kind::parse(trim(text)).ok_or_else(|| Error::refused(messages::TYPE_UNKNOWN))?
+        }
     };
     let title = normalize_title(args.title.as_deref().unwrap_or_default());
     if title.is_empty() {
-        return Err(Error::refused("--title <text> is required"));
+        return Err(Error::refused(messages::TITLE_REQUIRED));
     }
     let content = match (&args.body, &args.from) {
         (Some(body), _) => body.clone(),
         (None, Some(from)) => read_from(from, &ctx.cwd, stdin)?,
         (None, None) => {
-            return Err(Error::refused(
-                "the content is required: --body <text> or --from <file|->",
-            ));
+            return Err(Error::refused(messages::CONTENT_REQUIRED));
         }
     };
     let candidate = draft(
@@ -211,23 +211,22 @@ pub(crate) fn write(
     views::expected(ctx)?;
     let topic = candidate.topic();
     if refused_topics(ctx)?.contains(&topic) {
-        return Ok(Err(NotWritten::Duplicate(format!(
-            "the topic `{topic}` was refused (see {REFUSED_FILE}); it is never proposed again"
+        return Ok(Err(NotWritten::Duplicate(messages::topic_refused(
+            &topic,
+            REFUSED_FILE,
         ))));
     }
     if entry_topics(ctx, candidate.kind)?.contains(&topic) {
-        return Ok(Err(NotWritten::Duplicate(format!(
-            "the topic `{topic}` is already a {} entry (a heading of {})",
+        return Ok(Err(NotWritten::Duplicate(messages::topic_already_entry(
+            &topic,
             candidate.kind.as_str(),
-            candidate.kind.note_file()
+            candidate.kind.note_file(),
         ))));
     }
     if when_pending == WhenPending::Skip {
         let (pending, _) = pending(ctx)?;
         if pending.iter().any(|(c, _)| c.topic() == topic) {
-            return Ok(Err(NotWritten::Duplicate(format!(
-                "the topic `{topic}` is already pending"
-            ))));
+            return Ok(Err(NotWritten::Duplicate(messages::topic_pending(&topic))));
         }
     }
     let dir = candidates_dir(ctx, true)?.ok_or_else(|| {
@@ -271,9 +270,7 @@ pub(crate) fn write(
         views::rebuild(ctx, lock)?;
         return Ok(Ok(Proposed { candidate, sha256 }));
     }
-    Err(Error::refused(format!(
-        "no free candidate id left for `{base}`"
-    )))
+    Err(Error::refused(messages::no_free_candidate_id(&base)))
 }
 
 /// Reads `--from`: a file relative to the current directory, or standard input for `-`; a file
@@ -288,9 +285,7 @@ fn read_from(from: &str, cwd: &Path, stdin: &mut dyn Read) -> Result<String> {
             .map_err(|e| Error::io("cannot read", Path::new("<stdin>"), e))?;
     } else {
         if let Some(what) = secrets::secret_file(from) {
-            return Err(Error::refused(format!(
-                "--from `{from}` names {what}; secrets never enter the memory"
-            )));
+            return Err(Error::refused(messages::from_names_secret(from, what)));
         }
         let path = resolve(cwd, Path::new(from));
         let file =
@@ -300,9 +295,9 @@ fn read_from(from: &str, cwd: &Path, stdin: &mut dyn Read) -> Result<String> {
             .map_err(|e| Error::io("cannot read --from", &path, e))?;
     }
     if bytes.len() as u64 > REGISTRY_CAP {
-        return Err(Error::refused("--from input is over 2 MiB"));
+        return Err(Error::refused(messages::FROM_TOO_LARGE));
     }
-    String::from_utf8(bytes).map_err(|_| Error::refused("--from input is not valid UTF-8"))
+    String::from_utf8(bytes).map_err(|_| Error::refused(messages::FROM_NOT_UTF8))
 }
 
 impl Report for Proposed {
