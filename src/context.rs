@@ -143,3 +143,12 @@ pub fn folder_name(root: &Path) -> String {
         |n| n.to_string_lossy().into_owned(),
     )
 }
+/// The fault-injection hook of the crash tests: when `BMAD_MEM_CRASH_AT` names `step` (`asked`,
+/// read once into [`Context::crash_at`]), the process stops dead there with exit status 70 — no
+/// destructor runs, so the writer lock and any half-done work stay behind exactly as a kill
+/// would leave them. The steps are named where a writer calls this (RELIABILITY.md lists them under "Crash points").
+pub fn crash_point(asked: Option<&str>, step: &str) {
+    if asked == Some(step) {
+        std::process::exit(70);
+    }
+}

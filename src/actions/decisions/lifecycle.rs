@@ -469,10 +469,7 @@ fn write_flip(
         .map(|r| Value::Object(r.to_object()).compact().len() as u64 + 1)
         .sum();
     let before = ledger::record(root, records, lock)?;
-    // The test hook of crash tests: stop dead between the two writes, as a kill would.
-    if crash_at == Some("decision-after-ledger") {
-        std::process::exit(70);
-    }
+    crate::context::crash_point(crash_at, "decision-after-ledger");
     if let Err(e) = replace_if_unchanged(root, old.file, old.text, flipped, doing) {
         if !records.is_empty() {
             ledger::undo(root, before, appended, lock)?;

@@ -26,6 +26,7 @@ use std::fmt::Write as _;
 use crate::actions::decisions::ledger::{self, Ledger, Record};
 use crate::actions::secrets;
 use crate::context::Context;
+use crate::context::crash_point;
 use crate::error::{Error, Result};
 use crate::js::date;
 use crate::js::json::{Object, Value};
@@ -41,8 +42,7 @@ use crate::store::temporaries;
 
 use crate::actions::entries::candidate::{
     Candidate, Kind, Listed, REFUSED_FILE, Stored, candidate_path, candidates_dir, count,
-    crash_point, file_name, is_pending, is_valid_id, pending, read_note, read_stored,
-    refused_topics, slug,
+    file_name, is_pending, is_valid_id, pending, read_note, read_stored, refused_topics, slug,
 };
 use crate::actions::entries::views;
 
@@ -280,7 +280,7 @@ fn admit(ctx: &Context, id: &str, expect: &str, by: &str) -> Result<AdmitReport>
         return Err(Error::refused(messages::note_too_large(&rel)));
     }
     replace_note(ctx, &rel, old.as_deref(), &new)?;
-    crash_point(ctx, "admit-after-note");
+    crash_point(ctx.crash_at.as_deref(), "admit-after-note");
     if candidate.kind == Kind::Decision {
         admitted_decision(ctx, &lock, &candidate, &rel, &stored.sha256)?;
     }
@@ -353,7 +353,7 @@ fn replace_note(ctx: &Context, rel: &str, old: Option<&str>, new: &str) -> Resul
         let _ = dir.remove(&tmp);
         return Err(Error::refused(messages::note_changed(rel)));
     }
-    crash_point(ctx, "note-before-rename");
+    crash_point(ctx.crash_at.as_deref(), "note-before-rename");
     dir.rename(&tmp, name).map_err(|e| {
         let _ = dir.remove(&tmp);
         Error::io("cannot write", target.path(), e)
@@ -390,7 +390,7 @@ fn refuse(ctx: &Context, id: &str, reason: &str, by: &str) -> Result<AdmitReport
         }
         replace_note(ctx, REFUSED_FILE, old.as_deref(), &new)?;
     }
-    crash_point(ctx, "refuse-after-note");
+    crash_point(ctx.crash_at.as_deref(), "refuse-after-note");
     record_refusal(ctx, &dir, &stored, &candidate, by)?;
     views::rebuild(ctx, &lock)?;
     Ok(AdmitReport::Refused {

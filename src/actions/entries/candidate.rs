@@ -463,14 +463,6 @@ pub(crate) fn count(n: usize) -> Value {
     Value::from(u32::try_from(n).unwrap_or(u32::MAX))
 }
 
-/// Stops the process dead at the named step when the test hook asks for it: no destructor runs,
-/// so the writer lock stays behind as a crash leaves it.
-pub(crate) fn crash_point(ctx: &Context, step: &str) {
-    if ctx.crash_at.as_deref() == Some(step) {
-        std::process::exit(70);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
