@@ -782,3 +782,57 @@ pub(crate) fn succession_cycle(heading: &str, successor: &str, chain: &[String])
             .join(" → ")
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The decision texts no command-line test reaches, byte for byte, through each branch.
+    #[test]
+    fn decision_texts_are_pinned() {
+        assert_eq!(
+            ledger_changed(".bmad/memory/decisions.ndjson"),
+            ".bmad/memory/decisions.ndjson changed unexpectedly; its last records may announce a change that was not made"
+        );
+        assert_eq!(
+            bad_heading("--by", 200),
+            "--by must be a non-empty heading of at most 200 characters"
+        );
+        assert_eq!(
+            no_status_line("A"),
+            "\"A\" has no status line to flip; add \"**Status:** active\" to it and adopt it first"
+        );
+        assert_eq!(
+            ledger_ahead("A", "superseded", Some("B"), "docs/decisions.md"),
+            "the ledger says \"A\" is superseded by \"B\" already, while docs/decisions.md says active; `bmad-mem decision supersede \"A\" --by \"B\"` completes that change"
+        );
+        assert_eq!(
+            ledger_ahead("A", "abrogated", None, "docs/decisions.md"),
+            "the ledger says \"A\" is abrogated already, while docs/decisions.md says active; `bmad-mem decision abrogate \"A\" --reason <text>` completes that change"
+        );
+        assert_eq!(
+            successor_ended("B", "superseded", Some("C")),
+            "the successor \"B\" is superseded by \"C\" in the ledger; a decision can only be superseded by one in force"
+        );
+        assert_eq!(
+            successor_not_active("B", "proposed"),
+            "the successor \"B\" is not active (proposed); a decision can only be superseded by one in force"
+        );
+        assert_eq!(
+            not_active("A", "superseded", None),
+            "\"A\" is not active (superseded); only an active decision can be superseded or abrogated"
+        );
+        assert_eq!(
+            status_not_read_back("superseded by x"),
+            "\"superseded by x\" would not read back as the status written on that line; rename the successor"
+        );
+        assert_eq!(
+            succession_cycle("A", "B", &["B".to_owned(), "A".to_owned()]),
+            "superseding \"A\" by \"B\" would make a cycle: \"B\" → \"A\""
+        );
+        assert_eq!(
+            settings_not_rendered("boom"),
+            "cannot render the settings: boom"
+        );
+    }
+}
