@@ -410,6 +410,21 @@ pub(crate) fn settings_shape(rel: &str, what: &str) -> String {
     format!("{rel}: {what}; fix it, then run again — nothing was changed")
 }
 
+/// A boundaries file whose patterns do not compile together (`error` says why).
+pub(crate) fn patterns_refused(rel: &str, error: impl Display) -> String {
+    format!("{rel}: {error}")
+}
+
+/// Merged settings that `serde_json` could not render.
+pub(crate) fn settings_not_rendered(error: impl Display) -> String {
+    format!("cannot render the settings: {error}")
+}
+
+/// Rendered settings that are not UTF-8 (`serde_json` never makes them): the decoder's own text.
+pub(crate) fn settings_not_utf8(error: impl Display) -> String {
+    error.to_string()
+}
+
 // propose, and the checks every candidate passes before it is written or admitted (admit and
 // import run them too)
 
@@ -629,4 +644,195 @@ pub(crate) fn argument_not_words(name: &str) -> String {
 /// A switch that is not a boolean.
 pub(crate) fn argument_not_boolean(name: &str) -> String {
     format!("argument '{name}' must be true or false")
+}
+
+// decision (adopt, supersede, abrogate) and its ledger
+
+/// `--reason` missing where it is required (`decision abrogate`).
+pub(crate) const DECISION_REASON_REQUIRED: &str = "--reason <text> is required";
+/// `decision adopt` with both headings and `--all`, or neither.
+pub(crate) const ADOPT_WHAT: &str = "name the decisions to adopt by their headings, or give --all";
+
+/// A ledger that is not the length expected when an append is taken back.
+pub(crate) fn ledger_changed(ledger: &str) -> String {
+    format!(
+        "{ledger} changed unexpectedly; its last records may announce a change that was not made"
+    )
+}
+
+/// A heading that heads no decision in the decision files.
+pub(crate) fn no_decision(heading: &str, files: &[&str]) -> String {
+    format!(
+        "no decision is headed \"{heading}\" in {}",
+        files.join(" or ")
+    )
+}
+
+/// A heading that heads several decisions (`files` holds one file per decision).
+pub(crate) fn several_decisions(heading: &str, files: &[&str]) -> String {
+    format!(
+        "\"{heading}\" heads {} decisions ({}); rename one so that the heading names exactly one",
+        files.len(),
+        files.join(", ")
+    )
+}
+
+/// A heading given on the command line that is blank or too long (`what` names the argument).
+pub(crate) fn bad_heading(what: &str, max: usize) -> String {
+    format!("{what} must be a non-empty heading of at most {max} characters")
+}
+
+/// A `--reason` that is blank or too long.
+pub(crate) fn bad_reason(max: usize) -> String {
+    format!("--reason must be non-empty text of at most {max} characters")
+}
+
+/// A decision whose status value is none of the known ones.
+pub(crate) fn unreadable_status(heading: &str, value: &str) -> String {
+    format!(
+        "the status of \"{heading}\" reads \"{value}\", not one of active, superseded, abrogated, rolled-back, proposed; correct it first"
+    )
+}
+
+/// A decision file edited while the command ran (`doing`: adopted, superseded, abrogated).
+pub(crate) fn decisions_changed(rel: &str, doing: &str) -> String {
+    format!(
+        "{rel} changed while decisions were being {doing}; nothing written. Run the command again."
+    )
+}
+
+/// `decision supersede X --by X`.
+pub(crate) fn supersede_itself(heading: &str) -> String {
+    format!("\"{heading}\" cannot supersede itself: the successor must be another decision")
+}
+
+/// A decision without a status line to flip.
+pub(crate) fn no_status_line(heading: &str) -> String {
+    format!(
+        "\"{heading}\" has no status line to flip; add \"**Status:** active\" to it and adopt it first"
+    )
+}
+
+/// A decision the ledger does not know yet.
+pub(crate) fn not_ledgered(heading: &str) -> String {
+    format!(
+        "\"{heading}\" is not ledgered; `bmad-mem decision adopt \"{heading}\"` records it first"
+    )
+}
+
+/// `superseded by "X"`, or the bare status when no successor is named.
+fn ended_as(status: &str, by: Option<&str>) -> String {
+    match by {
+        Some(by) => format!("{status} by \"{by}\""),
+        None => status.to_owned(),
+    }
+}
+
+/// A ledger that has ended a decision (`status`, `by`) its file still calls active, when the
+/// command asks for another end than the recorded one; names the command that completes it.
+pub(crate) fn ledger_ahead(heading: &str, status: &str, by: Option<&str>, file: &str) -> String {
+    let fix = match by {
+        Some(by) => format!("`bmad-mem decision supersede \"{heading}\" --by \"{by}\"`"),
+        None => format!("`bmad-mem decision abrogate \"{heading}\" --reason <text>`"),
+    };
+    format!(
+        "the ledger says \"{heading}\" is {} already, while {file} says active; {fix} completes that change",
+        ended_as(status, by)
+    )
+}
+
+/// A successor whose file does not say it is active.
+pub(crate) fn successor_not_active(successor: &str, status: &str) -> String {
+    format!(
+        "the successor \"{successor}\" is not active ({status}); a decision can only be superseded by one in force"
+    )
+}
+
+/// A successor the ledger has ended.
+pub(crate) fn successor_ended(successor: &str, status: &str, by: Option<&str>) -> String {
+    format!(
+        "the successor \"{successor}\" is {} in the ledger; a decision can only be superseded by one in force",
+        ended_as(status, by)
+    )
+}
+
+/// A new status value that would not read back as written.
+pub(crate) fn status_not_read_back(value: &str) -> String {
+    format!(
+        "\"{value}\" would not read back as the status written on that line; rename the successor"
+    )
+}
+
+/// A decision that is not active in its file (`status`, and its successor when it names one).
+pub(crate) fn not_active(heading: &str, status: &str, by: Option<&str>) -> String {
+    format!(
+        "\"{heading}\" is not active ({}); only an active decision can be superseded or abrogated",
+        ended_as(status, by)
+    )
+}
+
+/// A supersede that would close a chain of successors back on `heading`.
+pub(crate) fn succession_cycle(heading: &str, successor: &str, chain: &[String]) -> String {
+    format!(
+        "superseding \"{heading}\" by \"{successor}\" would make a cycle: {}",
+        chain
+            .iter()
+            .map(|h| format!("\"{h}\""))
+            .collect::<Vec<_>>()
+            .join(" → ")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The decision texts no command-line test reaches, byte for byte, through each branch.
+    #[test]
+    fn decision_texts_are_pinned() {
+        assert_eq!(
+            ledger_changed(".bmad/memory/decisions.ndjson"),
+            ".bmad/memory/decisions.ndjson changed unexpectedly; its last records may announce a change that was not made"
+        );
+        assert_eq!(
+            bad_heading("--by", 200),
+            "--by must be a non-empty heading of at most 200 characters"
+        );
+        assert_eq!(
+            no_status_line("A"),
+            "\"A\" has no status line to flip; add \"**Status:** active\" to it and adopt it first"
+        );
+        assert_eq!(
+            ledger_ahead("A", "superseded", Some("B"), "docs/decisions.md"),
+            "the ledger says \"A\" is superseded by \"B\" already, while docs/decisions.md says active; `bmad-mem decision supersede \"A\" --by \"B\"` completes that change"
+        );
+        assert_eq!(
+            ledger_ahead("A", "abrogated", None, "docs/decisions.md"),
+            "the ledger says \"A\" is abrogated already, while docs/decisions.md says active; `bmad-mem decision abrogate \"A\" --reason <text>` completes that change"
+        );
+        assert_eq!(
+            successor_ended("B", "superseded", Some("C")),
+            "the successor \"B\" is superseded by \"C\" in the ledger; a decision can only be superseded by one in force"
+        );
+        assert_eq!(
+            successor_not_active("B", "proposed"),
+            "the successor \"B\" is not active (proposed); a decision can only be superseded by one in force"
+        );
+        assert_eq!(
+            not_active("A", "superseded", None),
+            "\"A\" is not active (superseded); only an active decision can be superseded or abrogated"
+        );
+        assert_eq!(
+            status_not_read_back("superseded by x"),
+            "\"superseded by x\" would not read back as the status written on that line; rename the successor"
+        );
+        assert_eq!(
+            succession_cycle("A", "B", &["B".to_owned(), "A".to_owned()]),
+            "superseding \"A\" by \"B\" would make a cycle: \"B\" → \"A\""
+        );
+        assert_eq!(
+            settings_not_rendered("boom"),
+            "cannot render the settings: boom"
+        );
+    }
 }

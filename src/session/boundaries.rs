@@ -236,7 +236,7 @@ fn compile(lines: Vec<(usize, String)>, root: &Path, shown: &str) -> Result<List
     let build = |builder: GlobSetBuilder| {
         builder
             .build()
-            .map_err(|e| Error::refused(format!("{shown}: {e}")))
+            .map_err(|e| Error::refused(messages::patterns_refused(shown, e)))
     };
     Ok(List {
         lines: texts,

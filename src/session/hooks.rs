@@ -486,8 +486,9 @@ fn render(settings: &Json, old: &str) -> Result<String> {
     let formatter = serde_json::ser::PrettyFormatter::with_indent(indent.as_bytes());
     let mut serializer = serde_json::Serializer::with_formatter(&mut out, formatter);
     serde::Serialize::serialize(settings, &mut serializer)
-        .map_err(|e| Error::refused(format!("cannot render the settings: {e}")))?;
-    let mut text = String::from_utf8(out).map_err(|e| Error::refused(e.to_string()))?;
+        .map_err(|e| Error::refused(messages::settings_not_rendered(e)))?;
+    let mut text =
+        String::from_utf8(out).map_err(|e| Error::refused(messages::settings_not_utf8(e)))?;
     text.push('\n');
     Ok(text)
 }

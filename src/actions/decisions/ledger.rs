@@ -20,6 +20,7 @@ use rustix::fs::OFlags;
 use crate::error::{Error, Result};
 use crate::js::json::{Object, Value, sha256_hex};
 use crate::js::text::trim;
+use crate::messages;
 use crate::store::entry::status_line;
 use crate::store::layout::DECISION_LEDGER;
 use crate::store::lock::WriterLock;
@@ -218,9 +219,7 @@ pub fn undo(root: &Path, before: u64, appended: u64, _lock: &WriterLock) -> Resu
     let dir = target.require_dir("cannot open")?;
     let (file, meta) = dir.open_present(target.name(), OFlags::WRONLY)?;
     if meta.len() != before + appended {
-        return Err(Error::refused(format!(
-            "{LEDGER} changed unexpectedly; its last records may announce a change that was not made"
-        )));
+        return Err(Error::refused(messages::ledger_changed(LEDGER)));
     }
     file.set_len(before)
         .and_then(|()| file.sync_all())

@@ -21,6 +21,7 @@ use crate::actions::decisions::ledger::{self, Ledger, Record};
 use crate::error::{Error, Result};
 use crate::js::json::Value;
 use crate::js::text::{trim, utf16_len};
+use crate::messages;
 use crate::store::entry::{Status, status_line, status_of};
 use crate::store::layout::DECISION_FILES;
 use crate::store::lock::WriterLock;
@@ -88,18 +89,13 @@ impl Files {
             .collect();
         match found.as_slice() {
             [one] => Ok(*one),
-            [] => Err(Error::refused(format!(
-                "no decision is headed \"{heading}\" in {}",
-                DECISION_FILES.join(" or ")
+            [] => Err(Error::refused(messages::no_decision(
+                heading,
+                &DECISION_FILES,
             ))),
-            several => Err(Error::refused(format!(
-                "\"{heading}\" heads {} decisions ({}); rename one so that the heading names exactly one",
-                several.len(),
-                several
-                    .iter()
-                    .map(|f| f.file)
-                    .collect::<Vec<_>>()
-                    .join(", ")
+            several => Err(Error::refused(messages::several_decisions(
+                heading,
+                &several.iter().map(|f| f.file).collect::<Vec<_>>(),
             ))),
         }
     }
@@ -109,9 +105,7 @@ impl Files {
 fn heading_arg<'a>(text: &'a str, what: &str) -> Result<&'a str> {
     let heading = trim(text);
     if heading.is_empty() || utf16_len(heading) > MAX_HEADING {
-        return Err(Error::refused(format!(
-            "{what} must be a non-empty heading of at most {MAX_HEADING} characters"
-        )));
+        return Err(Error::refused(messages::bad_heading(what, MAX_HEADING)));
     }
     Ok(heading)
 }
@@ -119,14 +113,12 @@ fn heading_arg<'a>(text: &'a str, what: &str) -> Result<&'a str> {
 /// A reason: non-empty after trimming, bounded.
 fn reason_arg(text: Option<&str>, required: bool) -> Result<Option<String>> {
     match text {
-        None if required => Err(Error::refused("--reason <text> is required")),
+        None if required => Err(Error::refused(messages::DECISION_REASON_REQUIRED)),
         None => Ok(None),
         Some(text) => {
             let reason = trim(text);
             if reason.is_empty() || utf16_len(reason) > MAX_REASON {
-                return Err(Error::refused(format!(
-                    "--reason must be non-empty text of at most {MAX_REASON} characters"
-                )));
+                return Err(Error::refused(messages::bad_reason(MAX_REASON)));
             }
             Ok(Some(reason.to_owned()))
         }
@@ -156,9 +148,7 @@ pub struct Outcome {
 /// adopting, and the ledger's and the lock's refusals.
 pub fn adopt(root: &Path, now: &str, headings: &[String], all: bool) -> Result<Outcome> {
     if all != headings.is_empty() {
-        return Err(Error::refused(
-            "name the decisions to adopt by their headings, or give --all",
-        ));
+        return Err(Error::refused(messages::ADOPT_WHAT));
     }
     let wanted: Vec<&str> = headings
         .iter()
@@ -174,9 +164,7 @@ pub fn adopt(root: &Path, now: &str, headings: &[String], all: bool) -> Result<O
         for heading in wanted {
             let found = files.one(heading)?;
             if let Some(Status::Unreadable(value)) = status_of(&found.section) {
-                return Err(Error::refused(format!(
-                    "the status of \"{heading}\" reads \"{value}\", not one of active, superseded, abrogated, rolled-back, proposed; correct it first"
-                )));
+                return Err(Error::refused(messages::unreadable_status(heading, &value)));
             }
             if seen.insert(heading) {
                 targets.push(found);
@@ -293,9 +281,7 @@ fn ensure_unchanged(root: &Path, files: &Files, doing: &str) -> Result<()> {
 }
 
 fn changed(rel: &str, doing: &str) -> Error {
-    Error::refused(format!(
-        "{rel} changed while decisions were being {doing}; nothing written. Run the command again."
-    ))
+    Error::refused(messages::decisions_changed(rel, doing))
 }
 
 /// The end of a decision: superseded by a successor, or abrogated.
@@ -325,9 +311,7 @@ pub fn end(
     };
     let reason = reason_arg(reason, successor.is_none())?;
     if successor == Some(heading) {
-        return Err(Error::refused(format!(
-            "\"{heading}\" cannot supersede itself: the successor must be another decision"
-        )));
+        return Err(Error::refused(messages::supersede_itself(heading)));
     }
     let (event, status, doing) = match successor {
         Some(by) => (
@@ -342,9 +326,7 @@ pub fn end(
     let files = Files::read(root)?;
     let old = files.one(heading)?;
     let Some(line) = status_line(&old.section) else {
-        return Err(Error::refused(format!(
-            "\"{heading}\" has no status line to flip; add \"**Status:** active\" to it and adopt it first"
-        )));
+        return Err(Error::refused(messages::no_status_line(heading)));
     };
     if line.status != Status::Active {
         return Err(not_active(heading, &line.status));
@@ -355,11 +337,7 @@ pub fn end(
     }
     let (flipped, value) = flip(&old, line.field.value_range.clone(), &status)?;
     let digest = ledger::digest(&old.section);
-    let not_ledgered = || {
-        Error::refused(format!(
-            "\"{heading}\" is not ledgered; `bmad-mem decision adopt \"{heading}\"` records it first"
-        ))
-    };
+    let not_ledgered = || Error::refused(messages::not_ledgered(heading));
     // Looked at before the lock too, so that this refusal creates nothing.
     if Ledger::read(root)?.latest_of(old.file, heading).is_none() {
         return Err(not_ledgered());
@@ -372,14 +350,11 @@ pub fn end(
     };
     let completing = !current.is_active();
     if completing && (current.status != status.as_str() || current.by.as_deref() != successor) {
-        let fix = match &current.by {
-            Some(by) => format!("`bmad-mem decision supersede \"{heading}\" --by \"{by}\"`"),
-            None => format!("`bmad-mem decision abrogate \"{heading}\" --reason <text>`"),
-        };
-        return Err(Error::refused(format!(
-            "the ledger says \"{heading}\" is {} already, while {} says active; {fix} completes that change",
-            describe(current),
-            old.file
+        return Err(Error::refused(messages::ledger_ahead(
+            heading,
+            &current.status,
+            current.by.as_deref(),
+            old.file,
         )));
     }
     if let Some(new) = &new {
@@ -423,10 +398,9 @@ fn in_force(new: &Found<'_>) -> Result<()> {
     if status == Status::Active {
         return Ok(());
     }
-    Err(Error::refused(format!(
-        "the successor \"{}\" is not active ({}); a decision can only be superseded by one in force",
+    Err(Error::refused(messages::successor_not_active(
         new.section.heading,
-        status.as_str()
+        status.as_str(),
     )))
 }
 
@@ -445,9 +419,7 @@ fn flip(
         .find(|s| s.heading == old.section.heading)
         .and_then(status_of);
     if reads_back.as_ref() != Some(status) {
-        return Err(Error::refused(format!(
-            "\"{value}\" would not read back as the status written on that line; rename the successor"
-        )));
+        return Err(Error::refused(messages::status_not_read_back(&value)));
     }
     Ok((flipped, value))
 }
@@ -479,22 +451,12 @@ fn write_flip(
     Ok(())
 }
 
-/// `superseded by "X"` or `abrogated`, as the ledger has it.
-fn describe(record: &Record) -> String {
-    match &record.by {
-        Some(by) => format!("{} by \"{by}\"", record.status),
-        None => record.status.clone(),
-    }
-}
-
 fn not_active(heading: &str, status: &Status) -> Error {
-    let what = match status {
-        Status::Superseded { by: Some(by) } => format!("superseded by \"{by}\""),
-        other => other.as_str().to_owned(),
+    let by = match status {
+        Status::Superseded { by: Some(by) } => Some(by.as_str()),
+        _ => None,
     };
-    Error::refused(format!(
-        "\"{heading}\" is not active ({what}); only an active decision can be superseded or abrogated"
-    ))
+    Error::refused(messages::not_active(heading, status.as_str(), by))
 }
 
 /// The successor must be in force in the ledger too, and must not lead back to `heading`
@@ -519,14 +481,10 @@ fn check_successor(ledger: &Ledger, files: &Files, heading: &str, new: &Found<'_
         };
         chain.push(by.clone());
         if by == heading {
-            return Err(Error::refused(format!(
-                "superseding \"{heading}\" by \"{}\" would make a cycle: {}",
+            return Err(Error::refused(messages::succession_cycle(
+                heading,
                 new.section.heading,
-                chain
-                    .iter()
-                    .map(|h| format!("\"{h}\""))
-                    .collect::<Vec<_>>()
-                    .join(" → ")
+                &chain,
             )));
         }
         if chain.len() > 1000 || chain[..chain.len() - 1].contains(&by) {
@@ -540,10 +498,10 @@ fn check_successor(ledger: &Ledger, files: &Files, heading: &str, new: &Found<'_
     if let Some(record) = ledger.latest_of(new.file, new.section.heading)
         && !record.is_active()
     {
-        return Err(Error::refused(format!(
-            "the successor \"{}\" is {} in the ledger; a decision can only be superseded by one in force",
+        return Err(Error::refused(messages::successor_ended(
             new.section.heading,
-            describe(record)
+            &record.status,
+            record.by.as_deref(),
         )));
     }
     Ok(())
