@@ -19,8 +19,9 @@
 
 use sha2::{Digest, Sha256};
 
-use crate::js::json::{self, Build, Number, ParseError, Value, array_index, hex, write_string};
+use crate::js::json::{self, Value, array_index, hex, write_string};
 use crate::js::number;
+use crate::js::scan::{self, Build, Number, ParseError};
 
 /// A parsed JSON document: its compact text and one node per value (members' keys included).
 #[derive(Debug)]
@@ -358,7 +359,7 @@ impl Reader {
             },
             keys: Vec::new(),
         };
-        let ((), reader) = json::scan(text, reader)?;
+        let ((), reader) = scan::scan(text, reader)?;
         Ok(reader.doc)
     }
 
@@ -570,7 +571,7 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
-    use crate::js::json::MAX_DEPTH;
+    use crate::js::scan::MAX_DEPTH;
 
     /// The tape's compact text and [`json`]'s, and the same refusals.
     fn agrees(text: &str) {
