@@ -1031,7 +1031,10 @@ mod tests {
     /// numbers is best effort: its exact one is the `float_roundtrip` feature, which the whole
     /// build would get. So they may be one unit in the last place apart; our reader rounds
     /// with Rust's float parsing, which is correctly rounded as V8's is.
-    #[allow(clippy::cast_precision_loss)] // as `JSON.parse` rounds an integer: to nearest
+    #[expect(
+        clippy::cast_precision_loss,
+        reason = "as `JSON.parse` rounds an integer: to nearest"
+    )]
     fn same_number(ours: f64, reference: &serde_json::Number) -> bool {
         if let Some(n) = reference.as_u64() {
             ours.to_bits() == (n as f64).to_bits()

@@ -313,7 +313,7 @@ impl<'a, B: Build> Scanner<'a, B> {
             let magnitude = source[usize::from(is_negative)..]
                 .bytes()
                 .fold(0i64, |n, d| n * 10 + i64::from(d - b'0'));
-            #[allow(clippy::cast_precision_loss)] // at most 15 digits: exact
+            #[expect(clippy::cast_precision_loss, reason = "at most 15 digits: exact")]
             let value = if is_negative { -magnitude } else { magnitude } as f64;
             return Ok(Number {
                 source,

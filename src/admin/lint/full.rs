@@ -22,6 +22,7 @@ use aho_corasick::AhoCorasick;
 use crate::actions::receipts;
 use crate::admin::lint::findings::{Finding, Note, Severity, finding};
 use crate::context::Context;
+use crate::js::date::MS_PER_DAY;
 use crate::js::date::parse_timestamp;
 use crate::js::json::Value;
 use crate::js::text::{Token, for_each_token, trim};
@@ -39,7 +40,6 @@ pub const REVIEW_DAYS: f64 = 90.0;
 pub const TITLE_OVERLAP: f64 = 0.75;
 /// Journal events older than this, cited by no note, are proposed for a synthesis lesson.
 pub const SUMMARY_DAYS: f64 = 30.0;
-const DAY_MS: f64 = 86_400_000.0;
 
 pub fn check(
     ctx: &Context,
@@ -183,7 +183,10 @@ fn shingle_sets(entries: &[(&Note, usize, &Section<'_>)]) -> Sets {
     for run in keys.chunk_by(|a, b| a & !mask == b & !mask) {
         let frequency = u32::try_from(run.len()).unwrap_or(u32::MAX);
         for &key in run {
-            #[allow(clippy::cast_possible_truncation)] // the low bits hold an entry's number
+            #[expect(
+                clippy::cast_possible_truncation,
+                reason = "the low bits hold an entry's number"
+            )]
             let entry = (key & mask) as usize;
             sets.size[entry] += 1;
             if frequency > 1 {
@@ -226,12 +229,12 @@ fn near_duplicates(notes: &[Note], cut: &[Vec<(usize, Section<'_>)>], out: &mut 
         candidates.sort_unstable();
         for j in candidates {
             let (small, large) = (size.min(sets.size[j]), size.max(sets.size[j]));
-            #[allow(clippy::cast_precision_loss)] // set sizes are far below 2^52
+            #[expect(clippy::cast_precision_loss, reason = "set sizes are far below 2^52")]
             if (small as f64) < DUPLICATE_THRESHOLD * large as f64 {
                 continue;
             }
             let common = common(shared, &sets.shared[j]);
-            #[allow(clippy::cast_precision_loss)]
+            #[expect(clippy::cast_precision_loss, reason = "set sizes are far below 2^52")]
             let similarity = common as f64 / (size + sets.size[j] - common) as f64;
             if similarity >= DUPLICATE_THRESHOLD {
                 let (note, offset, section) = entries[i];
@@ -259,10 +262,11 @@ fn near_duplicates(notes: &[Note], cut: &[Vec<(usize, Section<'_>)>], out: &mut 
 /// How many of a set's rarest shingles must be indexed and probed so that no pair reaching the
 /// threshold is missed: `n - ceil(t·n) + 1`.
 fn prefix_len(n: usize) -> usize {
-    #[allow(
+    #[expect(
         clippy::cast_precision_loss,
         clippy::cast_possible_truncation,
-        clippy::cast_sign_loss
+        clippy::cast_sign_loss,
+        reason = "a threshold times a set size, both small and positive"
     )]
     let needed = (DUPLICATE_THRESHOLD * n as f64 - 1e-9).ceil() as usize;
     (n + 1).saturating_sub(needed).clamp(1, n)
@@ -313,7 +317,7 @@ fn reviews(
     events: &[Event<'_>],
     out: &mut Vec<Finding>,
 ) {
-    let cutoff = ctx.now.ms - REVIEW_DAYS * DAY_MS;
+    let cutoff = ctx.now.ms - REVIEW_DAYS * MS_PER_DAY;
     let old: Vec<(usize, f64)> = active
         .iter()
         .enumerate()
@@ -361,8 +365,11 @@ fn reviews(
             continue;
         }
         let (note, offset, section) = active[i];
-        #[allow(clippy::cast_possible_truncation)]
-        let days = ((ctx.now.ms - since) / DAY_MS).floor() as i64;
+        #[expect(
+            clippy::cast_possible_truncation,
+            reason = "whole days between two timestamps fit in i64"
+        )]
+        let days = ((ctx.now.ms - since) / MS_PER_DAY).floor() as i64;
         out.push(finding(
             note,
             offset,
@@ -429,7 +436,7 @@ fn contradictions(active: &[(&Note, usize, &Section<'_>)], out: &mut Vec<Finding
         pairs.sort_unstable();
         for (j, common) in pairs {
             let shorter = set.len().min(words[j].len());
-            #[allow(clippy::cast_precision_loss)]
+            #[expect(clippy::cast_precision_loss, reason = "word counts are far below 2^52")]
             let share = common as f64 / shorter as f64;
             if common >= 2 && share >= TITLE_OVERLAP {
                 let (note, offset, section) = active[i];
@@ -523,7 +530,7 @@ fn cited_ids(text: &str, into: &mut HashSet<String>) {
 }
 
 fn summaries(ctx: &Context, notes: &[Note], events: &[Event<'_>], out: &mut Vec<Finding>) {
-    let cutoff = ctx.now.ms - SUMMARY_DAYS * DAY_MS;
+    let cutoff = ctx.now.ms - SUMMARY_DAYS * MS_PER_DAY;
     let old: Vec<&Event<'_>> = events
         .iter()
         .filter(|(ts, _, id)| *ts < cutoff && !id.is_empty())
@@ -581,10 +588,11 @@ mod tests {
         for n in 1..200 {
             let p = prefix_len(n);
             assert!(p >= 1 && p <= n);
-            #[allow(
+            #[expect(
                 clippy::cast_precision_loss,
                 clippy::cast_possible_truncation,
-                clippy::cast_sign_loss
+                clippy::cast_sign_loss,
+                reason = "a threshold times a set size, both small and positive"
             )]
             let needed = (DUPLICATE_THRESHOLD * n as f64).ceil() as usize;
             assert!(p + needed > n, "{n}");
