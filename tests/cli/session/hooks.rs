@@ -395,6 +395,13 @@ fn codex_runs_the_installed_hooks() {
         err,
         "bmad-mem guard: write config/.env denied: `**/.env` is a deny zone in .agents/memory/access-boundaries.md\n"
     );
+    // Codex takes a file header with blanks before it as a header too: so does the guard.
+    let (code, _, err) = run_hook(&p, &guard, "codex/pre-tool-use-apply-patch-indented.json");
+    assert_eq!(code, 2);
+    assert_eq!(
+        err,
+        "bmad-mem guard: write config/.env denied: `**/.env` is a deny zone in .agents/memory/access-boundaries.md\n"
+    );
     let (code, out, _) = run_hook(&p, &installed(&p, CODEX, "Stop"), "codex/stop.json");
     assert_eq!(code, 0);
     let answer: Value = serde_json::from_str(&out).unwrap();
