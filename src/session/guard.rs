@@ -239,7 +239,8 @@ pub(crate) fn run_with_input(
         let applicable = Applicable::read(ctx, agent)?;
         let mut decisions = Vec::new();
         for (access, path, base) in calls {
-            let base = base.map_or_else(|| ctx.root.clone(), PathBuf::from);
+            // A relative `cwd` is taken from the folder the hook runs in.
+            let base = base.map_or_else(|| ctx.root.clone(), |cwd| ctx.cwd.join(cwd));
             decisions.push(applicable.decide(access, Path::new(&path), &base)?);
         }
         return Ok(GuardReport {

@@ -345,6 +345,11 @@ fn claude_code_runs_the_installed_hooks() {
         run_hook(&p, &guard, "claude-code/pre-tool-use-write.json"),
         (0, String::new(), String::new())
     );
+    // A relative `cwd` is taken from the folder the hook runs in, not from `/`.
+    assert_eq!(
+        run_hook(&p, &guard, "claude-code/pre-tool-use-write-relative.json"),
+        (0, String::new(), String::new())
+    );
     let (code, out, err) = run_hook(&p, &guard, "claude-code/pre-tool-use-edit-env.json");
     assert_eq!((code, out.as_str()), (2, ""));
     assert_eq!(
