@@ -235,6 +235,13 @@ fn a_file_that_does_not_parse_is_refused_and_kept() {
             "hooks",
             ".claude/settings.json does not parse as JSON (the key \"A\" appears twice at line 1 column 22); fix it, then run again — nothing was changed",
         )
+        // serde_json reads an integer beyond 64 bits as a double: its digits would be lost.
+        .write(CLAUDE, "{\"env\": {\"ID\": 123456789012345678901234567890}}\n")
+        .args(["hooks", "install", "--agent", "claude-code"])
+        .refused(
+            "hooks",
+            ".claude/settings.json does not parse as JSON (a number too large to keep exactly: 123456789012345680000000000000 at line 1 column 45); fix it, then run again — nothing was changed",
+        )
         .write(GEMINI, "{\"hooks\": []}\n")
         .args(["hooks", "install", "--agent", "gemini"])
         .refused(
