@@ -390,6 +390,24 @@ fn the_refusals_write_nothing() {
 }
 
 #[test]
+fn content_that_leaves_fenced_code_open_is_refused() {
+    // Admitted, it would put every later heading of the note file inside code: doctor would
+    // report each entry admitted after it.
+    for body in ["Run it:\n```sh\nmake", "a\n~~~\nb\n```"] {
+        let _ = TestProject::new()
+            .fixture("example")
+            .args(["propose", "--type", "lesson", "--title", TITLE, "--body", body])
+            .refused(
+                "propose",
+                "the content opens fenced code (``` or ~~~) that it never closes, which would hide every later entry of the file; close it",
+            );
+    }
+    // Closed fences, and a fence on the first line (it follows the field name), are fine.
+    let (project, _) = propose(TestProject::new(), TITLE, "a\n```sh\nmake\n```\nb");
+    let _ = propose(project, "Another title", "``` not a fence");
+}
+
+#[test]
 fn a_changed_candidate_or_a_wrong_digest_is_refused() {
     let (project, proposed) = propose(TestProject::new(), TITLE, BODY);
     let path = format!("{CANDIDATES}/{}.md", proposed.id);
