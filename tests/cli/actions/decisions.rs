@@ -197,6 +197,17 @@ fn refusals_name_the_reason_and_change_nothing() {
             "decision",
             "name the decisions to adopt by their headings, or give --all",
         )
+        // A missing or unknown lifecycle command names the lifecycle commands, not the actions.
+        .args(["decision"])
+        .refused(
+            "decision",
+            "missing action — expected adopt | supersede | abrogate",
+        )
+        .args(["decision", "retire", PG])
+        .refused(
+            "decision",
+            "unknown action 'retire' — expected adopt | supersede | abrogate",
+        )
         // The same heading in both decision files names two decisions.
         .write(
             ".bmad/memory/decisions.md",
