@@ -321,6 +321,38 @@ fn a_decision_and_a_pattern_carry_their_status() {
 }
 
 #[test]
+fn a_user_name_from_the_environment_is_one_line_like_by() {
+    // USER is the default of --by, and takes the same shape: whitespace runs one space.
+    let (project, first) = propose(TestProject::new(), TITLE, BODY);
+    let (project, second) = propose(project, "Another title", BODY);
+    let project = project
+        .args(["admit", &first.id, "--expect", &first.sha256])
+        .env("USER", "eve\n### not a heading")
+        .code(0)
+        .run()
+        .then()
+        .args(["admit", "--refuse", &second.id, "--reason", "no"])
+        .env("USER", "eve\r\nsmith")
+        .code(0)
+        .run()
+        .then();
+    let lessons = project.read_text(".agents/memory/lessons.md");
+    assert!(
+        lessons.contains("\n**Admitted-by:** eve ### not a heading (candidate "),
+        "{lessons}"
+    );
+    let refused = project.read_text(".bmad/memory/refused.md");
+    assert!(
+        refused.contains("\n**Refused-by:** eve smith, 2026-10-18\n"),
+        "{refused}"
+    );
+    for id in [&first.id, &second.id] {
+        let record = project.read_text(&format!("{CANDIDATES}/{id}.md"));
+        assert_eq!(record.lines().count(), 1, "{record}");
+    }
+}
+
+#[test]
 fn secrets_never_enter() {
     let project = TestProject::new();
     let secret = token();
