@@ -996,6 +996,17 @@ fn the_content_comes_from_a_file_and_import_takes_a_given_file() {
 }
 
 #[test]
+fn import_refuses_a_given_file_that_is_not_utf8_as_propose_does() {
+    // Decoded loosely, the bad byte became U+FFFD in a candidate's title and content: text
+    // the file never held.
+    let _ = TestProject::new()
+        .fixture("example")
+        .write("notes.md", b"- Flush the bucket \xff in setup\n")
+        .args(["import", "--from", "notes.md"])
+        .refused("import", "--from input is not valid UTF-8");
+}
+
+#[test]
 fn a_pending_candidate_out_of_shape_is_named_not_dropped() {
     let (project, proposed) = propose(TestProject::new(), TITLE, BODY);
     let broken = project
