@@ -437,3 +437,37 @@ fn an_admitted_decision_is_ledgered() {
         .code(0)
         .run();
 }
+
+#[test]
+fn a_flip_keeps_the_entry_index_current() {
+    // Once the entry views exist, the index shows each decision's status: a flip that left it
+    // as it was made doctor report drift after an ordinary command.
+    let project = ledgered()
+        .args(["doctor", "--rebuild-views"])
+        .code(0)
+        .run()
+        .then()
+        .args([
+            "decision",
+            "abrogate",
+            PG,
+            "--reason",
+            "one database is enough",
+        ])
+        .code(0)
+        .run()
+        .then();
+    let index = project.read_text(".bmad/memory/INDEX.md");
+    assert!(
+        index.contains("| Use Postgres | decision | abrogated | .agents/memory/decisions.md |"),
+        "{index}"
+    );
+    let _ = project.args(["doctor"]).code(0).run();
+    // Without the views, a flip creates none.
+    let project = ledgered()
+        .args(["decision", "abrogate", PG, "--reason", "r"])
+        .code(0)
+        .run()
+        .then();
+    assert!(!project.path(".bmad/memory/INDEX.md").exists());
+}
