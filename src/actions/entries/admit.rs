@@ -146,7 +146,7 @@ pub(crate) fn run(args: &AdmitArgs, ctx: &Context) -> Result<AdmitReport> {
         return Err(Error::refused(messages::ADMIT_WHAT));
     };
     check_id(id)?;
-    let Some(expect) = args.expect.as_deref().map(trim) else {
+    let Some(expect) = args.expect.as_deref().map(trim).filter(|e| !e.is_empty()) else {
         return Err(Error::refused(messages::EXPECT_REQUIRED));
     };
     admit(ctx, id, expect, &by)

@@ -1007,6 +1007,18 @@ fn import_refuses_a_given_file_that_is_not_utf8_as_propose_does() {
 }
 
 #[test]
+fn an_empty_expect_is_a_missing_expect() {
+    // It was compared as a digest: "its sha256 is …, not ; review it again".
+    let (project, proposed) = propose(TestProject::new(), TITLE, BODY);
+    let _ = project
+        .args(["admit", &proposed.id, "--expect", " "])
+        .refused(
+            "admit",
+            "--expect <sha256> is required: the digest of the candidate as it was shown",
+        );
+}
+
+#[test]
 fn a_pending_candidate_out_of_shape_is_named_not_dropped() {
     let (project, proposed) = propose(TestProject::new(), TITLE, BODY);
     let broken = project
