@@ -400,6 +400,12 @@ pub(crate) fn invalid_pattern(rel: &str, line: usize, text: &str, error: impl Di
     format!("{rel} line {line}: invalid pattern {text}: {error}")
 }
 
+/// A number in a settings file that `serde_json` can only read as a double (an integer beyond
+/// 2^53): written back, its digits would change. `value` is the double it was read as.
+pub(crate) fn number_too_large(value: f64) -> String {
+    format!("a number too large to keep exactly: {value}")
+}
+
 /// A settings file that is not strict JSON.
 pub(crate) fn settings_not_json(rel: &str, error: impl Display) -> String {
     format!("{rel} does not parse as JSON ({error}); fix it, then run again — nothing was changed")

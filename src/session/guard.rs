@@ -239,7 +239,8 @@ pub(crate) fn run_with_input(
         let applicable = Applicable::read(ctx, agent)?;
         let mut decisions = Vec::new();
         for (access, path, base) in calls {
-            let base = base.map_or_else(|| ctx.root.clone(), PathBuf::from);
+            // A relative `cwd` is taken from the folder the hook runs in.
+            let base = base.map_or_else(|| ctx.root.clone(), |cwd| ctx.cwd.join(cwd));
             decisions.push(applicable.decide(access, Path::new(&path), &base)?);
         }
         return Ok(GuardReport {
@@ -322,7 +323,8 @@ fn tool_call(hook: HookAgent, payload: &serde_json::Value) -> Result<Vec<Call>> 
         .collect())
 }
 
-/// The files a Codex `apply_patch` body adds, updates, deletes or moves to.
+/// The files a Codex `apply_patch` body adds, updates, deletes or moves to. Codex trims a file
+/// header before reading it, so a header with blanks before it still names a file.
 fn patch_paths(patch: &str) -> Vec<String> {
     const HEADERS: [&str; 4] = [
         "*** Add File: ",
@@ -335,7 +337,7 @@ fn patch_paths(patch: &str) -> Vec<String> {
         .filter_map(|line| {
             HEADERS
                 .iter()
-                .find_map(|h| line.strip_prefix(h))
+                .find_map(|h| line.trim_start().strip_prefix(h))
                 .map(|p| p.trim().to_owned())
         })
         .filter(|p| !p.is_empty())

@@ -373,7 +373,12 @@ impl<'de> serde::de::Visitor<'de> for StrictVisitor {
         Ok(Json::from(v))
     }
 
-    fn visit_f64<E>(self, v: f64) -> std::result::Result<Json, E> {
+    fn visit_f64<E: serde::de::Error>(self, v: f64) -> std::result::Result<Json, E> {
+        // An integer literal beyond 64 bits arrives here as a double: written back, it would
+        // lose digits, so a whole number this large is refused rather than rewritten.
+        if v.fract() == 0.0 && v.abs() >= 9_007_199_254_740_992.0 {
+            return Err(E::custom(messages::number_too_large(v)));
+        }
         Ok(serde_json::Number::from_f64(v).map_or(Json::Null, Json::Number))
     }
 

@@ -88,7 +88,7 @@ pub(crate) fn templates(agent: &str, today: &str) -> [(&'static str, String); 4]
                  a path no line names is denied.\n\n\
                  ## Read Access\n- .\n\n\
                  ## Write Access\n- _bmad/memory/{agent}-sidecar/\n\n\
-                 ## Deny Zones\n- .git/\n- **/.env\n"
+                 ## Deny Zones\n- .git/\n- **/.env\n- _bmad/memory/{agent}-sidecar/access-boundaries.md\n"
             ),
         ),
         (

@@ -267,6 +267,7 @@ a path no line names is denied.
 ## Deny Zones
 - .git/
 - **/.env
+- _bmad/memory/forge-sidecar/access-boundaries.md
 ";
 
 #[test]
@@ -299,6 +300,17 @@ fn init_sidecar_creates_what_is_missing_and_never_overwrites() {
             &format!("{dir}/patterns.md"),
         ])
         .code(0)
+        .run()
+        .then()
+        // The agent may not widen its own boundaries.
+        .args([
+            "guard",
+            "--agent",
+            "forge",
+            "--write",
+            &format!("{dir}/access-boundaries.md"),
+        ])
+        .code(2)
         .run()
         .then()
         .args(["init", "--sidecar", "forge"])

@@ -235,6 +235,13 @@ fn a_file_that_does_not_parse_is_refused_and_kept() {
             "hooks",
             ".claude/settings.json does not parse as JSON (the key \"A\" appears twice at line 1 column 22); fix it, then run again — nothing was changed",
         )
+        // serde_json reads an integer beyond 64 bits as a double: its digits would be lost.
+        .write(CLAUDE, "{\"env\": {\"ID\": 123456789012345678901234567890}}\n")
+        .args(["hooks", "install", "--agent", "claude-code"])
+        .refused(
+            "hooks",
+            ".claude/settings.json does not parse as JSON (a number too large to keep exactly: 123456789012345680000000000000 at line 1 column 45); fix it, then run again — nothing was changed",
+        )
         .write(GEMINI, "{\"hooks\": []}\n")
         .args(["hooks", "install", "--agent", "gemini"])
         .refused(
@@ -345,6 +352,11 @@ fn claude_code_runs_the_installed_hooks() {
         run_hook(&p, &guard, "claude-code/pre-tool-use-write.json"),
         (0, String::new(), String::new())
     );
+    // A relative `cwd` is taken from the folder the hook runs in, not from `/`.
+    assert_eq!(
+        run_hook(&p, &guard, "claude-code/pre-tool-use-write-relative.json"),
+        (0, String::new(), String::new())
+    );
     let (code, out, err) = run_hook(&p, &guard, "claude-code/pre-tool-use-edit-env.json");
     assert_eq!((code, out.as_str()), (2, ""));
     assert_eq!(
@@ -390,6 +402,13 @@ fn codex_runs_the_installed_hooks() {
         0
     );
     let (code, _, err) = run_hook(&p, &guard, "codex/pre-tool-use-apply-patch-env.json");
+    assert_eq!(code, 2);
+    assert_eq!(
+        err,
+        "bmad-mem guard: write config/.env denied: `**/.env` is a deny zone in .agents/memory/access-boundaries.md\n"
+    );
+    // Codex takes a file header with blanks before it as a header too: so does the guard.
+    let (code, _, err) = run_hook(&p, &guard, "codex/pre-tool-use-apply-patch-indented.json");
     assert_eq!(code, 2);
     assert_eq!(
         err,
