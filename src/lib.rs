@@ -50,7 +50,13 @@ pub fn run(command: &Command, ctx: &Context) -> Result<Box<dyn Report>> {
         Command::Propose(args) => Box::new(actions::entries::propose::run(args, ctx)?),
         Command::Admit(args) => Box::new(actions::entries::admit::run(args, ctx)?),
         Command::Import(args) => Box::new(actions::entries::import::run(args, ctx)?),
-        Command::Decision(args) => Box::new(decisions::run(args, ctx)?),
+        Command::Decision(args) => {
+            let report = decisions::run(args, ctx)?;
+            if report.flipped() {
+                refresh_entry_views(ctx);
+            }
+            Box::new(report)
+        }
         Command::Lint(args) => Box::new(lint::run(args, ctx)),
         Command::Mcp(_) => {
             return Err(error::Error::refused(
@@ -60,4 +66,16 @@ pub fn run(command: &Command, ctx: &Context) -> Result<Box<dyn Report>> {
         Command::Guard(args) => Box::new(guard::run(args, ctx)?),
         Command::Hooks(args) => Box::new(hooks::run(args, ctx)?),
     })
+}
+
+/// After a decision's status changed, brings the entry views (the index shows every status) up
+/// to date when the entry commands are in use here. Best effort: the change itself is done, and
+/// a view left behind is what `doctor` reports as drift and `doctor --rebuild-views` repairs.
+fn refresh_entry_views(ctx: &Context) {
+    use actions::entries::views;
+    if views::in_use(ctx)
+        && let Ok(lock) = store::lock::WriterLock::acquire(&ctx.root)
+    {
+        let _ = views::rebuild(ctx, &lock);
+    }
 }

@@ -6,8 +6,8 @@
 use std::ffi::OsString;
 use std::process::ExitCode;
 
-use clap::Parser;
 use clap::error::{ContextKind, ErrorKind};
+use clap::{CommandFactory, Parser};
 
 use bmad_mem::cli::{ACTIONS, Cli, Command, invalid_utf8, shield_negative_numbers};
 use bmad_mem::context::Context;
@@ -102,7 +102,7 @@ fn parse_failure(args: &[String], error: &clap::Error) -> ExitCode {
         return ExitCode::SUCCESS;
     }
     let (json, action) = invocation(args);
-    let expected = ACTIONS.join(" | ");
+    let expected = expected_commands(error);
     let message = match error.kind() {
         ErrorKind::InvalidSubcommand => {
             let word = error
@@ -120,6 +120,32 @@ fn parse_failure(args: &[String], error: &clap::Error) -> ExitCode {
         _ => first_line(error),
     };
     fail(json, action, &message)
+}
+
+/// The commands the parser expected where it stopped: those of an action that has its own
+/// (`decision adopt | supersede | abrogate`), else every action.
+fn expected_commands(error: &clap::Error) -> String {
+    let rendered = error.render().to_string();
+    let usage = rendered
+        .lines()
+        .find(|line| line.trim_start().starts_with("Usage:"))
+        .map(|line| format!("{line} "))
+        .unwrap_or_default();
+    let cli = Cli::command();
+    cli.get_subcommands()
+        .find(|action| {
+            action.has_subcommands() && usage.contains(&format!(" {} ", action.get_name()))
+        })
+        .map_or_else(
+            || ACTIONS.join(" | "),
+            |action| {
+                let names: Vec<&str> = action
+                    .get_subcommands()
+                    .map(clap::Command::get_name)
+                    .collect();
+                names.join(" | ")
+            },
+        )
 }
 
 /// clap's message on one line, without its `error: ` prefix, usage or tips: its first

@@ -489,6 +489,9 @@ pub(crate) fn content_too_long(length: usize, max: usize) -> String {
     format!("the content is {length} characters long; at most {max} are accepted")
 }
 
+/// Content that opens fenced code and never closes it.
+pub(crate) const CONTENT_OPEN_FENCE: &str = "the content opens fenced code (``` or ~~~) that it never closes, which would hide every later entry of the file; close it";
+
 /// A content line (1-based) that would start a section of its own.
 pub(crate) fn content_heading(line: usize) -> String {
     format!(

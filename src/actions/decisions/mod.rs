@@ -81,6 +81,14 @@ pub struct DecisionReport {
     outcome: Outcome,
 }
 
+impl DecisionReport {
+    /// Whether a decision's status line was rewritten.
+    #[must_use]
+    pub fn flipped(&self) -> bool {
+        self.outcome.flipped.is_some()
+    }
+}
+
 /// Runs one lifecycle command.
 ///
 /// # Errors

@@ -116,7 +116,13 @@ pub(crate) fn run(args: &AdmitArgs, ctx: &Context) -> Result<AdmitReport> {
     let by = match args.by.as_deref().map(collapse_whitespace) {
         Some(by) if by.is_empty() => return Err(Error::refused(messages::BY_EMPTY)),
         Some(by) => by,
-        None => ctx.user.clone().unwrap_or_else(|| "unknown".to_owned()),
+        // A name from the environment takes the same one-line shape as `--by`.
+        None => ctx
+            .user
+            .as_deref()
+            .map(collapse_whitespace)
+            .filter(|user| !user.is_empty())
+            .unwrap_or_else(|| "unknown".to_owned()),
     };
     if let Some(id) = &args.refuse {
         let reason = collapse_whitespace(args.reason.as_deref().unwrap_or_default());
@@ -140,7 +146,7 @@ pub(crate) fn run(args: &AdmitArgs, ctx: &Context) -> Result<AdmitReport> {
         return Err(Error::refused(messages::ADMIT_WHAT));
     };
     check_id(id)?;
-    let Some(expect) = args.expect.as_deref().map(trim) else {
+    let Some(expect) = args.expect.as_deref().map(trim).filter(|e| !e.is_empty()) else {
         return Err(Error::refused(messages::EXPECT_REQUIRED));
     };
     admit(ctx, id, expect, &by)

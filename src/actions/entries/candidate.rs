@@ -255,6 +255,13 @@ impl Candidate {
         {
             return Err(Error::refused(messages::content_heading(line + 1)));
         }
+        // The content follows its field name on the entry's first line; a fence it opens and
+        // never closes would put every later heading of the note file inside code.
+        let probe = format!("**Content:** {}\n### probe\n", self.content);
+        let headings = crate::store::sections::heading_lines(&probe);
+        if !crate::store::sections::headings_in_code(&probe, &headings).is_empty() {
+            return Err(Error::refused(messages::CONTENT_OPEN_FENCE));
+        }
         for item in &self.evidence {
             if let Some(what) = secrets::secret_file(item) {
                 return Err(Error::refused(messages::evidence_names_secret(item, what)));

@@ -24,7 +24,7 @@ use crate::messages;
 use crate::output::Report;
 use crate::store::confined;
 use crate::store::lock::WriterLock;
-use crate::store::paths::{Loose, read_loose};
+use crate::store::paths::{Loose, read_loose_bytes};
 
 use crate::actions::entries::candidate::{Kind, count};
 use crate::actions::entries::propose::{NotWritten, Proposed, WhenPending, draft, write};
@@ -161,8 +161,11 @@ fn file_source(ctx: &Context, file: &str) -> Result<(String, Vec<Item>)> {
         return Err(Error::refused(messages::from_names_secret(file, what)));
     }
     let path = resolve(&ctx.cwd, Path::new(file));
-    let text = match read_loose(&path, Path::new("/"))? {
-        Loose::Read(text) => text,
+    let text = match read_loose_bytes(&path, Path::new("/"))? {
+        // As `propose --from`: the text is taken as it is, never repaired.
+        Loose::Read(bytes) => {
+            String::from_utf8(bytes).map_err(|_| Error::refused(messages::FROM_NOT_UTF8))?
+        }
         Loose::Missing => return Err(Error::NotFound(path)),
         Loose::Skipped(skip) => {
             return Err(Error::refused(messages::import_from_unreadable(file, skip)));

@@ -197,6 +197,17 @@ fn refusals_name_the_reason_and_change_nothing() {
             "decision",
             "name the decisions to adopt by their headings, or give --all",
         )
+        // A missing or unknown lifecycle command names the lifecycle commands, not the actions.
+        .args(["decision"])
+        .refused(
+            "decision",
+            "missing action — expected adopt | supersede | abrogate",
+        )
+        .args(["decision", "retire", PG])
+        .refused(
+            "decision",
+            "unknown action 'retire' — expected adopt | supersede | abrogate",
+        )
         // The same heading in both decision files names two decisions.
         .write(
             ".bmad/memory/decisions.md",
@@ -425,4 +436,38 @@ fn an_admitted_decision_is_ledgered() {
         ])
         .code(0)
         .run();
+}
+
+#[test]
+fn a_flip_keeps_the_entry_index_current() {
+    // Once the entry views exist, the index shows each decision's status: a flip that left it
+    // as it was made doctor report drift after an ordinary command.
+    let project = ledgered()
+        .args(["doctor", "--rebuild-views"])
+        .code(0)
+        .run()
+        .then()
+        .args([
+            "decision",
+            "abrogate",
+            PG,
+            "--reason",
+            "one database is enough",
+        ])
+        .code(0)
+        .run()
+        .then();
+    let index = project.read_text(".bmad/memory/INDEX.md");
+    assert!(
+        index.contains("| Use Postgres | decision | abrogated | .agents/memory/decisions.md |"),
+        "{index}"
+    );
+    let _ = project.args(["doctor"]).code(0).run();
+    // Without the views, a flip creates none.
+    let project = ledgered()
+        .args(["decision", "abrogate", PG, "--reason", "r"])
+        .code(0)
+        .run()
+        .then();
+    assert!(!project.path(".bmad/memory/INDEX.md").exists());
 }

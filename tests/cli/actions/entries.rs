@@ -321,6 +321,38 @@ fn a_decision_and_a_pattern_carry_their_status() {
 }
 
 #[test]
+fn a_user_name_from_the_environment_is_one_line_like_by() {
+    // USER is the default of --by, and takes the same shape: whitespace runs one space.
+    let (project, first) = propose(TestProject::new(), TITLE, BODY);
+    let (project, second) = propose(project, "Another title", BODY);
+    let project = project
+        .args(["admit", &first.id, "--expect", &first.sha256])
+        .env("USER", "eve\n### not a heading")
+        .code(0)
+        .run()
+        .then()
+        .args(["admit", "--refuse", &second.id, "--reason", "no"])
+        .env("USER", "eve\r\nsmith")
+        .code(0)
+        .run()
+        .then();
+    let lessons = project.read_text(".agents/memory/lessons.md");
+    assert!(
+        lessons.contains("\n**Admitted-by:** eve ### not a heading (candidate "),
+        "{lessons}"
+    );
+    let refused = project.read_text(".bmad/memory/refused.md");
+    assert!(
+        refused.contains("\n**Refused-by:** eve smith, 2026-10-18\n"),
+        "{refused}"
+    );
+    for id in [&first.id, &second.id] {
+        let record = project.read_text(&format!("{CANDIDATES}/{id}.md"));
+        assert_eq!(record.lines().count(), 1, "{record}");
+    }
+}
+
+#[test]
 fn secrets_never_enter() {
     let project = TestProject::new();
     let secret = token();
@@ -387,6 +419,24 @@ fn the_refusals_write_nothing() {
             "propose",
             "the topic `2026-10-03-login-rate-limit-tests-must-reset-the-bucket` is already a lesson entry (a heading of lessons.md)",
         );
+}
+
+#[test]
+fn content_that_leaves_fenced_code_open_is_refused() {
+    // Admitted, it would put every later heading of the note file inside code: doctor would
+    // report each entry admitted after it.
+    for body in ["Run it:\n```sh\nmake", "a\n~~~\nb\n```"] {
+        let _ = TestProject::new()
+            .fixture("example")
+            .args(["propose", "--type", "lesson", "--title", TITLE, "--body", body])
+            .refused(
+                "propose",
+                "the content opens fenced code (``` or ~~~) that it never closes, which would hide every later entry of the file; close it",
+            );
+    }
+    // Closed fences, and a fence on the first line (it follows the field name), are fine.
+    let (project, _) = propose(TestProject::new(), TITLE, "a\n```sh\nmake\n```\nb");
+    let _ = propose(project, "Another title", "``` not a fence");
 }
 
 #[test]
@@ -943,6 +993,29 @@ fn the_content_comes_from_a_file_and_import_takes_a_given_file() {
         .stdout("mem import: nothing to import (no .claude/agent-memory/*/MEMORY.md, no memory section in CLAUDE.md or AGENTS.md)\n")
         .unchanged()
         .run();
+}
+
+#[test]
+fn import_refuses_a_given_file_that_is_not_utf8_as_propose_does() {
+    // Decoded loosely, the bad byte became U+FFFD in a candidate's title and content: text
+    // the file never held.
+    let _ = TestProject::new()
+        .fixture("example")
+        .write("notes.md", b"- Flush the bucket \xff in setup\n")
+        .args(["import", "--from", "notes.md"])
+        .refused("import", "--from input is not valid UTF-8");
+}
+
+#[test]
+fn an_empty_expect_is_a_missing_expect() {
+    // It was compared as a digest: "its sha256 is …, not ; review it again".
+    let (project, proposed) = propose(TestProject::new(), TITLE, BODY);
+    let _ = project
+        .args(["admit", &proposed.id, "--expect", " "])
+        .refused(
+            "admit",
+            "--expect <sha256> is required: the digest of the candidate as it was shown",
+        );
 }
 
 #[test]
