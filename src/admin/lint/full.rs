@@ -250,6 +250,10 @@ fn near_duplicates(notes: &[Note], cut: &[Vec<(usize, Section<'_>)>], out: &mut 
             }
         }
         candidates.sort_unstable();
+        // Each entry is reported once, beside the first earlier entry it resembles, with how
+        // many others it resembles too: n copies of one text give n - 1 findings, not n²/2.
+        let mut first: Option<(usize, f64)> = None;
+        let mut others = 0usize;
         for j in candidates {
             let (small, large) = (size.min(sets.size[j]), size.max(sets.size[j]));
             #[expect(clippy::cast_precision_loss, reason = "set sizes are far below 2^52")]
@@ -260,21 +264,33 @@ fn near_duplicates(notes: &[Note], cut: &[Vec<(usize, Section<'_>)>], out: &mut 
             #[expect(clippy::cast_precision_loss, reason = "set sizes are far below 2^52")]
             let similarity = common as f64 / (size + sets.size[j] - common) as f64;
             if similarity >= DUPLICATE_THRESHOLD {
-                let (note, offset, section) = entries[i];
-                let (other_note, _, other_section) = entries[j];
-                out.push(finding(
-                    note,
-                    offset,
-                    section,
-                    "near-duplicate",
-                    Severity::Info,
-                    format!(
-                        "near-duplicate of {} § {} (similarity {similarity:.2} over word 3-shingles)",
-                        other_note.rel, other_section.heading
-                    ),
-                    Some("merge the two entries into one, or supersede one by the other".to_owned()),
-                ));
+                if first.is_none() {
+                    first = Some((j, similarity));
+                } else {
+                    others += 1;
+                }
             }
+        }
+        if let Some((j, similarity)) = first {
+            let (note, offset, section) = entries[i];
+            let (other_note, _, other_section) = entries[j];
+            let also = match others {
+                0 => String::new(),
+                1 => ", and of 1 other entry".to_owned(),
+                n => format!(", and of {n} other entries"),
+            };
+            out.push(finding(
+                note,
+                offset,
+                section,
+                "near-duplicate",
+                Severity::Info,
+                format!(
+                    "near-duplicate of {} § {} (similarity {similarity:.2} over word 3-shingles){also}",
+                    other_note.rel, other_section.heading
+                ),
+                Some("merge the two entries into one, or supersede one by the other".to_owned()),
+            ));
         }
         for (_, h) in probe {
             postings.entry(*h).or_default().push(index);

@@ -1,6 +1,8 @@
 //! `lint`: each check on a project made to trip it, the exit status CI gates on (1 only for
 //! errors), both output forms, and that it never writes.
 
+use std::fmt::Write as _;
+
 use serde::Deserialize;
 use serde_json::json;
 
@@ -441,6 +443,36 @@ fn full_proposes_merges_reviews_checks_and_summaries_and_never_fails() {
             "info",
             "1920000 bytes of 2097152: every write is refused once it is full",
             Some("`bmad-mem archive journal` moves all but the newest 1000 records aside"),
+        )
+    );
+}
+
+/// Entries that all repeat one text are reported once each, as a near-duplicate of the first
+/// (with how many others it resembles), never once per pair: 3,000 copies printed 9 million
+/// lines.
+#[test]
+fn many_copies_of_one_entry_give_one_finding_each_not_one_per_pair() {
+    let copies = 40;
+    let mut lessons = String::new();
+    for i in 0..copies {
+        let _ = write!(
+            lessons,
+            "### 2026-10-01 — Copy {i}\nRetry failed calls to the payment API with exponential backoff and full jitter, at most five times.\n\n"
+        );
+    }
+    let project = TestProject::new().write(".agents/memory/lessons.md", &lessons);
+    let (_, report) = lint(project, &["--full"], 0);
+    let found = of(&report, "near-duplicate");
+    assert_eq!(found.len(), copies - 1, "{found:#?}");
+    assert_eq!(
+        found[0].message,
+        "near-duplicate of .agents/memory/lessons.md § 2026-10-01 — Copy 0 (similarity 1.00 over word 3-shingles)"
+    );
+    assert_eq!(
+        found[copies - 2].message,
+        format!(
+            "near-duplicate of .agents/memory/lessons.md § 2026-10-01 — Copy 0 (similarity 0.75 over word 3-shingles), and of {} other entries",
+            copies - 2
         )
     );
 }
