@@ -349,7 +349,7 @@ mod tests {
 ## Write Access
 - src
 - tests/**/*.rs
-- ../shared/
+- ../common/
 
 ## Deny Zones
 - src/secrets/
@@ -395,8 +395,8 @@ mod tests {
         case(Read, &inside(".env"), &Verdict::Denied("**/.env"));
         case(
             Write,
-            &Target::Outside("/p/shared/x".to_owned()),
-            &Verdict::Allowed("../shared/"),
+            &Target::Outside("/p/common/x".to_owned()),
+            &Verdict::Allowed("../common/"),
         );
         case(
             Write,

@@ -17,7 +17,7 @@ const PROJECT_RULES: &str = "# Access Boundaries for the project
 ## Write Access
 - src/
 - docs/*.md
-- ../shared/
+- ../common/
 
 ## Deny Zones
 - src/secrets/
@@ -86,8 +86,8 @@ fn decision_table() {
     let (pf, sf) = (Some(BOUNDARIES), Some(FORGE));
     let (outside_f, shared_notes, shared_ab) = (
         abs("outside/f"),
-        abs("shared/notes.md"),
-        abs("shared/a/b.md"),
+        abs("common/notes.md"),
+        abs("common/a/b.md"),
     );
     #[rustfmt::skip]
     let table: Vec<Row> = vec![
@@ -110,8 +110,8 @@ fn decision_table() {
         ("any", "--write", "docs/up/main.rs".into(), allow, "src/main.rs", Some("src/"), pf),
         ("any", "--read", "sneaky/hostname".into(), deny, "/etc/hostname", None, pf),
         // Outside the project: denied unless listed.
-        ("any", "--write", abs("shared/notes.md"), allow, &shared_notes, Some("../shared/"), pf),
-        ("any", "--write", "../shared/a/b.md".into(), allow, &shared_ab, Some("../shared/"), pf),
+        ("any", "--write", abs("common/notes.md"), allow, &shared_notes, Some("../common/"), pf),
+        ("any", "--write", "../common/a/b.md".into(), allow, &shared_ab, Some("../common/"), pf),
         ("any", "--read", "/etc/hostname".into(), deny, "/etc/hostname", None, pf),
         ("any", "--read", abs("project/README.md"), allow, "README.md", Some("."), pf),
         // Globs: `*` stays within a folder, `**` crosses folders.
