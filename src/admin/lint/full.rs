@@ -164,38 +164,15 @@ struct Sets {
     shared: Vec<Vec<(u32, u64)>>,
 }
 
-/// From this many entries, [`shingle_sets`] cuts the text on two threads (below it, starting
-/// one costs more than it saves).
-const PARALLEL_FROM_ENTRIES: usize = 2048;
-
 fn shingle_sets(entries: &[(&Note, usize, &Section<'_>)]) -> Sets {
     // Enough low bits for every entry's number; the hash keeps the rest (49 bits or more on
     // any store of up to 32,768 entries, so that two different shingles rarely look alike).
     let bits = usize::BITS - entries.len().leading_zeros();
-    // Cutting the text into words is most of the work: a large store is cut on two threads,
-    // each entry's shingles tagged with its number, so the sorted keys are the same.
-    let shingles = |from: usize, to: usize| {
-        let mut keys: Vec<u64> = Vec::new();
-        let mut tokens = Vec::new();
-        for (i, (_, _, section)) in entries.iter().enumerate().take(to).skip(from) {
-            push_shingles(&section.parts(), i as u64, bits, &mut tokens, &mut keys);
-        }
-        keys
-    };
-    let mut keys = if entries.len() >= PARALLEL_FROM_ENTRIES {
-        let middle = entries.len() / 2;
-        std::thread::scope(|scope| {
-            let first = scope.spawn(|| shingles(0, middle));
-            let mut second = shingles(middle, entries.len());
-            let mut keys = first
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            keys.append(&mut second);
-            keys
-        })
-    } else {
-        shingles(0, entries.len())
-    };
+    let mut keys: Vec<u64> = Vec::new();
+    let mut tokens = Vec::new();
+    for (i, (_, _, section)) in entries.iter().enumerate() {
+        push_shingles(&section.parts(), i as u64, bits, &mut tokens, &mut keys);
+    }
     bucket_sort(&mut keys);
     keys.dedup();
     let mask = (1u64 << bits) - 1;
