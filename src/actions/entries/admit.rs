@@ -287,21 +287,44 @@ fn admit(ctx: &Context, id: &str, expect: &str, by: &str) -> Result<AdmitReport>
     }
     replace_note(ctx, &rel, old.as_deref(), &new)?;
     crash_point(ctx.crash_at.as_deref(), "admit-after-note");
-    if candidate.kind == Kind::Decision {
-        admitted_decision(ctx, &lock, &candidate, &rel, &stored.sha256)?;
-    }
     let record = format!(
         "admitted {} by {by}: {id} (sha256 {}) is the entry \"{}\" of {rel}\n",
         ctx.now.iso, stored.sha256, candidate.title
     );
+    conclude(
+        ctx, &lock, &dir, id, stored, candidate, rel, by, &record, false,
+    )
+}
+
+/// The end of an admit, once the entry stands in `rel`: ledgers a decision, replaces the
+/// candidate file by `record`, rebuilds the views. Shared by `admit` and `admit --finish`.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the state of one admit, passed along once"
+)]
+fn conclude(
+    ctx: &Context,
+    lock: &WriterLock,
+    dir: &Dir,
+    id: &str,
+    stored: Stored,
+    candidate: Candidate,
+    rel: String,
+    by: &str,
+    record: &str,
+    finished: bool,
+) -> Result<AdmitReport> {
+    if candidate.kind == Kind::Decision {
+        admitted_decision(ctx, lock, &candidate, &rel)?;
+    }
     dir.replace(&file_name(id), record.as_bytes())?;
-    views::rebuild(ctx, &lock)?;
+    views::rebuild(ctx, lock)?;
     Ok(AdmitReport::Admitted {
         candidate,
         sha256: stored.sha256,
         file: rel,
         by: by.to_owned(),
-        finished: false,
+        finished,
     })
 }
 
@@ -312,7 +335,6 @@ fn admitted_decision(
     lock: &WriterLock,
     candidate: &Candidate,
     file: &str,
-    _sha256: &str,
 ) -> Result<()> {
     let ledger = Ledger::read(&ctx.root)?;
     if ledger.latest_of(file, &candidate.title).is_some() {
@@ -453,22 +475,13 @@ fn finish(ctx: &Context, id: &str, by: &str) -> Result<AdmitReport> {
     match unfinished(ctx, &candidate, &stored.sha256)? {
         Some(true) => {
             let rel = candidate.kind.entries_file();
-            if candidate.kind == Kind::Decision {
-                admitted_decision(ctx, &lock, &candidate, &rel, &stored.sha256)?;
-            }
             let record = format!(
                 "admitted by {by} (finished {}): {id} (sha256 {}) is the entry \"{}\" of {rel}\n",
                 ctx.now.iso, stored.sha256, candidate.title
             );
-            dir.replace(&file_name(id), record.as_bytes())?;
-            views::rebuild(ctx, &lock)?;
-            Ok(AdmitReport::Admitted {
-                candidate,
-                sha256: stored.sha256,
-                file: rel,
-                by: by.to_owned(),
-                finished: true,
-            })
+            conclude(
+                ctx, &lock, &dir, id, stored, candidate, rel, by, &record, true,
+            )
         }
         Some(false) => {
             record_refusal(ctx, &dir, &stored, &candidate, by)?;
