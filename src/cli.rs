@@ -19,6 +19,7 @@ use crate::actions::reinforce::ReinforceArgs;
 use crate::actions::write::WriteArgs;
 use crate::admin::archive::ArchiveArgs;
 use crate::admin::doctor::DoctorArgs;
+use crate::admin::git::GitArgs;
 use crate::admin::lint::LintArgs;
 use crate::admin::lock::LockArgs;
 use crate::mcp::McpArgs;
@@ -84,6 +85,8 @@ pub enum Command {
     Doctor(DoctorArgs),
     /// Move older journal or promotion records into .bmad/memory/archive/ (keeps the newest 1000).
     Archive(ArchiveArgs),
+    /// Set up this git clone to merge the memory record by record (`git setup`).
+    Git(GitArgs),
     /// Create what is missing of .agents/memory/ and link a brain (never overwrites).
     Init(InitArgs),
     /// Show the health of the project memory and its brain (read-only).
@@ -127,6 +130,7 @@ impl Command {
             Command::Lock(_) => "lock",
             Command::Doctor(_) => "doctor",
             Command::Archive(_) => "archive",
+            Command::Git(_) => "git",
             Command::Init(_) => "init",
             Command::Status(_) => "status",
             Command::Brief(_) => "brief",
@@ -298,7 +302,7 @@ impl Cli {
 }
 
 /// The action names, in the order the help lists them.
-pub const ACTIONS: [&str; 22] = [
+pub const ACTIONS: [&str; 23] = [
     "recall",
     "write",
     "reinforce",
@@ -307,6 +311,7 @@ pub const ACTIONS: [&str; 22] = [
     "lock",
     "doctor",
     "archive",
+    "git",
     "init",
     "status",
     "brief",

@@ -4,5 +4,6 @@
 
 pub(crate) mod archive;
 pub(crate) mod doctor;
+pub(crate) mod git;
 pub(crate) mod lint;
 pub(crate) mod lock;
