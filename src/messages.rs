@@ -285,9 +285,9 @@ pub(crate) fn archive_torn_tail(rel: &str) -> String {
 // merge-driver
 
 /// A path the merge driver does not merge.
-pub(crate) fn merge_unknown_path(path: &str, known: &str) -> String {
+pub(crate) fn merge_unknown_path(path: &str, known: &str, dir: &str) -> String {
     format!(
-        "{path}: not a file bmad-mem merges (it merges {known}); left as ours, resolve it by hand"
+        "{path}: not a file bmad-mem merges (it merges {known} in {dir}/); left as ours, resolve it by hand"
     )
 }
 

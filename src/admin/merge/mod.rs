@@ -144,18 +144,17 @@ impl Report for MergeReport {
 /// (ours untouched); both exit 1, which git takes as a conflict.
 pub fn run(args: &MergeDriverArgs, ctx: &Context) -> Result<MergeReport> {
     let Some((rel, kind)) = kind_of(&args.path) else {
-        let known = KNOWN
+        let names: Vec<&str> = KNOWN
             .iter()
-            .map(|(rel, _)| {
-                rel.strip_prefix(MEMORY_DIR)
-                    .unwrap_or(rel)
-                    .trim_start_matches('/')
-            })
-            .collect::<Vec<_>>()
-            .join(", ");
+            .map(|(rel, _)| rel.rsplit('/').next().unwrap_or(rel))
+            .collect();
+        let known = format!(
+            "{} and {}",
+            names[..names.len() - 1].join(", "),
+            names[names.len() - 1]
+        );
         return Err(Error::refused(messages::merge_unknown_path(
-            &args.path,
-            &format!("{MEMORY_DIR}/ {known}"),
+            &args.path, &known, MEMORY_DIR,
         )));
     };
     let ours_path = ctx.cwd.join(&args.ours);
@@ -164,10 +163,11 @@ pub fn run(args: &MergeDriverArgs, ctx: &Context) -> Result<MergeReport> {
         Kind::Scores => None,
     };
     let remedy = messages::merge_remedy(archive);
-    let read = |path: &Path, side: &str| read_side(path, side, rel, &remedy);
-    let base = read(&ctx.cwd.join(&args.base), "the base")?;
-    let ours = read(&ours_path, "ours")?;
-    let theirs = read(&ctx.cwd.join(&args.theirs), "theirs")?;
+    let read =
+        |given: &Path, side: &str| read_side(&ctx.cwd.join(given), given, side, rel, &remedy);
+    let base = read(&args.base, "the base")?;
+    let ours = read(&args.ours, "ours")?;
+    let theirs = read(&args.theirs, "theirs")?;
     let too_large = |bytes: &[u8]| {
         (bytes.len() as u64 > REGISTRY_CAP).then(|| {
             Error::refused(messages::merge_too_large(
@@ -249,8 +249,8 @@ fn document(bytes: &[u8]) -> Option<Object> {
 
 /// One of git's three files, read whole up to the registry cap: never through a link, never
 /// anything but a regular file.
-fn read_side(path: &Path, side: &str, rel: &str, remedy: &str) -> Result<Vec<u8>> {
-    let shown = path.display().to_string();
+fn read_side(path: &Path, given: &Path, side: &str, rel: &str, remedy: &str) -> Result<Vec<u8>> {
+    let shown = given.display().to_string();
     let metadata = fs::symlink_metadata(path).map_err(|e| Error::io("cannot read", path, e))?;
     if !metadata.file_type().is_file() {
         return Err(Error::refused(messages::merge_not_regular(&shown)));
