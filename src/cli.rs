@@ -22,6 +22,7 @@ use crate::admin::doctor::DoctorArgs;
 use crate::admin::git::GitArgs;
 use crate::admin::lint::LintArgs;
 use crate::admin::lock::LockArgs;
+use crate::admin::merge::MergeDriverArgs;
 use crate::mcp::McpArgs;
 use crate::session::brief::BriefArgs;
 use crate::session::export::ExportArgs;
@@ -115,6 +116,8 @@ pub enum Command {
     Guard(GuardArgs),
     /// Install an agent's lifecycle hooks (claude-code, codex, gemini); `remind` is the session-end hook.
     Hooks(HooksArgs),
+    /// Git's merge driver for the journal, promotions, receipts, ledger and pattern scores (git runs it).
+    MergeDriver(MergeDriverArgs),
 }
 
 impl Command {
@@ -145,6 +148,7 @@ impl Command {
             Command::Mcp(_) => "mcp",
             Command::Guard(_) => "guard",
             Command::Hooks(_) => "hooks",
+            Command::MergeDriver(_) => "merge-driver",
         }
     }
 }
@@ -302,7 +306,7 @@ impl Cli {
 }
 
 /// The action names, in the order the help lists them.
-pub const ACTIONS: [&str; 23] = [
+pub const ACTIONS: [&str; 24] = [
     "recall",
     "write",
     "reinforce",
@@ -326,6 +330,7 @@ pub const ACTIONS: [&str; 23] = [
     "mcp",
     "guard",
     "hooks",
+    "merge-driver",
 ];
 
 #[cfg(test)]

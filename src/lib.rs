@@ -20,7 +20,7 @@ pub(crate) mod session;
 pub mod store;
 
 use actions::{decisions, observe, outcomes, recall, reinforce, write};
-use admin::{archive, doctor, git, lint, lock};
+use admin::{archive, doctor, git, lint, lock, merge};
 use cli::Command;
 use context::Context;
 use error::Result;
@@ -66,6 +66,7 @@ pub fn run(command: &Command, ctx: &Context) -> Result<Box<dyn Report>> {
         }
         Command::Guard(args) => Box::new(guard::run(args, ctx)?),
         Command::Hooks(args) => Box::new(hooks::run(args, ctx)?),
+        Command::MergeDriver(args) => Box::new(merge::run(args, ctx)?),
     })
 }
 

@@ -282,6 +282,79 @@ pub(crate) fn archive_torn_tail(rel: &str) -> String {
     )
 }
 
+// merge-driver
+
+/// A path the merge driver does not merge.
+pub(crate) fn merge_unknown_path(path: &str, known: &str, dir: &str) -> String {
+    format!(
+        "{path}: not a file bmad-mem merges (it merges {known} in {dir}/); left as ours, resolve it by hand"
+    )
+}
+
+/// One of the three files git hands over is a link or not a regular file.
+pub(crate) fn merge_not_regular(file: &str) -> String {
+    format!("{file} is a link or not a regular file; nothing was merged")
+}
+
+/// A side over the registry cap, or a merge that would be.
+pub(crate) fn merge_too_large(rel: &str, what: &str, cap: u64, remedy: &str) -> String {
+    format!("{rel}: {what} exceeds {cap} bytes; nothing was merged — {remedy}")
+}
+
+/// How to make room in a store, by store.
+pub(crate) fn merge_remedy(archive: Option<&str>) -> String {
+    match archive {
+        Some(store) => {
+            format!("run `bmad-mem archive {store}` on one side, commit, and merge again")
+        }
+        None => "bmad-mem cannot archive this store; resolve the conflict by hand".to_owned(),
+    }
+}
+
+/// A side that is not UTF-8 JSON where JSON is needed.
+pub(crate) fn merge_not_json(rel: &str, side: &str) -> String {
+    format!(
+        "{rel}: {side} is not a JSON object; it cannot be merged pattern by pattern — left as ours"
+    )
+}
+
+/// Records changed differently on the two sides: the first line of the report.
+pub(crate) fn merge_record_conflicts(rel: &str, count: usize) -> String {
+    format!(
+        "{rel}: {count} record(s) changed differently on the two sides; both versions are left in the file between `<<<<<<< ours` and `>>>>>>> theirs`"
+    )
+}
+
+/// One conflicting record of the report.
+pub(crate) fn merge_record_conflict(id: &str, ours: &str, theirs: &str) -> String {
+    format!("  id {id}: ours {ours}; theirs {theirs}")
+}
+
+/// A side that removed the record in conflict.
+pub(crate) const MERGE_REMOVED: &str = "removed it";
+
+/// Merged receipts the strict reader refuses.
+pub(crate) fn merge_receipts_refused(rel: &str, reason: &str) -> String {
+    format!(
+        "{rel}: the merged receipts would not pass the strict reader ({reason}); left as ours, resolve it by hand"
+    )
+}
+
+/// Patterns scored differently on the two sides: the first line of the report.
+pub(crate) fn merge_pattern_conflicts(rel: &str, count: usize) -> String {
+    format!(
+        "{rel}: {count} pattern(s) scored differently on the two sides; the file keeps ours for them and merges the others"
+    )
+}
+
+/// One conflicting pattern of the report.
+pub(crate) fn merge_pattern_conflict(pattern: &str, ours: &str, theirs: &str) -> String {
+    format!("  pattern \"{pattern}\": ours {ours}; theirs {theirs}")
+}
+
+/// A side that deleted the pattern in conflict.
+pub(crate) const MERGE_DELETED: &str = "deleted it";
+
 // export
 
 /// `--out ""`.

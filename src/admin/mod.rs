@@ -1,5 +1,6 @@
 //! The maintenance commands: `lock` (inspect or clear the writer lock), `doctor` (check and
-//! repair the registries) and `archive` (move old journal events and promotions aside). They
+//! repair the registries), `archive` (move old journal events and promotions aside) and
+//! `merge-driver` (git's merge driver for the registries). They
 //! may use the actions' readers; no action uses them. See `ARCHITECTURE.md`.
 
 pub(crate) mod archive;
@@ -7,3 +8,4 @@ pub(crate) mod doctor;
 pub(crate) mod git;
 pub(crate) mod lint;
 pub(crate) mod lock;
+pub(crate) mod merge;

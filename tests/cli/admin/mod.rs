@@ -6,3 +6,4 @@ mod archive;
 mod doctor;
 mod lint;
 mod lock;
+mod merge;
