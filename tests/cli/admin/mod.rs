@@ -4,6 +4,7 @@
 
 mod archive;
 mod doctor;
+mod git;
 mod lint;
 mod lock;
 mod merge;
