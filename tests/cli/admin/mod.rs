@@ -2,6 +2,7 @@
 //! health check and its repairs), `archive` (moving older records out of a full store, and
 //! finishing an interrupted archive).
 
+mod aftermerge;
 mod archive;
 mod doctor;
 mod git;
