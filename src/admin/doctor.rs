@@ -1,7 +1,8 @@
 //! `doctor`: a read-only health check of every registry and note file, and two explicit,
 //! lossless repairs of a registry: its torn final line, its lines that are not UTF-8.
 //!
-//! `bmad-mem doctor` reports, without changing anything: a torn last line (with its byte
+//! `bmad-mem doctor` reports, without changing anything, in the four append-only registries
+//! (journal, promotions, receipts, decision ledger): a torn last line (with its byte
 //! offset), complete lines that are not valid UTF-8 (number and offset of the first bad byte;
 //! one such line makes every writer refuse the file), lines that do not parse (with their line
 //! numbers), a registry at, near or over the 2 MiB cap (for the journal and the promotions,
@@ -32,7 +33,19 @@
 //! and a torn final line, stay as they were. Registries only: note files are Markdown a person
 //! edits, and readers take them with the bad bytes replaced.
 //!
-//! Both repairs re-check, just before changing the registry, that its length is still the one
+//! After a merge, the check also reports conflict markers (a `<<<<<<< ` line with a `>>>>>>> `
+//! line after it) in the registries, the scores, the note files, the candidates and the views;
+//! in each NDJSON registry, exact duplicate lines and ids with different versions, counted apart;
+//! a `.gitattributes` naming the memory's merge drivers in a clone whose git config lacks them;
+//! and, as a notice that never fails the check, records whose timestamp is older than an earlier
+//! one's (a merge interleaves two clones' records; no reader depends on their order).
+//!
+//! `bmad-mem doctor --dedupe <file>` moves the exact duplicate lines of a registry (the same
+//! bytes as an earlier line; the first stays), in order, into `<file>.dupes-<timestamp>` and
+//! rewrites the registry without them, under the writer lock. It refuses while the file holds
+//! conflict markers or different versions of one id: those need a person.
+//!
+//! The repairs re-check, just before changing the registry, that its length is still the one
 //! read (a writer that ignored the lock may have added to it); if not, the kept-aside file is
 //! removed again and the repair refused, to be run again. A refusal creates nothing. Nothing is
 //! ever repaired automatically.
@@ -290,13 +303,16 @@ fn check_markers(rel: &str, bytes: &[u8], report: &mut DoctorReport) {
     }
 }
 
+/// A line's `(start, end)` byte range in its file, its newline included.
+type Span = (usize, usize);
+
 /// What a merge can leave in a registry's lines: exact copies of a line (counted beyond the
 /// first), the ids that have different versions (with their line numbers), and the records whose
 /// timestamp is older than one before them (how many, and the first one's line).
 #[derive(Debug, Default)]
 struct Doubles {
-    /// `(start, end)` byte ranges (newline included) of the lines that repeat an earlier one.
-    exact: Vec<(usize, usize)>,
+    /// The lines that repeat an earlier one.
+    exact: Vec<Span>,
     divergent: Vec<(String, Vec<usize>)>,
     out_of_order: usize,
     first_out_of_order: usize,
@@ -849,7 +865,7 @@ fn dedupe(ctx: &Context, rel: &str) -> Result<DoctorReport> {
 
 /// The registry, its bytes and the byte ranges of its exact duplicate lines; refused unless
 /// there are some, and while it holds conflict markers or divergent versions of a record.
-fn duplicates_found(ctx: &Context, rel: &str) -> Result<(Target, Vec<u8>, Vec<(usize, usize)>)> {
+fn duplicates_found(ctx: &Context, rel: &str) -> Result<(Target, Vec<u8>, Vec<Span>)> {
     let registry = confined::locate(&ctx.root, rel, false)?;
     let bytes = registry
         .read(true)?
