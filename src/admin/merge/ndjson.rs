@@ -107,7 +107,7 @@ fn three_way(base: &[u8], ours: &[u8], theirs: &[u8], relations: bool) -> Merged
         .iter()
         .map(|&(raw, o, t)| Line::new(raw, o, t))
         .collect();
-    new.sort_by(|a, b| a.key_cmp(b));
+    new.sort_by(Line::key_cmp);
 
     let conflicts = conflicts(&base, &new, &cb, &co, &ct);
     let in_conflict: HashSet<&str> = conflicts.iter().map(|c| c.id.as_str()).collect();
@@ -266,6 +266,9 @@ impl<'a> Line<'a> {
     }
 }
 
+/// Some lines of one side.
+type Lines = Vec<Vec<u8>>;
+
 /// The ids whose records the two sides left in different states.
 fn conflicts(
     base: &[&[u8]],
@@ -277,7 +280,7 @@ fn conflicts(
     let count =
         |counts: &HashMap<&[u8], usize>, line: &[u8]| counts.get(line).copied().unwrap_or(0);
     // id → (ours' new lines, theirs' new lines), ids in the order of their first new line.
-    let mut by_id: Vec<(&str, Vec<Vec<u8>>, Vec<Vec<u8>>)> = Vec::new();
+    let mut by_id: Vec<(&str, Lines, Lines)> = Vec::new();
     let mut at: HashMap<&str, usize> = HashMap::new();
     for line in new {
         let Some(id) = line.id.as_deref() else {
@@ -316,8 +319,7 @@ fn conflicts(
             match (ours.is_empty(), theirs.is_empty()) {
                 (false, false) => ours != theirs,
                 // One side replaced the record the other removed.
-                (false, true) => ours_removed && theirs_removed,
-                (true, false) => theirs_removed && ours_removed,
+                (false, true) | (true, false) => ours_removed && theirs_removed,
                 (true, true) => false,
             }
         })
@@ -403,15 +405,15 @@ mod tests {
 
     #[test]
     fn base_lines_kept_then_new_lines_by_time_then_id() {
-        let a = record("2026-01-01T00:00:00.000Z", "a", "base a");
-        let b = record("2026-01-02T00:00:00.000Z", "b", "base b");
-        let c = record("2026-01-05T00:00:00.000Z", "c", "ours");
-        let d = record("2026-01-03T00:00:00.000Z", "d", "theirs");
-        let e = record("2026-01-03T00:00:00.000Z", "e", "theirs too");
-        let base = text(&[&a, &b]);
-        let ours = text(&[&a, &b, &c]);
-        let theirs = text(&[&b, &e, &d]);
-        let expected = String::from_utf8(text(&[&b, &d, &e, &c])).unwrap();
+        let ra = record("2026-01-01T00:00:00.000Z", "a", "base a");
+        let rb = record("2026-01-02T00:00:00.000Z", "b", "base b");
+        let rc = record("2026-01-05T00:00:00.000Z", "c", "ours");
+        let rd = record("2026-01-03T00:00:00.000Z", "d", "theirs");
+        let re = record("2026-01-03T00:00:00.000Z", "e", "theirs too");
+        let base = text(&[&ra, &rb]);
+        let ours = text(&[&ra, &rb, &rc]);
+        let theirs = text(&[&rb, &re, &rd]);
+        let expected = String::from_utf8(text(&[&rb, &rd, &re, &rc])).unwrap();
         assert_eq!(clean(&base, &ours, &theirs), expected);
         assert_eq!(clean(&base, &theirs, &ours), expected);
     }

@@ -47,7 +47,7 @@ pub fn merge(base: &Object, ours: &Object, theirs: &Object) -> Merged {
             added.push((key, value));
         }
     }
-    added.sort_by(|a, b| added_order(a, b));
+    added.sort_by(added_order);
     keys.extend(added.into_iter().map(|(k, _)| k));
 
     let mut document = Object::new();

@@ -15,7 +15,7 @@ fn event(ts: &str, id: &str, task: &str) -> String {
 }
 
 fn lines(lines: &[&str]) -> String {
-    lines.iter().map(|l| format!("{l}\n")).collect()
+    lines.iter().flat_map(|l| [*l, "\n"]).collect()
 }
 
 /// A project holding git's three files, `base`, `ours` and `theirs`.
@@ -188,11 +188,9 @@ fn big(side: &str, n: usize) -> String {
                 i / 60 % 24,
                 i % 60
             );
-            format!(
-                "{}\n",
-                event(&ts, &format!("{side}{i:011}"), &"x".repeat(1000))
-            )
+            event(&ts, &format!("{side}{i:011}"), &"x".repeat(1000))
         })
+        .flat_map(|line| [line, "\n".to_owned()])
         .collect()
 }
 
