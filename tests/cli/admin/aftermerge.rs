@@ -15,7 +15,7 @@ fn event(ts: &str, id: &str, task: &str) -> String {
 }
 
 fn lines(lines: &[&str]) -> String {
-    lines.iter().map(|l| format!("{l}\n")).collect()
+    lines.iter().flat_map(|l| [*l, "\n"]).collect()
 }
 
 const CONFLICTED: &str =
