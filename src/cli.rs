@@ -156,7 +156,7 @@ impl Command {
 /// Options, of every action, that take a value: the word after one of them is its value. Kept by
 /// hand because reading them from clap's definition costs every run its build; a test checks the
 /// list against the definition.
-const VALUE_OPTIONS: [&str; 39] = [
+const VALUE_OPTIONS: [&str; 40] = [
     "-d",
     "--directory",
     "--scope",
@@ -178,6 +178,7 @@ const VALUE_OPTIONS: [&str; 39] = [
     "--expect",
     "--repair-tail",
     "--repair-encoding",
+    "--dedupe",
     "--project-name",
     "--max-chars",
     "--topic",
