@@ -633,3 +633,63 @@ fn merge_figures() {
         memory(&a) == memory(&b)
     );
 }
+
+#[test]
+fn a_link_as_gitattributes_is_refused_before_anything_is_set() {
+    let lab = Lab::new();
+    lab.git(&lab.base, &["init", "-q", "-b", "main", "p"]);
+    let p = lab.path("p");
+    fs::write(lab.path("elsewhere"), "*.png binary\n").unwrap();
+    std::os::unix::fs::symlink(lab.path("elsewhere"), p.join(ATTRIBUTES)).unwrap();
+    let config = fs::read(p.join(".git/config")).unwrap();
+    for json in [false, true] {
+        let mut args = vec!["git", "setup"];
+        if json {
+            args.insert(0, "--json");
+        }
+        let out = lab.mem(&p, NOW, &args);
+        assert_eq!(out.status.code(), Some(1));
+        let message = "Memory paths cannot follow symbolic links or junctions.";
+        if json {
+            assert_eq!(
+                String::from_utf8_lossy(&out.stdout),
+                format!("{}\n", serde_json::json!({ "error": message }))
+            );
+        } else {
+            assert_eq!(
+                String::from_utf8_lossy(&out.stderr),
+                format!("mem git: {message}\n")
+            );
+        }
+    }
+    assert_eq!(fs::read(p.join(".git/config")).unwrap(), config);
+    assert_eq!(
+        fs::read_to_string(lab.path("elsewhere")).unwrap(),
+        "*.png binary\n"
+    );
+}
+
+#[test]
+fn setup_warns_when_another_attributes_file_overrides_its_lines() {
+    let lab = Lab::new();
+    lab.git(&lab.base, &["init", "-q", "-b", "main", "p"]);
+    let p = lab.path("p");
+    fs::create_dir_all(p.join(".git/info")).unwrap();
+    fs::write(
+        p.join(".git/info/attributes"),
+        format!("{JOURNAL} merge=union\n"),
+    )
+    .unwrap();
+    let out = lab.mem(&p, NOW, &["git", "setup"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "git merges {JOURNAL} with merge=union, not merge=bmad-mem: another attributes file (.git/info/attributes, or one in a folder nearer the file) overrides .gitattributes\n"
+        )
+    );
+    let out = lab.mem(&p, NOW, &["git", "setup", "--json"]);
+    let report: Json = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["alreadySetUp"], true);
+    assert_eq!(report["warnings"].as_array().unwrap().len(), 1);
+}
