@@ -197,7 +197,9 @@ pub fn run(args: &MergeDriverArgs, ctx: &Context) -> Result<MergeReport> {
                     )));
                 }
             }
-            replace(&ours_path, &merged.bytes)?;
+            if merged.bytes != ours {
+                replace(&ours_path, &merged.bytes)?;
+            }
         }
         Kind::Scores => {
             let parse = |bytes: &[u8], side: &str| {

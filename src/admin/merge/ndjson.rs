@@ -563,6 +563,52 @@ mod tests {
         }
 
         #[test]
+        fn every_receipt_follows_the_receipts_it_names(
+            specs in proptest::collection::vec((0u8..28, proptest::option::of(0usize..8), any::<bool>()), 1..12),
+        ) {
+            // Receipt i may name an earlier receipt (as observe allows), its clock anywhere.
+            let receipts: Vec<String> = specs
+                .iter()
+                .enumerate()
+                .map(|(i, (day, named, _))| {
+                    let names: Vec<String> = named
+                        .filter(|n| *n < i)
+                        .map(|n| format!("\"r{n}\""))
+                        .into_iter()
+                        .collect();
+                    format!(
+                        r#"{{"ts":"2026-01-{:02}T00:00:00.000Z","id":"r{i}","supersedes":[{}]}}"#,
+                        day + 1,
+                        names.join(",")
+                    )
+                })
+                .collect();
+            let side = |mine: bool| -> Vec<u8> {
+                let lines: Vec<&str> = receipts
+                    .iter()
+                    .zip(&specs)
+                    .filter(|(_, (_, _, ours))| *ours == mine)
+                    .map(|(r, _)| r.as_str())
+                    .collect();
+                text(&lines)
+            };
+            let merged = merge(b"", &side(true), &side(false), true);
+            prop_assert!(merged.conflicts.is_empty());
+            let order: Vec<String> = lines(&merged.bytes)
+                .iter()
+                .map(|l| line_id(l).unwrap())
+                .collect();
+            prop_assert_eq!(order.len(), receipts.len());
+            for (i, (_, named, _)) in specs.iter().enumerate() {
+                if let Some(n) = named.filter(|n| *n < i) {
+                    let at = |id: String| order.iter().position(|o| *o == id).unwrap();
+                    let (named_at, at_i) = (at(format!("r{n}")), at(format!("r{i}")));
+                    prop_assert!(named_at < at_i, "{:?}", order);
+                }
+            }
+        }
+
+        #[test]
         fn merging_a_store_with_itself_gives_it_back(x in journal()) {
             let mut expected = x.clone();
             if !expected.is_empty() && !expected.ends_with(b"\n") {

@@ -33,7 +33,7 @@ fn driver(project: TestProject, path: &str) -> TestProject {
 /// Merges both ways (ours into theirs, theirs into ours) and checks both give `expected`.
 fn clean_both_ways(base: &str, ours: &str, theirs: &str, path: &str, expected: &str) {
     for (one, other) in [(ours, theirs), (theirs, ours)] {
-        driver(sides(base, one, other), path)
+        let ran = driver(sides(base, one, other), path)
             .code(0)
             .stdout("")
             .stderr("")
@@ -41,6 +41,8 @@ fn clean_both_ways(base: &str, ours: &str, theirs: &str, path: &str, expected: &
             .file("base", base)
             .file("theirs", other)
             .run();
+        // Ours was replaced through a file of its own, which is gone.
+        assert_eq!(ran.then().names(""), ["base", "ours", "theirs"]);
     }
 }
 
@@ -286,6 +288,21 @@ fn receipts_the_strict_reader_refuses_leave_ours_as_it_was() {
         "merge-driver",
         &format!(
             "{OUTCOMES}: the merged receipts would not pass the strict reader (Duplicate or missing outcome attempt identity.); left as ours, resolve it by hand"
+        ),
+    );
+}
+
+#[test]
+fn a_merged_receipt_store_over_1000_receipts_is_refused() {
+    let store = |from: usize, to: usize| -> String {
+        (from..to)
+            .map(|i| receipt("2026-10-01T09:00:00.000Z", &format!("a{i}"), &[]).1 + "\n")
+            .collect()
+    };
+    let _ = driver(sides("", store(0, 600), store(600, 1001)), OUTCOMES).refused(
+        "merge-driver",
+        &format!(
+            "{OUTCOMES}: the merged receipts would not pass the strict reader (Outcome store exceeds 1000 records.); left as ours, resolve it by hand"
         ),
     );
 }
