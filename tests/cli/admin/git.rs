@@ -580,8 +580,8 @@ fn the_generated_views_never_conflict() {
     assert_eq!(read(&a, CANDIDATES), "# Candidates\n\nalice, again\n");
 }
 
-/// The figures of RELIABILITY.md: two clones write concurrently, merge both ways; printed.
-/// `cargo test --test cli merge_figures -- --ignored --nocapture`
+/// The figures of RELIABILITY.md: two clones write and reinforce concurrently, then merge both
+/// ways; printed. `cargo test --test cli merge_figures -- --ignored --nocapture`
 #[test]
 #[ignore = "prints the merge figures for RELIABILITY.md"]
 fn merge_figures() {
@@ -589,8 +589,9 @@ fn merge_figures() {
     lab.origin(50);
     let a = lab.clone_of("a", true);
     let b = lab.clone_of("b", true);
-    let (writes_a, writes_b, patterns) = (120, 80, 10);
-    for (dir, day, agent, writes) in [(&a, 5, "alice", writes_a), (&b, 6, "bob", writes_b)] {
+    let (patterns, rounds) = (10, 4);
+    let mut written = Vec::new();
+    for (dir, day, agent, writes) in [(&a, 5, "alice", 120), (&b, 6, "bob", 80)] {
         for i in 0..writes {
             lab.mem_ok(
                 dir,
@@ -598,19 +599,23 @@ fn merge_figures() {
                 &["write", "--agent", agent, "--task", &format!("{agent} {i}")],
             );
         }
-        for p in 0..patterns {
-            lab.mem_ok(
-                dir,
-                &at(day, writes + p),
-                &[
-                    "reinforce",
-                    "--pattern",
-                    &format!("{agent}-pattern-{p}"),
-                    "--accept",
-                    "true",
-                ],
-            );
+        for round in 0..rounds {
+            for p in 0..patterns {
+                lab.mem_ok(
+                    dir,
+                    &at(day, writes + round * patterns + p),
+                    &[
+                        "reinforce",
+                        "--pattern",
+                        &format!("{agent}-pattern-{p}"),
+                        "--accept",
+                        "true",
+                    ],
+                );
+            }
         }
+        let promotions = read(dir, ".bmad/memory/promotions.ndjson").lines().count();
+        written.push((agent, writes, promotions));
     }
     let ca = lab.commit(&a, "alice");
     let cb = lab.commit(&b, "bob");
@@ -618,17 +623,23 @@ fn merge_figures() {
         .iter()
         .filter(|out| !out.status.success())
         .count();
-    let merged = ids(&read(&a, JOURNAL));
-    let mut unique = merged.clone();
-    unique.sort();
-    unique.dedup();
+    let count = |rel: &str| {
+        let all = ids(&read(&a, rel));
+        let mut unique = all.clone();
+        unique.sort();
+        unique.dedup();
+        (all.len(), all.len() - unique.len())
+    };
+    let (journal, journal_dupes) = count(JOURNAL);
+    let (promotions, promotion_dupes) = count(".bmad/memory/promotions.ndjson");
     let scores: serde_json::Map<String, Json> = serde_json::from_str(&read(&a, SCORES)).unwrap();
-    println!("journal records: base 50, clone A wrote {writes_a}, clone B wrote {writes_b}");
-    println!("pattern scores: clone A reinforced {patterns} patterns, clone B {patterns} others");
+    for (agent, writes, promotions) in &written {
+        println!(
+            "clone {agent}: {writes} events written, {patterns} patterns reinforced {rounds} times each, {promotions} promotion proposals"
+        );
+    }
     println!(
-        "after merging both ways: {} journal records ({} duplicate ids), {} patterns, {conflicts} conflicts, both clones identical: {}",
-        merged.len(),
-        merged.len() - unique.len(),
+        "after merging both ways (base: 50 events): journal {journal} records ({journal_dupes} duplicate ids), promotions {promotions} ({promotion_dupes} duplicate ids), {} patterns scored, {conflicts} conflicts, both clones byte-identical: {}",
         scores.len(),
         memory(&a) == memory(&b)
     );
