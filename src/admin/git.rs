@@ -12,7 +12,7 @@
 //!   `merge.bmad-mem.driver` = `<bin> merge-driver %O %A %B %P` and `merge.bmad-mem-view.driver`
 //!   = `true`, each with a `name`. `<bin>` is `bmad-mem` when that is what `PATH` finds (the
 //!   same file as the running binary), else the running binary's absolute path, quoted for the
-//!   shell git runs the driver with.
+//!   shell git runs the driver with (and each `%` doubled, as git expands them).
 //!
 //! The views get a driver of their own because git has no built-in `ours` merge driver for
 //! attributes: `true` succeeds without touching the clone's version, and `doctor` then reports
@@ -279,7 +279,9 @@ fn driver_command(ctx: &Context) -> Result<(String, bool)> {
         let text = exe
             .to_str()
             .ok_or_else(|| Error::refused(messages::exe_not_utf8(exe)))?;
-        shell_quote(text)
+        // Git expands `%` sequences anywhere in the command before the shell sees it, and
+        // writes `%%` as one `%`.
+        shell_quote(text).replace('%', "%%")
     };
     Ok((format!("{bin} merge-driver %O %A %B %P"), on_path))
 }

@@ -704,3 +704,38 @@ fn setup_warns_when_another_attributes_file_overrides_its_lines() {
     assert_eq!(report["alreadySetUp"], true);
     assert_eq!(report["warnings"].as_array().unwrap().len(), 1);
 }
+
+#[test]
+fn a_binary_whose_path_holds_percent_signs_and_quotes_still_runs_as_the_driver() {
+    let lab = Lab::new();
+    lab.origin(2);
+    // Git expands `%A`, `%P`… anywhere in the driver command, the binary's path included.
+    let dir = lab.path("tools 100%A it's");
+    fs::create_dir(&dir).unwrap();
+    let bin = dir.join("bmad-mem");
+    fs::copy(BIN, &bin).unwrap();
+    let clones: Vec<PathBuf> = ["a", "b"]
+        .into_iter()
+        .map(|name| {
+            let clone = lab.clone_of(name, false);
+            let out = lab
+                .command(bin.to_str().unwrap(), &clone)
+                .env("PATH", "/usr/bin:/bin")
+                .args(["git", "setup", "--json"])
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{}", text(&out));
+            let report: Json = serde_json::from_slice(&out.stdout).unwrap();
+            assert_eq!(report["driverOnPath"], false);
+            clone
+        })
+        .collect();
+    let (a, b) = (&clones[0], &clones[1]);
+    work(&lab, a, 5, "alice", 2, "alice-pattern");
+    work(&lab, b, 6, "bob", 3, "bob-pattern");
+    lab.commit(a, "alice");
+    let cb = lab.commit(b, "bob");
+    let out = lab.merge(a, b, &cb);
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(ids(&read(a, JOURNAL)).len(), 2 + 2 + 3);
+}
