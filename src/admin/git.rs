@@ -286,11 +286,13 @@ fn driver_command(ctx: &Context) -> Result<(String, bool)> {
     Ok((format!("{bin} merge-driver %O %A %B %P"), on_path))
 }
 
-/// The first `bmad-mem` that `PATH` leads to, as the shell finds it.
+/// The first `bmad-mem` that `PATH` leads to, as the shell finds it. A relative folder of
+/// `PATH` (empty, `.`, `bin`) is passed over: it names another folder wherever git runs the
+/// driver from, so it never lets the driver be named `bmad-mem`.
 fn first_on_path(ctx: &Context) -> Option<std::path::PathBuf> {
     let path = ctx.path_var.as_ref()?;
     std::env::split_paths(path)
-        .filter(|dir| !dir.as_os_str().is_empty())
+        .filter(|dir| dir.is_absolute())
         .map(|dir| dir.join("bmad-mem"))
         .find(|candidate| candidate.is_file())
 }

@@ -739,3 +739,29 @@ fn a_binary_whose_path_holds_percent_signs_and_quotes_still_runs_as_the_driver()
     assert!(out.status.success(), "{}", text(&out));
     assert_eq!(ids(&read(a, JOURNAL)).len(), 2 + 2 + 3);
 }
+
+#[test]
+fn a_relative_folder_of_path_never_makes_the_driver_a_bare_name() {
+    // `PATH=tools:…` finds the binary from here only; git runs the driver from the top of the
+    // work tree, and a merge may be started from anywhere.
+    let lab = Lab::new();
+    lab.git(&lab.base, &["init", "-q", "-b", "main", "p"]);
+    let p = lab.path("p");
+    let project = p.join("apps/web");
+    fs::create_dir_all(project.join("tools")).unwrap();
+    let bin = project.join("tools/bmad-mem");
+    fs::copy(BIN, &bin).unwrap();
+    let out = lab
+        .command(bin.to_str().unwrap(), &project)
+        .env("PATH", "tools:/usr/bin:/bin")
+        .args(["git", "setup", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let report: Json = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["driverOnPath"], false);
+    assert_eq!(
+        report["driver"],
+        format!("{} merge-driver %O %A %B %P", bin.display())
+    );
+}
