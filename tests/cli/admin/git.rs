@@ -765,3 +765,35 @@ fn a_relative_folder_of_path_never_makes_the_driver_a_bare_name() {
         format!("{} merge-driver %O %A %B %P", bin.display())
     );
 }
+
+#[test]
+fn doctor_reports_a_driver_whose_binary_is_gone() {
+    let lab = Lab::new();
+    lab.origin(1);
+    let a = lab.clone_of("a", false);
+    let dir = lab.path("old tools 100%");
+    fs::create_dir(&dir).unwrap();
+    let bin = dir.join("bmad-mem");
+    fs::copy(BIN, &bin).unwrap();
+    let out = lab
+        .command(bin.to_str().unwrap(), &a)
+        .env("PATH", "/usr/bin:/bin")
+        .args(["git", "setup"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    // Set up and in place: nothing to say.
+    let doctor = lab.mem(&a, NOW, &["doctor"]);
+    assert!(doctor.status.success(), "{}", text(&doctor));
+    fs::remove_file(&bin).unwrap();
+    let doctor = lab.mem(&a, NOW, &["doctor"]);
+    assert_eq!(doctor.status.code(), Some(1), "{}", text(&doctor));
+    let said = text(&doctor);
+    assert!(
+        said.contains(&format!(
+            ".gitattributes [merge-driver-gone]: this clone's git config runs the merge driver as {}, which is not there any more, so git cannot merge the memory and every merge of it conflicts; `bmad-mem git setup` names this binary instead\n",
+            bin.display()
+        )),
+        "{said}"
+    );
+}
