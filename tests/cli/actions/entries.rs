@@ -39,6 +39,7 @@ struct Proposed {
 struct List {
     count: usize,
     candidates: Vec<Listed>,
+    warnings: Vec<String>,
 }
 
 #[derive(Debug, Deserialize, PartialEq)]
@@ -88,7 +89,8 @@ fn propose(project: TestProject, title: &str, body: &str) -> (TestProject, Propo
 
 fn list(project: TestProject) -> (TestProject, List) {
     let ran = project.args(["--json", "admit", "--list"]).code(0).run();
-    let list = ran.json();
+    let list: List = ran.json();
+    assert!(list.warnings.is_empty(), "{}", ran.stdout);
     (ran.then(), list)
 }
 

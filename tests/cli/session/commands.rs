@@ -306,6 +306,7 @@ struct Scanned {
     count: usize,
     projects: Vec<ScannedProject>,
     indexed: Option<IndexedInto>,
+    warnings: Vec<String>,
 }
 
 #[derive(Debug, Deserialize, PartialEq)]
@@ -1425,6 +1426,7 @@ fn scan_lists_projects_by_their_markers() {
     assert_eq!(scanned.dir, ws);
     assert_eq!(scanned.count, 3);
     assert!(scanned.indexed.is_none());
+    assert!(scanned.warnings.is_empty());
     assert_eq!(
         scanned.projects[2],
         ScannedProject {
