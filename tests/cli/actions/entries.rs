@@ -110,11 +110,13 @@ fn run_in(project: &TestProject, args: &[&str], env: &[(&str, &str)]) -> (i32, S
         .env("TZ", "UTC")
         .envs(env.iter().copied());
     let output = command.output().expect("spawn bmad-mem");
-    (
+    let (code, stdout) = (
         output.status.code().unwrap_or(-1),
         String::from_utf8(output.stdout).unwrap(),
-        String::from_utf8(output.stderr).unwrap(),
-    )
+    );
+    let words: Vec<std::ffi::OsString> = args.iter().map(Into::into).collect();
+    crate::support::validate::check_output(&words, code, &stdout);
+    (code, stdout, String::from_utf8(output.stderr).unwrap())
 }
 
 #[test]

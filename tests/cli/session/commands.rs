@@ -1046,7 +1046,10 @@ fn p_clone_brief(p: &TestProject, max: usize) -> String {
     command.args(["--json", "brief", "--max-chars", &max.to_string()]);
     let output = command.output().unwrap();
     assert!(output.status.success(), "{output:?}");
-    String::from_utf8(output.stdout).unwrap()
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    let args: Vec<std::ffi::OsString> = command.get_args().map(Into::into).collect();
+    crate::support::validate::check_output(&args, 0, &stdout);
+    stdout
 }
 
 #[test]
