@@ -13,7 +13,8 @@ use bmad_mem::cli::Cli;
 
 use crate::support::TestProject;
 use crate::support::validate::{
-    ID_BASE, WITHOUT_JSON, check_output, schema_dir, schema_files, schema_for, validate,
+    ID_BASE, NOT_A_COMMAND, WITHOUT_JSON, check_output, schema_dir, schema_files, schema_for,
+    validate,
 };
 
 const META: &str = "https://json-schema.org/draft/2020-12/schema";
@@ -126,7 +127,7 @@ fn every_command_with_json_output_has_a_schema() {
             .iter()
             .map(|form| form.iter().map(|w| (*w).to_owned()).collect()),
     );
-    let mut used = vec!["error.json".to_owned()];
+    let mut used: Vec<String> = NOT_A_COMMAND.map(str::to_owned).to_vec();
     for line in &lines {
         let words = std::iter::once("bmad-mem".to_owned()).chain(line.iter().cloned());
         let matches = Cli::command()
@@ -192,6 +193,17 @@ fn a_sub_action_is_checked_against_its_own_shape() {
 #[should_panic(expected = "does not match schemas/error.json")]
 fn a_failure_must_be_an_error_document() {
     check_output(&args(&["--json", "write"]), 1, r#"{"written":{}}"#);
+}
+
+#[test]
+#[should_panic(expected = "does not match schemas/version.json")]
+fn the_version_document_is_checked() {
+    check_output(
+        &args(&["--version", "--json"]),
+        0,
+        r#"{"name":"bmad-mem","version":"0.1.0","compatibleWith":"bmad-plus mem 0.22"}"#,
+    );
+    check_output(&args(&["--json", "-V"]), 0, r#"{"name":"bmad-mem"}"#);
 }
 
 #[test]

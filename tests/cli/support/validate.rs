@@ -22,10 +22,20 @@ use clap::error::ErrorKind;
 pub const ID_BASE: &str = "https://bmad-mem.invalid/schemas/";
 
 /// The commands whose output is not a `--json` document, and why.
-pub const WITHOUT_JSON: [(&str, &str); 1] = [(
-    "mcp",
-    "a stdio server: stdout carries JSON-RPC messages, not one result",
-)];
+pub const WITHOUT_JSON: [(&str, &str); 3] = [
+    (
+        "mcp",
+        "a stdio server: stdout carries JSON-RPC messages, not one result",
+    ),
+    (
+        "completions",
+        "a shell's completion script, whatever the options",
+    ),
+    ("man", "a manual page in roff, whatever the options"),
+];
+
+/// The schemas that are no command's: the failure document, and `--version --json`.
+pub const NOT_A_COMMAND: [&str; 2] = ["error.json", "version.json"];
 
 /// The exit status of a simulated crash (`BMAD_MEM_CRASH_AT`): the process stops dead, prints
 /// nothing.
@@ -152,6 +162,14 @@ pub fn validate(location: &str, json: &serde_json::Value) -> Result<(), String> 
         .map_err(|e| format!("{e:#}"))
 }
 
+/// Whether `--json` is among the options (before `--`), as the binary tells when its parser
+/// refused the command line.
+fn json_among_options(args: &[OsString]) -> bool {
+    args.iter()
+        .take_while(|a| *a != "--")
+        .any(|a| a == "--json")
+}
+
 /// Checks the stdout of one run: under `--json`, a success must match its command's schema and
 /// a failure `error.json`.
 ///
@@ -171,18 +189,15 @@ pub fn check_output(args: &[OsString], code: i32, stdout: &str) {
                     REPORT_ON_FAILURE.contains(&command),
                 )
             }
-            // Help and version are text, whatever the options.
-            Err(e) if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => {
-                return;
-            }
+            // Help is text, whatever the options.
+            Err(e) if e.kind() == ErrorKind::DisplayHelp => return,
+            Err(e) if e.kind() == ErrorKind::DisplayVersion => (
+                json_among_options(args),
+                Some("version.json".to_owned()),
+                false,
+            ),
             // Refused by the parser: an error, under `--json` when it was among the options.
-            Err(_) => {
-                let json = args
-                    .iter()
-                    .take_while(|a| *a != "--")
-                    .any(|a| a == "--json");
-                (json, None, false)
-            }
+            Err(_) => (json_among_options(args), None, false),
         };
     if !json || (code == CRASHED && stdout.is_empty()) {
         return;
