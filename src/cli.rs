@@ -19,8 +19,10 @@ use crate::actions::reinforce::ReinforceArgs;
 use crate::actions::write::WriteArgs;
 use crate::admin::archive::ArchiveArgs;
 use crate::admin::doctor::DoctorArgs;
+use crate::admin::git::GitArgs;
 use crate::admin::lint::LintArgs;
 use crate::admin::lock::LockArgs;
+use crate::admin::merge::MergeDriverArgs;
 use crate::mcp::McpArgs;
 use crate::session::brief::BriefArgs;
 use crate::session::export::ExportArgs;
@@ -84,6 +86,8 @@ pub enum Command {
     Doctor(DoctorArgs),
     /// Move older journal or promotion records into .bmad/memory/archive/ (keeps the newest 1000).
     Archive(ArchiveArgs),
+    /// Set up this git clone to merge the memory record by record (`git setup`).
+    Git(GitArgs),
     /// Create what is missing of .agents/memory/ and link a brain (never overwrites).
     Init(InitArgs),
     /// Show the health of the project memory and its brain (read-only).
@@ -112,6 +116,8 @@ pub enum Command {
     Guard(GuardArgs),
     /// Install an agent's lifecycle hooks (claude-code, codex, gemini); `remind` is the session-end hook.
     Hooks(HooksArgs),
+    /// Git's merge driver for the journal, promotions, receipts, ledger and pattern scores (git runs it).
+    MergeDriver(MergeDriverArgs),
 }
 
 impl Command {
@@ -127,6 +133,7 @@ impl Command {
             Command::Lock(_) => "lock",
             Command::Doctor(_) => "doctor",
             Command::Archive(_) => "archive",
+            Command::Git(_) => "git",
             Command::Init(_) => "init",
             Command::Status(_) => "status",
             Command::Brief(_) => "brief",
@@ -141,6 +148,7 @@ impl Command {
             Command::Mcp(_) => "mcp",
             Command::Guard(_) => "guard",
             Command::Hooks(_) => "hooks",
+            Command::MergeDriver(_) => "merge-driver",
         }
     }
 }
@@ -148,7 +156,7 @@ impl Command {
 /// Options, of every action, that take a value: the word after one of them is its value. Kept by
 /// hand because reading them from clap's definition costs every run its build; a test checks the
 /// list against the definition.
-const VALUE_OPTIONS: [&str; 39] = [
+const VALUE_OPTIONS: [&str; 40] = [
     "-d",
     "--directory",
     "--scope",
@@ -170,6 +178,7 @@ const VALUE_OPTIONS: [&str; 39] = [
     "--expect",
     "--repair-tail",
     "--repair-encoding",
+    "--dedupe",
     "--project-name",
     "--max-chars",
     "--topic",
@@ -298,7 +307,7 @@ impl Cli {
 }
 
 /// The action names, in the order the help lists them.
-pub const ACTIONS: [&str; 22] = [
+pub const ACTIONS: [&str; 24] = [
     "recall",
     "write",
     "reinforce",
@@ -307,6 +316,7 @@ pub const ACTIONS: [&str; 22] = [
     "lock",
     "doctor",
     "archive",
+    "git",
     "init",
     "status",
     "brief",
@@ -321,6 +331,7 @@ pub const ACTIONS: [&str; 22] = [
     "mcp",
     "guard",
     "hooks",
+    "merge-driver",
 ];
 
 #[cfg(test)]
