@@ -1027,7 +1027,7 @@ mod tests {
         Ok(())
     }
 
-    /// Every number bit for bit (`-0` stays negative zero): the tests read with serde_json's
+    /// Every number bit for bit (`-0` stays negative zero): the tests read with `serde_json`'s
     /// exact float reading (`float_roundtrip`), and our reader rounds with Rust's float parsing,
     /// which is correctly rounded as V8's is.
     #[expect(
