@@ -22,7 +22,7 @@ use clap::error::ErrorKind;
 pub const ID_BASE: &str = "https://bmad-mem.invalid/schemas/";
 
 /// The commands whose output is not a `--json` document, and why.
-pub const WITHOUT_JSON: [(&str, &str); 3] = [
+pub const WITHOUT_JSON: [(&str, &str); 4] = [
     (
         "mcp",
         "a stdio server: stdout carries JSON-RPC messages, not one result",
@@ -32,6 +32,10 @@ pub const WITHOUT_JSON: [(&str, &str); 3] = [
         "a shell's completion script, whatever the options",
     ),
     ("man", "a manual page in roff, whatever the options"),
+    (
+        "merge-driver",
+        "git's merge driver: it answers git with its exit status and the merged file",
+    ),
 ];
 
 /// The schemas that are no command's: the failure document, and `--version --json`.
@@ -81,7 +85,11 @@ pub fn schema_for(command: &str, sub: &clap::ArgMatches) -> Option<String> {
         "lock" if sub.get_flag("recover") => part("lock", "recovery"),
         "lock" => part("lock", "inspection"),
         "doctor" if sub.get_flag("rebuild_views") => part("doctor", "rebuild"),
-        "doctor" if sub.contains_id("repair_tail") || sub.contains_id("repair_encoding") => {
+        "doctor"
+            if sub.contains_id("repair_tail")
+                || sub.contains_id("repair_encoding")
+                || sub.contains_id("dedupe") =>
+        {
             part("doctor", "repair")
         }
         "doctor" => part("doctor", "report"),
@@ -94,6 +102,10 @@ pub fn schema_for(command: &str, sub: &clap::ArgMatches) -> Option<String> {
         "decision" => match sub.subcommand_name() {
             Some("adopt") => part("decision", "adopt"),
             _ => part("decision", "change"),
+        },
+        "git" => match sub.subcommand_name() {
+            Some("setup") => part("git", "setup"),
+            other => panic!("no schema is known for `git {other:?} --json`"),
         },
         "hooks" => match sub.get_one::<String>("action").map(String::as_str) {
             Some("remind") => part("hooks", "remind"),
