@@ -70,8 +70,8 @@ pub fn schema_files() -> BTreeMap<String, serde_json::Value> {
 }
 
 /// The schema (`<file>.json`, or `<file>.json#/$defs/<part>`) a successful `--json` run of
-/// `words` (the command line after the program name) must match; `None` for a command without
-/// JSON output.
+/// `command`, with its parsed arguments `sub`, must match; `None` for a command without JSON
+/// output.
 ///
 /// # Panics
 /// For a command this table does not know: a new command needs its schema.
@@ -101,7 +101,8 @@ pub fn schema_for(command: &str, sub: &clap::ArgMatches) -> Option<String> {
         "admit" => Some("admit.json".to_owned()),
         "decision" => match sub.subcommand_name() {
             Some("adopt") => part("decision", "adopt"),
-            _ => part("decision", "change"),
+            Some("supersede" | "abrogate") => part("decision", "change"),
+            other => panic!("no schema is known for `decision {other:?} --json`"),
         },
         "git" => match sub.subcommand_name() {
             Some("setup") => part("git", "setup"),
