@@ -15,6 +15,8 @@
 //!   reader, terminal escaping (`RELIABILITY.md`).
 //! * `mcp`: `bmad-mem mcp` driven by the MCP SDK's client over a child process.
 //! * `contract`: the command-line rules every action shares (docs §4, §2.7, §2.8);
+//!   `schemas`: the JSON Schemas of `schemas/`, against which every `--json` run of every test
+//!   is validated (`support::validate`);
 //!   `readme`: the README's commands run as written.
 //!
 //! Expected scores were computed independently with Node 20 (V8's `Math.log`/`Math.pow`,
@@ -26,5 +28,6 @@ mod contract;
 mod mcp;
 mod readme;
 mod reliability;
+mod schemas;
 mod session;
 mod support;
