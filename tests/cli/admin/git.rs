@@ -11,7 +11,7 @@ use std::process::{Command, Output, Stdio};
 use serde_json::Value as Json;
 use tempfile::TempDir;
 
-use crate::support::{BIN, JOURNAL, NOW, SCORES, TestProject};
+use crate::support::{BIN, JOURNAL, NOW, SCORES, TestProject, validate};
 
 const ATTRIBUTES: &str = ".gitattributes";
 const INDEX: &str = ".bmad/memory/INDEX.md";
@@ -98,11 +98,19 @@ impl Lab {
 
     /// `bmad-mem <args>` in `dir` at `now`.
     fn mem(&self, dir: &Path, now: &str, args: &[&str]) -> Output {
-        self.command(BIN, dir)
+        let out = self
+            .command(BIN, dir)
             .env("BMAD_MEM_NOW", now)
             .args(args)
             .output()
-            .expect("run bmad-mem")
+            .expect("run bmad-mem");
+        let words: Vec<std::ffi::OsString> = args.iter().map(Into::into).collect();
+        validate::check_output(
+            &words,
+            out.status.code().unwrap_or(-1),
+            &String::from_utf8_lossy(&out.stdout),
+        );
+        out
     }
 
     /// `bmad-mem <args>`, which must succeed.
@@ -795,5 +803,12 @@ fn doctor_reports_a_driver_whose_binary_is_gone() {
             bin.display()
         )),
         "{said}"
+    );
+    let json = lab.mem(&a, NOW, &["doctor", "--json"]);
+    assert_eq!(json.status.code(), Some(1), "{}", text(&json));
+    let report: Json = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(
+        report["problems"][0]["kind"], "merge-driver-gone",
+        "{report}"
     );
 }
