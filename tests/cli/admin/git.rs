@@ -11,6 +11,10 @@ use std::process::{Command, Output, Stdio};
 use serde_json::Value as Json;
 use tempfile::TempDir;
 
+use crate::actions::observe::{
+    INPUT, LESSONS, LESSONS_TEXT, OTHER_RUN, OUTCOMES, PASSWORDS, copy_run, input,
+};
+use crate::support::nexus_run::{NexusRun, RUN_ID, TASK};
 use crate::support::{BIN, JOURNAL, NOW, SCORES, TestProject, validate};
 
 const ATTRIBUTES: &str = ".gitattributes";
@@ -432,6 +436,63 @@ fn two_clones_writing_and_reinforcing_merge_both_ways_into_the_same_files_losing
         NOW,
         &["reinforce", "--pattern", "bob-pattern", "--accept", "true"],
     );
+}
+
+/// Observes the demo task of `run_id` in `dir` for the passwords lesson; the receipt's id. The
+/// Nexus run, its sources and the lesson stay out of git (each clone has its own run).
+fn observe_in(lab: &Lab, dir: &Path, run_id: &str, minute: usize) -> String {
+    let exclude = dir.join(".git/info/exclude");
+    let mut excluded = read(dir, ".git/info/exclude");
+    excluded.push_str(".bmad-plus/\n.agents/\ndb/\nsrc/\nobservation.json\n");
+    fs::write(&exclude, excluded).unwrap();
+    let run = NexusRun::accepted(dir);
+    if run_id != RUN_ID {
+        copy_run(&run, run_id);
+    }
+    fs::create_dir_all(dir.join(".agents/memory")).unwrap();
+    fs::write(dir.join(LESSONS), LESSONS_TEXT).unwrap();
+    let observation = input(run_id, TASK, PASSWORDS, &["src/auth"]);
+    fs::write(dir.join(INPUT), observation.to_string()).unwrap();
+    let out = lab.mem_ok(
+        dir,
+        &at(7, minute),
+        &["observe", "--input", INPUT, "--json"],
+    );
+    let written: Json = serde_json::from_str(&out).unwrap();
+    written["written"]["id"].as_str().unwrap().to_owned()
+}
+
+#[test]
+fn two_clones_observing_different_runs_merge_both_ways_keeping_both_receipts() {
+    let lab = Lab::new();
+    lab.origin(2);
+    let a = lab.clone_of("a", true);
+    let b = lab.clone_of("b", true);
+    work(&lab, &a, 5, "alice", 2, "alice-pattern");
+    work(&lab, &b, 6, "bob", 3, "bob-pattern");
+    let receipt_a = observe_in(&lab, &a, RUN_ID, 1);
+    let receipt_b = observe_in(&lab, &b, OTHER_RUN, 2);
+    let ca = lab.commit(&a, "alice");
+    let cb = lab.commit(&b, "bob");
+
+    let into_a = lab.merge(&a, &b, &cb);
+    let into_b = lab.merge(&b, &a, &ca);
+    assert!(into_a.status.success(), "{}", text(&into_a));
+    assert!(into_b.status.success(), "{}", text(&into_b));
+    assert_eq!(memory(&a), memory(&b));
+    assert_eq!(ids(&read(&a, OUTCOMES)), [receipt_a, receipt_b.clone()]);
+    assert_eq!(ids(&read(&a, JOURNAL)).len(), 2 + 2 + 3);
+    // The strict reader takes the merged receipts: bob's is current in bob's clone.
+    let out = lab.mem_ok(&b, NOW, &["outcomes", "--json"]);
+    let report: Json = serde_json::from_str(&out).unwrap();
+    let eligible: Vec<(&str, bool)> = report["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["id"].as_str().unwrap(), r["eligible"].as_bool().unwrap()))
+        .collect();
+    assert_eq!(eligible.len(), 2, "{out}");
+    assert!(eligible.contains(&(receipt_b.as_str(), true)), "{out}");
 }
 
 #[test]
