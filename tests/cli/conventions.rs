@@ -305,3 +305,28 @@ fn a_pipe_gets_no_colour() {
     // Help is plain through a pipe.
     assert!(!stdout_of(&["recall", "--help"]).contains('\u{1b}'));
 }
+
+#[test]
+fn forced_colour_still_shows_planted_escapes_as_text() {
+    let project = TestProject::new().fixture("example");
+    let planted = [
+        "--agent",
+        "\u{1b}]0;PWNED\u{7}",
+        "--task",
+        "auth \u{1b}[2J",
+        "--outcome",
+        "success",
+    ];
+    let (project, written) = output(project, &[FORCE], &[&["write"][..], &planted[..]].concat());
+    let (_, recalled) = output(project, &[FORCE], &["recall", "auth", "PWNED"]);
+    for painted in [written, recalled] {
+        assert!(painted.contains("\u{1b}[0m"), "{painted}");
+        // Once the colour is taken away, no control character is left: the planted ones are text.
+        let plain = strip_colour(&painted);
+        assert!(plain.contains("\\x1b[2J"), "{plain}");
+        assert!(
+            !plain.chars().any(|c| c.is_control() && c != '\n'),
+            "{plain:?}"
+        );
+    }
+}
