@@ -20,8 +20,10 @@ use crate::actions::reinforce::ReinforceArgs;
 use crate::actions::write::WriteArgs;
 use crate::admin::archive::ArchiveArgs;
 use crate::admin::doctor::DoctorArgs;
+use crate::admin::git::GitArgs;
 use crate::admin::lint::LintArgs;
 use crate::admin::lock::LockArgs;
+use crate::admin::merge::MergeDriverArgs;
 use crate::mcp::McpArgs;
 use crate::messages;
 use crate::session::brief::BriefArgs;
@@ -115,6 +117,12 @@ pub enum Command {
         after_help = "Examples:\n  bmad-mem archive journal\n  bmad-mem archive promotions --before 2026-01-01"
     )]
     Archive(ArchiveArgs),
+    /// Set up this git clone to merge the memory record by record (`git setup`).
+    #[command(
+        after_help = "Examples:\n  bmad-mem git setup\n  git add .gitattributes && git commit -m \"Merge the memory record by record\"",
+        mut_subcommand("setup", |c| c.after_help("Examples:\n  bmad-mem git setup\n  bmad-mem git setup --json"))
+    )]
+    Git(GitArgs),
     /// Create what is missing of .agents/memory/ and link a brain (never overwrites).
     #[command(
         after_help = "Examples:\n  bmad-mem init\n  bmad-mem init --project-name orbit --sidecar claude-code"
@@ -184,6 +192,11 @@ pub enum Command {
         after_help = "Examples:\n  bmad-mem hooks install --agent claude-code --dry-run\n  bmad-mem hooks install --agent codex"
     )]
     Hooks(HooksArgs),
+    /// Git's merge driver for the journal, promotions, receipts, ledger and pattern scores (git runs it).
+    #[command(
+        after_help = "Examples:\n  git config merge.bmad-mem.driver \"bmad-mem merge-driver %O %A %B %P\"\n  bmad-mem merge-driver base.ndjson ours.ndjson theirs.ndjson .bmad/memory/journal.ndjson"
+    )]
+    MergeDriver(MergeDriverArgs),
     /// Print the completion script of a shell (bash, zsh, fish, powershell or elvish).
     #[command(
         after_help = "Examples:\n  bmad-mem completions bash > ~/.local/share/bash-completion/completions/bmad-mem\n  bmad-mem completions fish > ~/.config/fish/completions/bmad-mem.fish"
@@ -226,6 +239,7 @@ impl Command {
             Command::Lock(_) => "lock",
             Command::Doctor(_) => "doctor",
             Command::Archive(_) => "archive",
+            Command::Git(_) => "git",
             Command::Init(_) => "init",
             Command::Status(_) => "status",
             Command::Brief(_) => "brief",
@@ -240,6 +254,7 @@ impl Command {
             Command::Mcp(_) => "mcp",
             Command::Guard(_) => "guard",
             Command::Hooks(_) => "hooks",
+            Command::MergeDriver(_) => "merge-driver",
             Command::Completions(_) => "completions",
             Command::Man(_) => "man",
         }
@@ -249,7 +264,7 @@ impl Command {
 /// Options, of every action, that take a value: the word after one of them is its value. Kept by
 /// hand because reading them from clap's definition costs every run its build; a test checks the
 /// list against the definition.
-const VALUE_OPTIONS: [&str; 39] = [
+const VALUE_OPTIONS: [&str; 40] = [
     "-d",
     "--directory",
     "--scope",
@@ -271,6 +286,7 @@ const VALUE_OPTIONS: [&str; 39] = [
     "--expect",
     "--repair-tail",
     "--repair-encoding",
+    "--dedupe",
     "--project-name",
     "--max-chars",
     "--topic",
@@ -399,7 +415,7 @@ impl Cli {
 }
 
 /// The action names, in the order the help lists them (`man`, hidden, is left out).
-pub const ACTIONS: [&str; 23] = [
+pub const ACTIONS: [&str; 25] = [
     "recall",
     "write",
     "reinforce",
@@ -408,6 +424,7 @@ pub const ACTIONS: [&str; 23] = [
     "lock",
     "doctor",
     "archive",
+    "git",
     "init",
     "status",
     "brief",
@@ -422,6 +439,7 @@ pub const ACTIONS: [&str; 23] = [
     "mcp",
     "guard",
     "hooks",
+    "merge-driver",
     "completions",
 ];
 

@@ -81,6 +81,11 @@ pub struct Context {
     /// A test hook: the name of the step at which a writer stops dead, as a crash would stop
     /// it (`BMAD_MEM_CRASH_AT`); `None` in ordinary runs.
     pub crash_at: Option<String>,
+    /// This binary's own path (`git setup` names it as git's merge driver); `None` when the
+    /// system cannot tell.
+    pub exe: Option<PathBuf>,
+    /// `PATH` as given, to tell whether `bmad-mem` there is this binary.
+    pub path_var: Option<std::ffi::OsString>,
 }
 
 impl Context {
@@ -111,6 +116,8 @@ impl Context {
         ctx.crash_at = std::env::var_os("BMAD_MEM_CRASH_AT")
             .map(|v| v.to_string_lossy().into_owned())
             .filter(|v| !v.is_empty());
+        ctx.exe = std::env::current_exe().ok();
+        ctx.path_var = std::env::var_os("PATH");
         Ok(ctx)
     }
 
@@ -132,6 +139,8 @@ impl Context {
             brain_env: None,
             user: None,
             crash_at: None,
+            exe: None,
+            path_var: None,
         })
     }
 }

@@ -282,6 +282,79 @@ pub(crate) fn archive_torn_tail(rel: &str) -> String {
     )
 }
 
+// merge-driver
+
+/// A path the merge driver does not merge.
+pub(crate) fn merge_unknown_path(path: &str, known: &str, dir: &str) -> String {
+    format!(
+        "{path}: not a file bmad-mem merges (it merges {known} in {dir}/); left as ours, resolve it by hand"
+    )
+}
+
+/// One of the three files git hands over is a link or not a regular file.
+pub(crate) fn merge_not_regular(file: &str) -> String {
+    format!("{file} is a link or not a regular file; nothing was merged")
+}
+
+/// A side over the registry cap, or a merge that would be.
+pub(crate) fn merge_too_large(rel: &str, what: &str, cap: u64, remedy: &str) -> String {
+    format!("{rel}: {what} exceeds {cap} bytes; nothing was merged — {remedy}")
+}
+
+/// How to make room in a store, by store.
+pub(crate) fn merge_remedy(archive: Option<&str>) -> String {
+    match archive {
+        Some(store) => {
+            format!("run `bmad-mem archive {store}` on one side, commit, and merge again")
+        }
+        None => "bmad-mem cannot archive this store; resolve the conflict by hand".to_owned(),
+    }
+}
+
+/// A side that is not UTF-8 JSON where JSON is needed.
+pub(crate) fn merge_not_json(rel: &str, side: &str) -> String {
+    format!(
+        "{rel}: {side} is not a JSON object; it cannot be merged pattern by pattern — left as ours"
+    )
+}
+
+/// Records changed differently on the two sides: the first line of the report.
+pub(crate) fn merge_record_conflicts(rel: &str, count: usize) -> String {
+    format!(
+        "{rel}: {count} record(s) changed differently on the two sides; both versions are left in the file between `<<<<<<< ours` and `>>>>>>> theirs`"
+    )
+}
+
+/// One conflicting record of the report.
+pub(crate) fn merge_record_conflict(id: &str, ours: &str, theirs: &str) -> String {
+    format!("  id {id}: ours {ours}; theirs {theirs}")
+}
+
+/// A side that removed the record in conflict.
+pub(crate) const MERGE_REMOVED: &str = "removed it";
+
+/// Merged receipts the strict reader refuses.
+pub(crate) fn merge_receipts_refused(rel: &str, reason: &str) -> String {
+    format!(
+        "{rel}: the merged receipts would not pass the strict reader ({reason}); left as ours, resolve it by hand"
+    )
+}
+
+/// Patterns scored differently on the two sides: the first line of the report.
+pub(crate) fn merge_pattern_conflicts(rel: &str, count: usize) -> String {
+    format!(
+        "{rel}: {count} pattern(s) scored differently on the two sides; the file keeps ours for them and merges the others"
+    )
+}
+
+/// One conflicting pattern of the report.
+pub(crate) fn merge_pattern_conflict(pattern: &str, ours: &str, theirs: &str) -> String {
+    format!("  pattern \"{pattern}\": ours {ours}; theirs {theirs}")
+}
+
+/// A side that deleted the pattern in conflict.
+pub(crate) const MERGE_DELETED: &str = "deleted it";
+
 // export
 
 /// `--out ""`.
@@ -789,6 +862,145 @@ pub(crate) fn succession_cycle(heading: &str, successor: &str, chain: &[String])
             .map(|h| format!("\"{h}\""))
             .collect::<Vec<_>>()
             .join(" → ")
+    )
+}
+
+// git setup, and doctor's checks after a merge
+
+/// No `git` program on `PATH`.
+pub(crate) const GIT_MISSING: &str =
+    "git is not installed or not on PATH; install git, then run `bmad-mem git setup` again";
+
+/// A project that is not inside a git work tree (git's own words after the colon, if any).
+pub(crate) fn not_a_work_tree(root: &Path, why: &str) -> String {
+    let why = if why.is_empty() {
+        String::new()
+    } else {
+        format!(" ({why})")
+    };
+    format!(
+        "{} is not inside a git work tree{why}; run `git init` first, or pass -d <the project in a clone>",
+        root.display()
+    )
+}
+
+/// A git command that failed, with git's message.
+pub(crate) fn git_failed(what: &str, why: &str) -> String {
+    format!("`{what}` failed: {why}")
+}
+
+/// The running binary's path is not UTF-8, so it cannot be written into git's config.
+pub(crate) fn exe_not_utf8(exe: &Path) -> String {
+    format!(
+        "the path of this bmad-mem ({}) is not UTF-8 and cannot be written into git's config; install bmad-mem on PATH and run it as `bmad-mem git setup`",
+        exe.display()
+    )
+}
+
+/// The running binary could not be found.
+pub(crate) const EXE_UNKNOWN: &str = "cannot tell where this bmad-mem binary is, so it cannot be named as git's merge driver; install bmad-mem on PATH and run it as `bmad-mem git setup`";
+
+/// The command that sets the clone up, for `init` and `doctor`.
+pub(crate) const GIT_SETUP_COMMAND: &str = "bmad-mem git setup";
+
+/// `init`'s line in a git work tree whose clone has no merge driver yet.
+pub(crate) const INIT_OFFERS_GIT_SETUP: &str = "  git     run `bmad-mem git setup` so that merges of the memory lose nothing and conflict only on real conflicts";
+
+/// `doctor`: `.gitattributes` names the driver, this clone does not define it.
+pub(crate) fn driver_not_configured(drivers: &[&str]) -> String {
+    format!(
+        "names the merge driver(s) {}, but this clone's git config does not define them, so git merges those files as plain text and conflicts on every concurrent append; `{GIT_SETUP_COMMAND}` sets them up",
+        drivers.join(", ")
+    )
+}
+
+/// `doctor`: lines of a merge conflict left in a memory file.
+pub(crate) fn conflict_markers(lines: &[usize]) -> String {
+    let shown: Vec<String> = lines.iter().take(10).map(ToString::to_string).collect();
+    let more = if lines.len() > 10 {
+        format!(" and {} more", lines.len() - 10)
+    } else {
+        String::new()
+    };
+    format!(
+        "merge conflict markers at line(s) {}{more}: a merge was committed unresolved; keep the right version of each conflicting part and remove the markers",
+        shown.join(", ")
+    )
+}
+
+/// `doctor`: records of a registry that share an id.
+pub(crate) fn duplicate_ids(rel: &str, exact: usize, divergent: &[(String, Vec<usize>)]) -> String {
+    let mut parts = Vec::new();
+    if exact > 0 {
+        parts.push(format!(
+            "{exact} exact duplicate line(s) (`bmad-mem doctor --dedupe {rel}` removes them, keeping the first)"
+        ));
+    }
+    if !divergent.is_empty() {
+        let named: Vec<String> = divergent
+            .iter()
+            .take(5)
+            .map(|(id, lines)| {
+                let lines: Vec<String> = lines.iter().map(ToString::to_string).collect();
+                format!("{id} (lines {})", lines.join(", "))
+            })
+            .collect();
+        let more = if divergent.len() > 5 {
+            format!(" and {} more", divergent.len() - 5)
+        } else {
+            String::new()
+        };
+        parts.push(format!(
+            "{} id(s) with divergent versions, which a person must reconcile: {}{more}",
+            divergent.len(),
+            named.join(", ")
+        ));
+    }
+    parts.join("; ")
+}
+
+/// `doctor`, information only: records whose timestamps go back in time.
+pub(crate) fn out_of_order(count: usize, first_line: usize) -> String {
+    format!(
+        "{count} record(s) older than a record before them (first at line {first_line}); information only: a merge interleaves two clones' records, and no reader depends on their order"
+    )
+}
+
+/// `--dedupe` on a file that is not a registry.
+pub(crate) fn dedupe_takes(registries: &[&str]) -> String {
+    format!("--dedupe takes one of {}", registries.join(", "))
+}
+
+/// `--dedupe` with no line repeated.
+pub(crate) fn no_duplicates(rel: &str) -> String {
+    format!("{rel} has no exact duplicate line; nothing to remove.")
+}
+
+/// `--dedupe` refusing divergent versions of one id.
+pub(crate) fn divergent_duplicates(rel: &str, divergent: &[(String, Vec<usize>)]) -> String {
+    let named: Vec<String> = divergent
+        .iter()
+        .take(5)
+        .map(|(id, lines)| {
+            let lines: Vec<String> = lines.iter().map(ToString::to_string).collect();
+            format!("{id} (lines {})", lines.join(", "))
+        })
+        .collect();
+    let more = if divergent.len() > 5 {
+        format!(" and {} more", divergent.len() - 5)
+    } else {
+        String::new()
+    };
+    format!(
+        "{rel} holds different versions of the same record: {}{more}; keep the right version of each by hand, then run `bmad-mem doctor --dedupe {rel}` again; nothing was changed.",
+        named.join(", ")
+    )
+}
+
+/// `--dedupe` on a file holding conflict markers.
+pub(crate) fn dedupe_conflicted(rel: &str) -> String {
+    format!(
+        "{rel} still holds merge conflict markers; resolve the conflict first, then run `bmad-mem doctor --dedupe {rel}` again; nothing was changed."
     )
 }
 

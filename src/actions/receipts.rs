@@ -30,6 +30,15 @@ pub fn read_store(root: &Path) -> Result<Vec<Object>> {
     let Some(text) = read_registry(root, OUTCOMES, true)? else {
         return Ok(Vec::new());
     };
+    parse_store(&text)
+}
+
+/// The strict reader of [`read_store`] over the text of a receipt store (the merge driver checks
+/// a merged store with it before writing it).
+///
+/// # Errors
+/// As [`read_store`], without the file's own errors.
+pub fn parse_store(text: &str) -> Result<Vec<Object>> {
     if !text.is_empty() && !text.ends_with('\n') {
         return Err(Error::refused(messages::OUTCOME_INCOMPLETE_RECORD));
     }

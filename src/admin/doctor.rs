@@ -1,7 +1,8 @@
 //! `doctor`: a read-only health check of every registry and note file, and two explicit,
 //! lossless repairs of a registry: its torn final line, its lines that are not UTF-8.
 //!
-//! `bmad-mem doctor` reports, without changing anything: a torn last line (with its byte
+//! `bmad-mem doctor` reports, without changing anything, in the four append-only registries
+//! (journal, promotions, receipts, decision ledger): a torn last line (with its byte
 //! offset), complete lines that are not valid UTF-8 (number and offset of the first bad byte;
 //! one such line makes every writer refuse the file), lines that do not parse (with their line
 //! numbers), a registry at, near or over the 2 MiB cap (for the journal and the promotions,
@@ -32,7 +33,19 @@
 //! and a torn final line, stay as they were. Registries only: note files are Markdown a person
 //! edits, and readers take them with the bad bytes replaced.
 //!
-//! Both repairs re-check, just before changing the registry, that its length is still the one
+//! After a merge, the check also reports conflict markers (a `<<<<<<< ` line with a `>>>>>>> `
+//! line after it) in the registries, the scores, the note files, the candidates and the views;
+//! in each NDJSON registry, exact duplicate lines and ids with different versions, counted apart;
+//! a `.gitattributes` naming the memory's merge drivers in a clone whose git config lacks them;
+//! and, as a notice that never fails the check, records whose timestamp is older than an earlier
+//! one's (a merge interleaves two clones' records; no reader depends on their order).
+//!
+//! `bmad-mem doctor --dedupe <file>` moves the exact duplicate lines of a registry (the same
+//! bytes as an earlier line; the first stays), in order, into `<file>.dupes-<timestamp>` and
+//! rewrites the registry without them, under the writer lock. It refuses while the file holds
+//! conflict markers or different versions of one id: those need a person.
+//!
+//! The repairs re-check, just before changing the registry, that its length is still the one
 //! read (a writer that ignored the lock may have added to it); if not, the kept-aside file is
 //! removed again and the repair refused, to be run again. A refusal creates nothing. Nothing is
 //! ever repaired automatically.
@@ -57,17 +70,21 @@ use crate::messages;
 use crate::output::Report;
 use crate::store::archived::Store;
 use crate::store::confined::{self, Target};
+use crate::store::git::{self, REGISTRY_DRIVER, VIEW_DRIVER};
 use crate::store::journal::{self, InvalidLine};
 use crate::store::layout::{
-    ARCHIVE_DIR, DEFAULT_KEEP, JOURNAL, LOCK_FILE, NOTE_DIRS, NOTE_FILES, OUTCOMES, PROMOTIONS,
-    REGISTRY_CAP, SCORES,
+    ARCHIVE_DIR, CANDIDATES_VIEW, DECISION_LEDGER, DEFAULT_KEEP, GITATTRIBUTES, INDEX_VIEW,
+    JOURNAL, LOCK_FILE, NOTE_DIRS, NOTE_FILES, OUTCOMES, PROMOTIONS, REGISTRY_CAP, SCORES,
 };
 use crate::store::lock::WriterLock;
-use crate::store::paths::{Loose, read_loose, read_registry, read_registry_bytes};
+use crate::store::paths::{
+    Loose, read_loose, read_loose_bytes, read_registry, read_registry_bytes,
+};
 use crate::store::sections::{heading_lines, headings_in_code};
 
-/// The append-only registries, the only files `--repair-tail` accepts.
-const NDJSON_REGISTRIES: [&str; 3] = [JOURNAL, PROMOTIONS, OUTCOMES];
+/// The append-only registries, the only files the repairs (`--repair-tail`, `--repair-encoding`,
+/// `--dedupe`) accept.
+const NDJSON_REGISTRIES: [&str; 4] = [JOURNAL, PROMOTIONS, OUTCOMES, DECISION_LEDGER];
 
 /// Check every registry and note file (read-only); or repair a torn final line explicitly.
 #[derive(Debug, Clone, Default, clap::Args)]
@@ -92,6 +109,16 @@ pub struct DoctorArgs {
         conflicts_with_all = ["repair_tail", "repair_encoding"]
     )]
     pub rebuild_views: bool,
+    /// Remove the exact duplicate lines of this registry (the same bytes; the first copy stays),
+    /// after moving them into <file>.dupes-<timestamp>; refused when one record has different
+    /// versions.
+    #[arg(
+        long = "dedupe",
+        value_name = "file",
+        allow_hyphen_values = true,
+        conflicts_with_all = ["repair_tail", "repair_encoding", "rebuild_views"]
+    )]
+    pub dedupe: Option<String>,
 }
 
 /// One finding.
@@ -113,6 +140,10 @@ pub(crate) struct DoctorReport {
     pub repaired_lines: Option<usize>,
     /// For `--rebuild-views`: the views rewritten.
     pub rebuilt: Option<Vec<String>>,
+    /// Whether the repair was `--dedupe`.
+    pub deduped: bool,
+    /// What is worth knowing but is not wrong (timestamps out of order after a merge).
+    pub notices: Vec<Problem>,
 }
 
 /// Runs the check or the repair.
@@ -126,6 +157,9 @@ pub(crate) fn run(args: &DoctorArgs, ctx: &Context) -> Result<DoctorReport> {
     }
     if let Some(file) = &args.repair_encoding {
         return repair_encoding(ctx, file);
+    }
+    if let Some(file) = &args.dedupe {
+        return dedupe(ctx, file);
     }
     if args.rebuild_views {
         let lock = WriterLock::acquire(&ctx.root)?;
@@ -156,6 +190,8 @@ pub(crate) fn run(args: &DoctorArgs, ctx: &Context) -> Result<DoctorReport> {
     if views::in_use(ctx) {
         check_entries(ctx, &mut report);
     }
+    check_merge_leftovers(ctx, &mut report);
+    check_merge_drivers(&ctx.root, &mut report);
     Ok(report)
 }
 
@@ -222,6 +258,201 @@ impl DoctorReport {
             message,
         });
     }
+
+    fn notice(&mut self, file: &str, kind: &'static str, message: String) {
+        self.notices.push(Problem {
+            file: file.to_owned(),
+            kind,
+            message,
+        });
+    }
+}
+
+/// The 1-based numbers of the lines that open a merge conflict (`<<<<<<< `), when the text also
+/// has a closing marker (`>>>>>>> `): what a merge committed unresolved leaves behind.
+fn conflict_openings(bytes: &[u8]) -> Vec<usize> {
+    let mut openings = Vec::new();
+    let mut closed = false;
+    for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
+        if line.starts_with(b"<<<<<<< ") || line == b"<<<<<<<" {
+            openings.push(i + 1);
+        } else if line.starts_with(b">>>>>>> ") || line == b">>>>>>>" {
+            closed = true;
+        }
+    }
+    if closed { openings } else { Vec::new() }
+}
+
+/// Whether `line` is one of git's conflict marker lines.
+fn is_marker(line: &[u8]) -> bool {
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    [b"<<<<<<<", b"=======", b">>>>>>>", b"|||||||"]
+        .iter()
+        .any(|m| line == *m || (line.starts_with(*m) && line.get(7) == Some(&b' ')))
+}
+
+/// Reports the conflict markers in `bytes`, the content of `rel`.
+fn check_markers(rel: &str, bytes: &[u8], report: &mut DoctorReport) {
+    let openings = conflict_openings(bytes);
+    if !openings.is_empty() {
+        report.problem(
+            rel,
+            "conflict-markers",
+            messages::conflict_markers(&openings),
+        );
+    }
+}
+
+/// A line's `(start, end)` byte range in its file, its newline included.
+type Span = (usize, usize);
+
+/// What a merge can leave in a registry's lines: exact copies of a line (counted beyond the
+/// first), the ids that have different versions (with their line numbers), and the records whose
+/// timestamp is older than one before them (how many, and the first one's line).
+#[derive(Debug, Default)]
+struct Doubles {
+    /// The lines that repeat an earlier one.
+    exact: Vec<Span>,
+    divergent: Vec<(String, Vec<usize>)>,
+    out_of_order: usize,
+    first_out_of_order: usize,
+}
+
+/// Reads the complete lines of a registry for [`Doubles`]. Blank lines and conflict markers are
+/// left out.
+fn doubles(bytes: &[u8]) -> Doubles {
+    let complete = complete_len(bytes);
+    let mut found = Doubles::default();
+    let mut seen: std::collections::HashSet<&[u8]> = std::collections::HashSet::new();
+    let mut by_id: HashMap<String, Vec<(usize, &[u8])>> = HashMap::new();
+    let mut ids_in_order: Vec<String> = Vec::new();
+    let mut latest: Option<String> = None;
+    let mut start = 0;
+    for (i, line) in bytes[..complete].split(|&b| b == b'\n').enumerate() {
+        let end = start + line.len() + 1;
+        let range = (start, end.min(complete));
+        start = end;
+        if line.trim_ascii().is_empty() || is_marker(line) {
+            continue;
+        }
+        if !seen.insert(line) {
+            found.exact.push(range);
+            continue;
+        }
+        let Some(Value::Object(record)) = std::str::from_utf8(line)
+            .ok()
+            .and_then(|text| json::parse(crate::js::text::trim(text)).ok())
+        else {
+            continue;
+        };
+        if let Some(Value::String(id)) = record.get("id") {
+            let versions = by_id.entry(id.clone()).or_default();
+            if versions.is_empty() {
+                ids_in_order.push(id.clone());
+            }
+            versions.push((i + 1, line));
+        }
+        if let Some(Value::String(ts)) = record.get("ts") {
+            match &latest {
+                Some(newest) if ts.len() == newest.len() && ts < newest => {
+                    found.out_of_order += 1;
+                    if found.first_out_of_order == 0 {
+                        found.first_out_of_order = i + 1;
+                    }
+                }
+                _ => latest = Some(ts.clone()),
+            }
+        }
+    }
+    for id in ids_in_order {
+        let versions = &by_id[&id];
+        if versions.len() > 1 {
+            found
+                .divergent
+                .push((id, versions.iter().map(|(line, _)| *line).collect()));
+        }
+    }
+    found
+}
+
+/// What a merge can leave in a registry: conflict markers, records doubled or diverging under
+/// one id, timestamps out of order (information only).
+fn check_merged(rel: &str, bytes: &[u8], report: &mut DoctorReport) {
+    check_markers(rel, bytes, report);
+    let found = doubles(bytes);
+    if !found.exact.is_empty() || !found.divergent.is_empty() {
+        report.problem(
+            rel,
+            "duplicate-ids",
+            messages::duplicate_ids(rel, found.exact.len(), &found.divergent),
+        );
+    }
+    if found.out_of_order > 0 {
+        report.notice(
+            rel,
+            "out-of-order",
+            messages::out_of_order(found.out_of_order, found.first_out_of_order),
+        );
+    }
+}
+
+/// Conflict markers in the note files, the candidates and the generated views (the registries
+/// are checked with their lines).
+fn check_merge_leftovers(ctx: &Context, report: &mut DoctorReport) {
+    for rel in [INDEX_VIEW, CANDIDATES_VIEW] {
+        if let Ok(Loose::Read(bytes)) = read_loose_bytes(&ctx.root.join(rel), &ctx.root) {
+            check_markers(rel, &bytes, report);
+        }
+    }
+    if let Ok(Some(dir)) = entries::candidates_dir(ctx, false)
+        && let Ok(stored) = entries::read_all(&dir)
+    {
+        for candidate in stored {
+            check_markers(
+                &entries::candidate_path(&candidate.id),
+                &candidate.bytes,
+                report,
+            );
+        }
+    }
+}
+
+/// `.gitattributes` naming our merge drivers in a clone whose config does not define them: git
+/// then merges those files as text, and every concurrent append conflicts.
+fn check_merge_drivers(root: &Path, report: &mut DoctorReport) {
+    let Ok(Some(bytes)) = read_registry_bytes(root, GITATTRIBUTES, true) else {
+        return;
+    };
+    let text = String::from_utf8_lossy(&bytes);
+    let named: Vec<&str> = [REGISTRY_DRIVER, VIEW_DRIVER]
+        .into_iter()
+        .filter(|driver| {
+            let attribute = format!("merge={driver}");
+            text.lines()
+                .filter(|line| !line.trim_start().starts_with('#'))
+                .any(|line| line.split_ascii_whitespace().any(|word| word == attribute))
+        })
+        .collect();
+    if named.is_empty() || !git::looks_like_git(root) || git::probe(root) != git::Probe::WorkTree {
+        return;
+    }
+    report.checked.push(GITATTRIBUTES.to_owned());
+    let missing: Vec<&str> = named
+        .into_iter()
+        .filter(|driver| {
+            matches!(
+                git::config_get(root, &format!("merge.{driver}.driver"), false),
+                Ok(None)
+            )
+        })
+        .collect();
+    if !missing.is_empty() {
+        report.problem(
+            GITATTRIBUTES,
+            "merge-driver-missing",
+            messages::driver_not_configured(&missing),
+        );
+    }
 }
 
 /// Reads a file for the check; a refusal becomes a problem.
@@ -286,6 +517,8 @@ fn check_ndjson(root: &Path, rel: &str, report: &mut DoctorReport) {
         // A line that is not UTF-8 is reported above, not again as unparseable.
         .filter_map(|(i, line)| Some((i, std::str::from_utf8(line).ok()?)))
         .filter(|(_, line)| !crate::js::text::trim(line).is_empty())
+        // Conflict markers are reported as such.
+        .filter(|(_, line)| !is_marker(line.as_bytes()))
         .filter(|(_, line)| {
             !matches!(
                 json::parse(crate::js::text::trim(line)),
@@ -301,6 +534,7 @@ fn check_ndjson(root: &Path, rel: &str, report: &mut DoctorReport) {
             format!("lines that are not JSON objects: {}", bad.join(", ")),
         );
     }
+    check_merged(rel, &bytes, report);
     check_cap(rel, bytes.len(), report);
 }
 
@@ -397,6 +631,7 @@ fn check_scores(root: &Path, report: &mut DoctorReport) {
     let Some(text) = read(root, SCORES, report) else {
         return;
     };
+    check_markers(SCORES, text.as_bytes(), report);
     match json::parse(&text) {
         Ok(Value::Object(_)) => {}
         Ok(_) => report.problem(
@@ -466,6 +701,7 @@ fn check_notes(root: &Path, rel: &str, report: &mut DoctorReport) {
         }
     };
     report.checked.push(rel.to_owned());
+    check_markers(rel, text.as_bytes(), report);
     let headings = heading_lines(&text);
     let mut counts: HashMap<&str, usize> = HashMap::new();
     for (_, heading) in &headings {
@@ -584,6 +820,74 @@ fn repair_encoding(ctx: &Context, rel: &str) -> Result<DoctorReport> {
     })
 }
 
+/// `--dedupe`: moves the exact duplicate lines of a registry (the same bytes as an earlier line;
+/// the first stays where it is) into `<file>.dupes-<timestamp>`, then rewrites the registry
+/// without them, under the writer lock. Refused, changing nothing, when there is none, when the
+/// file still holds conflict markers, or when one id has different versions (a person decides
+/// which is right).
+fn dedupe(ctx: &Context, rel: &str) -> Result<DoctorReport> {
+    if !NDJSON_REGISTRIES.contains(&rel) {
+        return Err(Error::refused(messages::dedupe_takes(&NDJSON_REGISTRIES)));
+    }
+    // As for the other repairs: looked at before the lock, so that refusing creates nothing.
+    duplicates_found(ctx, rel)?;
+    let lock = WriterLock::acquire(&ctx.root)?;
+    let (registry, bytes, exact) = duplicates_found(ctx, rel)?;
+    let dir = registry.require_dir("cannot open")?;
+    let (registry_file, _) = dir.open_present(registry.name(), OFlags::RDONLY)?;
+    let mut moved = Vec::new();
+    let mut kept = Vec::with_capacity(bytes.len());
+    let mut from = 0;
+    for &(start, end) in &exact {
+        kept.extend_from_slice(&bytes[from..start]);
+        moved.extend_from_slice(&bytes[start..end]);
+        from = end;
+    }
+    kept.extend_from_slice(&bytes[from..]);
+    let suffix = format!(".dupes-{}", ctx.now.file_stamp());
+    let aside_rel = set_aside_then(
+        &registry,
+        rel,
+        &suffix,
+        &moved,
+        &registry_file,
+        bytes.len(),
+        || dir.replace(registry.name(), &kept),
+    )?;
+    drop(lock);
+    Ok(DoctorReport {
+        repaired: Some((rel.to_owned(), aside_rel, moved.len())),
+        repaired_lines: Some(exact.len()),
+        deduped: true,
+        ..DoctorReport::default()
+    })
+}
+
+/// The registry, its bytes and the byte ranges of its exact duplicate lines; refused unless
+/// there are some, and while it holds conflict markers or divergent versions of a record.
+fn duplicates_found(ctx: &Context, rel: &str) -> Result<(Target, Vec<u8>, Vec<Span>)> {
+    let registry = confined::locate(&ctx.root, rel, false)?;
+    let bytes = registry
+        .read(true)?
+        .map(|(bytes, _)| bytes)
+        .unwrap_or_default();
+    let complete = complete_len(&bytes);
+    if bytes[..complete].split(|&b| b == b'\n').any(is_marker) {
+        return Err(Error::refused(messages::dedupe_conflicted(rel)));
+    }
+    let found = doubles(&bytes);
+    if !found.divergent.is_empty() {
+        return Err(Error::refused(messages::divergent_duplicates(
+            rel,
+            &found.divergent,
+        )));
+    }
+    if found.exact.is_empty() {
+        return Err(Error::refused(messages::no_duplicates(rel)));
+    }
+    Ok((registry, bytes, found.exact))
+}
+
 /// The registry's path, bytes and lines that are not UTF-8, refused unless there are some.
 fn invalid_found(ctx: &Context, rel: &str) -> Result<(Target, Vec<u8>, Vec<InvalidLine>)> {
     let registry = confined::locate(&ctx.root, rel, false)?;
@@ -698,15 +1002,31 @@ impl Report for DoctorReport {
                 )
             })
             .collect();
-        Value::Object(
-            Object::new()
-                .with("healthy", self.problems.is_empty())
-                .with(
-                    "checked",
-                    self.checked.iter().map(Value::from).collect::<Vec<_>>(),
-                )
-                .with("problems", problems),
-        )
+        let mut result = Object::new()
+            .with("healthy", self.problems.is_empty())
+            .with(
+                "checked",
+                self.checked.iter().map(Value::from).collect::<Vec<_>>(),
+            )
+            .with("problems", problems);
+        // Only present when there is something to say, so that the report of a store that was
+        // never merged stays as it was.
+        if !self.notices.is_empty() {
+            let notices: Vec<Value> = self
+                .notices
+                .iter()
+                .map(|p| {
+                    Value::Object(
+                        Object::new()
+                            .with("file", p.file.as_str())
+                            .with("kind", p.kind)
+                            .with("message", p.message.as_str()),
+                    )
+                })
+                .collect();
+            result = result.with("notices", notices);
+        }
+        Value::Object(result)
     }
 
     fn render_human(&self) -> String {
@@ -716,6 +1036,13 @@ impl Report for DoctorReport {
             } else {
                 format!("mem doctor: rebuilt {}\n", rebuilt.join(", "))
             };
+        }
+        if let (Some((file, aside, bytes)), Some(lines), true) =
+            (&self.repaired, self.repaired_lines, self.deduped)
+        {
+            return format!(
+                "mem doctor: moved {lines} exact duplicate line(s) ({bytes} bytes) from {file} into {aside}; the first copy of each stays\n"
+            );
         }
         if let (Some((file, aside, bytes)), Some(lines)) = (&self.repaired, self.repaired_lines) {
             return format!(
@@ -727,19 +1054,23 @@ impl Report for DoctorReport {
                 "mem doctor: moved the {bytes}-byte torn final line of {file} into {aside}\n"
             );
         }
-        if self.problems.is_empty() {
-            return format!(
+        let mut out = if self.problems.is_empty() {
+            format!(
                 "mem doctor: healthy ({} file(s) checked)\n",
                 self.checked.len()
-            );
-        }
-        let mut out = format!(
-            "mem doctor: {} problem(s) in {} file(s) checked\n",
-            self.problems.len(),
-            self.checked.len()
-        );
+            )
+        } else {
+            format!(
+                "mem doctor: {} problem(s) in {} file(s) checked\n",
+                self.problems.len(),
+                self.checked.len()
+            )
+        };
         for p in &self.problems {
             let _ = writeln!(out, "  {} [{}]: {}", p.file, p.kind, p.message);
+        }
+        for p in &self.notices {
+            let _ = writeln!(out, "  note: {} [{}]: {}", p.file, p.kind, p.message);
         }
         out
     }
@@ -753,6 +1084,9 @@ impl Report for DoctorReport {
             return Some(format!("rebuilt {}", rebuilt.join(", ")));
         }
         let (file, aside, _) = self.repaired.as_ref()?;
+        if self.deduped {
+            return Some(format!("the duplicate lines of {file} moved into {aside}"));
+        }
         Some(format!("the torn final line of {file} moved into {aside}"))
     }
 }

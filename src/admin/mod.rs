@@ -1,8 +1,11 @@
 //! The maintenance commands: `lock` (inspect or clear the writer lock), `doctor` (check and
-//! repair the registries) and `archive` (move old journal events and promotions aside). They
+//! repair the registries), `archive` (move old journal events and promotions aside) and
+//! `merge-driver` (git's merge driver for the registries). They
 //! may use the actions' readers; no action uses them. See `ARCHITECTURE.md`.
 
 pub(crate) mod archive;
 pub(crate) mod doctor;
+pub(crate) mod git;
 pub(crate) mod lint;
 pub(crate) mod lock;
+pub(crate) mod merge;

@@ -1027,10 +1027,9 @@ mod tests {
         Ok(())
     }
 
-    /// Integers bit for bit (`-0` stays negative zero). `serde_json`'s default reading of other
-    /// numbers is best effort: its exact one is the `float_roundtrip` feature, which the whole
-    /// build would get. So they may be one unit in the last place apart; our reader rounds
-    /// with Rust's float parsing, which is correctly rounded as V8's is.
+    /// Every number bit for bit (`-0` stays negative zero): the tests read with `serde_json`'s
+    /// exact float reading (`float_roundtrip`), and our reader rounds with Rust's float parsing,
+    /// which is correctly rounded as V8's is.
     #[expect(
         clippy::cast_precision_loss,
         reason = "as `JSON.parse` rounds an integer: to nearest"
@@ -1043,7 +1042,7 @@ mod tests {
         } else {
             reference
                 .as_f64()
-                .is_some_and(|n| ours.to_bits().abs_diff(n.to_bits()) <= 1)
+                .is_some_and(|n| ours.to_bits() == n.to_bits())
         }
     }
 

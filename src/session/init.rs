@@ -39,6 +39,7 @@ use crate::session::pack::{
 };
 use crate::session::sidecar::{self, check_agent_name};
 use crate::session::templates::{self, Scope};
+use crate::store::git;
 use crate::store::layout::{
     CONTEXT_FILE, LINK_FILE, NOTE_FILES, PACK_DIR, SESSIONS_DIR, SIDECARS_DIR, sidecar_path,
 };
@@ -74,6 +75,24 @@ pub(crate) struct InitReport {
     pub kept: Vec<String>,
     pub brain: Option<LinkedBrain>,
     pub warnings: Vec<String>,
+    /// Whether the project is in a git clone that does not define the memory's merge driver,
+    /// so the report offers `bmad-mem git setup`.
+    pub offer_git_setup: bool,
+}
+
+/// Whether the project is in a git work tree whose config does not define the memory's merge
+/// driver. Git is asked only when a `.git` is in sight, so a project outside git costs nothing.
+fn needs_git_setup(root: &Path) -> bool {
+    git::looks_like_git(root)
+        && git::probe(root) == git::Probe::WorkTree
+        && matches!(
+            git::config_get(
+                root,
+                &format!("merge.{}.driver", git::REGISTRY_DRIVER),
+                false
+            ),
+            Ok(None)
+        )
 }
 
 /// The project's name: `--project-name`, else the folder's name.
@@ -172,6 +191,7 @@ pub(crate) fn run(args: &InitArgs, ctx: &Context) -> Result<InitReport> {
         }
     }
     link_brain(ctx, &name, &today, &mut report)?;
+    report.offer_git_setup = needs_git_setup(&ctx.root);
     Ok(report)
 }
 
@@ -335,16 +355,20 @@ impl Report for InitReport {
                 .with("linkedAt", b.link.linked_at.as_str())
                 .with("link", if b.is_new { "created" } else { "kept" })
         });
-        Value::Object(
-            Object::new()
-                .with("changed", self.is_changed())
-                .with("project", self.project.as_str())
-                .with("memoryDir", PACK_DIR)
-                .with("created", strings(&self.created))
-                .with("kept", strings(&self.kept))
-                .with("brain", brain)
-                .with("warnings", strings(&self.warnings)),
-        )
+        let result = Object::new()
+            .with("changed", self.is_changed())
+            .with("project", self.project.as_str())
+            .with("memoryDir", PACK_DIR)
+            .with("created", strings(&self.created))
+            .with("kept", strings(&self.kept))
+            .with("brain", brain)
+            .with("warnings", strings(&self.warnings));
+        // Only in a clone that lacks the merge driver: elsewhere the result stays as it was.
+        Value::Object(if self.offer_git_setup {
+            result.with("gitSetup", messages::GIT_SETUP_COMMAND)
+        } else {
+            result
+        })
     }
 
     fn render_human(&self) -> String {
@@ -371,6 +395,10 @@ impl Report for InitReport {
                 );
             }
             None => out.push_str("  brain   none linked\n"),
+        }
+        if self.offer_git_setup {
+            out.push_str(messages::INIT_OFFERS_GIT_SETUP);
+            out.push('\n');
         }
         out
     }

@@ -99,3 +99,11 @@ pub const GEMINI_SETTINGS: &str = ".gemini/settings.json";
 pub fn sidecar_path(agent: &str, rel: &str) -> String {
     format!("{SIDECARS_DIR}/{agent}{SIDECAR_SUFFIX}/{rel}")
 }
+
+/// The project's git attributes file, where `git setup` names the merge drivers.
+pub const GITATTRIBUTES: &str = ".gitattributes";
+/// The files the memory's merge driver merges record by record (`merge=bmad-mem`): the
+/// append-only registries and the pattern scores.
+pub const MERGED_REGISTRIES: [&str; 5] = [JOURNAL, PROMOTIONS, OUTCOMES, DECISION_LEDGER, SCORES];
+/// The generated views, which a merge keeps as they are and `doctor --rebuild-views` regenerates.
+pub const MERGED_VIEWS: [&str; 2] = [INDEX_VIEW, CANDIDATES_VIEW];

@@ -6,6 +6,7 @@ pub(crate) mod archived;
 pub(crate) mod confined;
 pub(crate) mod document;
 pub mod entry;
+pub(crate) mod git;
 pub mod journal;
 pub mod layout;
 pub(crate) mod lock;

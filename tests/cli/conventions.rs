@@ -6,7 +6,7 @@ use crate::actions::observe::{INPUT, golden, golden_line};
 use crate::support::TestProject;
 
 /// Every action a user may type, in the order the help lists them.
-const ACTIONS: [&str; 23] = [
+const ACTIONS: [&str; 25] = [
     "recall",
     "write",
     "reinforce",
@@ -15,6 +15,7 @@ const ACTIONS: [&str; 23] = [
     "lock",
     "doctor",
     "archive",
+    "git",
     "init",
     "status",
     "brief",
@@ -29,6 +30,7 @@ const ACTIONS: [&str; 23] = [
     "mcp",
     "guard",
     "hooks",
+    "merge-driver",
     "completions",
 ];
 
@@ -123,11 +125,16 @@ fn help_action_is_the_action_help() {
         }
         assert!(!help[..common].contains("--directory"), "{action}:\n{help}");
     }
-    for sub in ["adopt", "supersede", "abrogate"] {
-        let help = stdout_of(&["decision", sub, "--help"]);
-        assert_eq!(stdout_of(&["help", "decision", sub]), help, "{sub}");
+    for (action, sub) in [
+        ("decision", "adopt"),
+        ("decision", "supersede"),
+        ("decision", "abrogate"),
+        ("git", "setup"),
+    ] {
+        let help = stdout_of(&[action, sub, "--help"]);
+        assert_eq!(stdout_of(&["help", action, sub]), help, "{sub}");
         assert!(
-            help.contains(&format!("Examples:\n  bmad-mem decision {sub} ")),
+            help.contains(&format!("Examples:\n  bmad-mem {action} {sub}")),
             "{help}"
         );
     }

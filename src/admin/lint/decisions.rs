@@ -1,10 +1,9 @@
 //! The decision checks: status links between decisions, and the ledger against the notes.
 
-use std::collections::HashMap;
 use std::path::Path;
 
 use crate::actions::decisions::ledger::{self, LEDGER, Ledger, Record};
-use crate::admin::lint::findings::{Finding, Note, Severity, finding};
+use crate::admin::lint::findings::{FastMap, Finding, Note, Severity, finding};
 use crate::store::entry::{Status, status_of};
 use crate::store::sections::Section;
 
@@ -74,8 +73,8 @@ fn at(d: &Decision<'_>, check: &'static str, message: String, proposal: String) 
 /// Decisions by heading: exactly, and loosely — as slugs, without a leading number or date
 /// (`20201016-use-slugs` finds `Use slugs`; `use slugs` finds `Use Slugs`).
 struct Headings<'a> {
-    exact: HashMap<&'a str, Vec<usize>>,
-    loose: HashMap<String, Vec<usize>>,
+    exact: FastMap<&'a str, Vec<usize>>,
+    loose: FastMap<String, Vec<usize>>,
 }
 
 /// `text` lowercased, its runs of letters and digits joined by `-`; and the same without its
@@ -96,8 +95,8 @@ fn slugs(text: &str) -> [String; 2] {
 
 impl<'a> Headings<'a> {
     fn new(decisions: &[Decision<'a>]) -> Self {
-        let mut exact: HashMap<&str, Vec<usize>> = HashMap::new();
-        let mut loose: HashMap<String, Vec<usize>> = HashMap::new();
+        let mut exact: FastMap<&str, Vec<usize>> = FastMap::default();
+        let mut loose: FastMap<String, Vec<usize>> = FastMap::default();
         for (i, d) in decisions.iter().enumerate() {
             exact.entry(d.section.heading).or_default().push(i);
             for slug in slugs(d.section.heading) {
@@ -207,7 +206,7 @@ fn against_ledger(decisions: &[Decision<'_>], ledger: &Ledger, out: &mut Vec<Fin
         });
     }
     // The latest record of each decision, in the order of those records.
-    let mut last: HashMap<(&str, &str), usize> = HashMap::new();
+    let mut last: FastMap<(&str, &str), usize> = FastMap::default();
     for (i, r) in ledger.records.iter().enumerate() {
         last.insert((r.file.as_str(), r.heading.as_str()), i);
     }

@@ -1,7 +1,14 @@
 //! What lint reports and what it reads: a finding, its severity, and a note file cut into
 //! sections with its line numbers.
 
+use std::collections::{HashMap, HashSet};
+
 use crate::store::sections::{Section, heading_lines, sections};
+
+/// Lint's hash maps and sets: keyed by headings and words by the ten thousand, where the
+/// standard hasher's resistance to chosen collisions costs more than the rest of the lookup.
+pub type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
+pub type FastSet<K> = HashSet<K, foldhash::fast::RandomState>;
 
 /// How much a finding matters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

@@ -4,7 +4,9 @@
 //!   their sets of word 3-shingles (three consecutive recall tokens) is at least
 //!   [`DUPLICATE_THRESHOLD`]; entries of fewer than five tokens are not compared. All pairs are
 //!   found with prefix filtering (each set ordered rarest shingle first; two sets that reach
-//!   the threshold share a shingle among the first few of each), then measured exactly;
+//!   the threshold share a shingle among the first few of each), then measured exactly. The
+//!   words are hashed as they are read, in one pass, and the shingles sorted by buckets: both
+//!   give what the recall tokenizer and a plain sort give (property tests pin them);
 //! * **decisions to review**: active for more than [`REVIEW_DAYS`] days (by their date) with no
 //!   journal event (its text containing the decision's title, case folded) and no receipt since;
 //! * **possible contradictions**: two active decisions whose titles share most of their words
@@ -14,18 +16,18 @@
 //! * **journal events to summarise**: events older than [`SUMMARY_DAYS`] days whose id no note
 //!   cites (propose a synthesis lesson).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use aho_corasick::AhoCorasick;
 
 use crate::actions::receipts;
-use crate::admin::lint::findings::{Finding, Note, Severity, finding};
+use crate::admin::lint::findings::{FastMap, FastSet, Finding, Note, Severity, finding};
 use crate::context::Context;
 use crate::js::date::MS_PER_DAY;
 use crate::js::date::parse_timestamp;
 use crate::js::json::Value;
-use crate::js::text::{Token, for_each_token, trim};
+use crate::js::text::{ASCII_TOKEN, Token, for_each_token, is_ascii_separator, slow_tokens, trim};
 use crate::store::entry::{Status, date_of, status_of};
 use crate::store::journal;
 use crate::store::layout::{DECISION_LEDGER, JOURNAL, OUTCOMES, PROMOTIONS, REGISTRY_CAP};
@@ -94,27 +96,74 @@ impl Hasher for Identity {
 
 type Fast<K, V> = HashMap<K, V, BuildHasherDefault<Identity>>;
 
+const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
+
 /// FNV-1a of a token's lowercase bytes.
 fn token_hash(token: Token<'_>) -> u64 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut hash = FNV_OFFSET;
     let (bytes, ascii) = match token {
         Token::Ascii(t) => (t, true),
         Token::Lower(t) => (t, false),
     };
     for &b in bytes {
         let b = if ascii { b.to_ascii_lowercase() } else { b };
-        hash = (hash ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+        hash = (hash ^ u64::from(b)).wrapping_mul(FNV_PRIME);
     }
     hash
 }
 
+/// Pushes [`token_hash`] of every recall token of `text`, in order: what
+/// [`for_each_token`] followed by [`token_hash`] gives, in one pass over the bytes. A run of
+/// ASCII token bytes is hashed as it is read (its lowercase form is the table's); a stretch
+/// with non-ASCII characters, up to the next ASCII separator, goes to the recall tokenizer's
+/// own slow path. `buffer` is the slow path's reused buffer.
+fn token_hashes(text: &str, buffer: &mut Vec<u8>, out: &mut Vec<u64>) {
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    while at < bytes.len() {
+        if is_ascii_separator(bytes[at]) {
+            at += 1;
+            continue;
+        }
+        let start = at;
+        let mut hash = FNV_OFFSET;
+        while let Some(&b) = bytes.get(at) {
+            let lower = match ASCII_TOKEN.get(usize::from(b)) {
+                Some(&lower) if lower != 0 => lower,
+                _ => break,
+            };
+            hash = (hash ^ u64::from(lower)).wrapping_mul(FNV_PRIME);
+            at += 1;
+        }
+        if bytes.get(at).is_none_or(|&b| b < 0x80) {
+            if at - start >= 2 {
+                out.push(hash);
+            }
+            continue;
+        }
+        let end = bytes[at..]
+            .iter()
+            .position(|&b| is_ascii_separator(b))
+            .map_or(bytes.len(), |p| at + p);
+        slow_tokens(&text[start..end], buffer, &mut |t| out.push(token_hash(t)));
+        at = end;
+    }
+}
+
 /// Pushes `shingle | entry` for every word 3-shingle of the entry's text (duplicates kept):
 /// the shingle's hash in the high bits, the entry's number in the low `bits`. Nothing under
-/// five tokens. `tokens` is a reused buffer.
-fn push_shingles(parts: &[&str], entry: u64, bits: u32, tokens: &mut Vec<u64>, out: &mut Vec<u64>) {
+/// five tokens. `tokens` and `buffer` are reused buffers.
+fn push_shingles(
+    parts: &[&str],
+    entry: u64,
+    bits: u32,
+    (tokens, buffer): (&mut Vec<u64>, &mut Vec<u8>),
+    out: &mut Vec<u64>,
+) {
     tokens.clear();
     for part in parts {
-        for_each_token(part, |t| tokens.push(token_hash(t)));
+        token_hashes(part, buffer, tokens);
     }
     if tokens.len() < 5 {
         return;
@@ -127,33 +176,73 @@ fn push_shingles(parts: &[&str], entry: u64, bits: u32, tokens: &mut Vec<u64>, o
     }));
 }
 
-/// Sorts `keys`: one pass spreads them into 1,024 buckets by their top ten bits, then each
-/// bucket (small enough for the cache) is sorted on its own. The keys are uniform hashes, and
-/// there are millions of them on a full store.
+/// Sorts `keys`, which are uniform hashes (millions of them on a full store): one pass
+/// spreads them into 1,024 buckets by their top ten bits, then each bucket (small enough for
+/// the cache) is spread again by the next eight bits into runs of a few keys, each sorted on
+/// its own.
 fn bucket_sort(keys: &mut Vec<u64>) {
-    const SHIFT: u32 = 54;
-    let mut counts = vec![0usize; 1 << (64 - SHIFT)];
-    for &k in keys.iter() {
-        counts[(k >> SHIFT) as usize] += 1;
-    }
-    let mut starts = Vec::with_capacity(counts.len() + 1);
-    let mut sum = 0;
-    for c in &counts {
-        starts.push(sum);
-        sum += c;
-    }
-    starts.push(sum);
-    let mut next = starts.clone();
+    const TOP: u32 = 10;
+    const NEXT: u32 = 8;
     let mut sorted = vec![0u64; keys.len()];
-    for &k in keys.iter() {
-        let bucket = (k >> SHIFT) as usize;
-        sorted[next[bucket]] = k;
-        next[bucket] += 1;
-    }
-    for bounds in starts.windows(2) {
-        sorted[bounds[0]..bounds[1]].sort_unstable();
+    let mut counts = Vec::new();
+    let buckets = spread(keys, &mut sorted, (64 - TOP, TOP), &mut counts);
+    let mut scratch = Vec::new();
+    let mut runs = Vec::new();
+    for bounds in buckets.windows(2) {
+        let bucket = &mut sorted[bounds[0]..bounds[1]];
+        if bucket.len() <= 64 {
+            bucket.sort_unstable();
+            continue;
+        }
+        scratch.clear();
+        scratch.resize(bucket.len(), 0);
+        runs.clear();
+        runs.extend_from_slice(&spread(
+            bucket,
+            &mut scratch,
+            (64 - TOP - NEXT, NEXT),
+            &mut counts,
+        ));
+        for run in runs.windows(2) {
+            scratch[run[0]..run[1]].sort_unstable();
+        }
+        bucket.copy_from_slice(&scratch);
     }
     *keys = sorted;
+}
+
+/// Copies `from` into `to` grouped by the `width` bits of each key from bit `shift` up, in
+/// the order of those bits; returns where each group starts, then `to.len()`. `counts` is a
+/// reused buffer.
+fn spread(
+    from: &[u64],
+    to: &mut [u64],
+    (shift, width): (u32, u32),
+    counts: &mut Vec<usize>,
+) -> Vec<usize> {
+    let groups = 1usize << width;
+    let mask = (groups - 1) as u64;
+    let group = |k: u64| usize::try_from((k >> shift) & mask).unwrap_or_default();
+    counts.clear();
+    counts.resize(groups, 0);
+    for &k in from {
+        counts[group(k)] += 1;
+    }
+    let mut starts = Vec::with_capacity(groups + 1);
+    let mut sum = 0;
+    for c in counts.iter_mut() {
+        starts.push(sum);
+        sum += *c;
+        // From here on, where the next key of the group goes.
+        *c = sum - *c;
+    }
+    starts.push(sum);
+    for &k in from {
+        let g = group(k);
+        to[counts[g]] = k;
+        counts[g] += 1;
+    }
+    starts
 }
 
 /// Each entry's shingle set, described for prefix filtering: its size, and the shingles it
@@ -168,10 +257,21 @@ fn shingle_sets(entries: &[(&Note, usize, &Section<'_>)]) -> Sets {
     // Enough low bits for every entry's number; the hash keeps the rest (49 bits or more on
     // any store of up to 32,768 entries, so that two different shingles rarely look alike).
     let bits = usize::BITS - entries.len().leading_zeros();
-    let mut keys: Vec<u64> = Vec::new();
-    let mut tokens = Vec::new();
+    // A token takes two bytes and a separator at least: room for every shingle at once.
+    let bytes: usize = entries
+        .iter()
+        .map(|(_, _, s)| s.parts().iter().map(|p| p.len()).sum::<usize>())
+        .sum();
+    let mut keys: Vec<u64> = Vec::with_capacity(bytes / 3 + 1);
+    let (mut tokens, mut buffer) = (Vec::new(), Vec::new());
     for (i, (_, _, section)) in entries.iter().enumerate() {
-        push_shingles(&section.parts(), i as u64, bits, &mut tokens, &mut keys);
+        push_shingles(
+            &section.parts(),
+            i as u64,
+            bits,
+            (&mut tokens, &mut buffer),
+            &mut keys,
+        );
     }
     bucket_sort(&mut keys);
     keys.dedup();
@@ -352,9 +452,19 @@ fn reviews(
     // The latest mention of each title: journal events by their text, receipts by heading.
     let mut latest = vec![f64::NEG_INFINITY; old.len()];
     if let Ok(matcher) = AhoCorasick::new(&titles) {
+        let mut ascii = String::new();
         for (ts, line, _) in events {
-            let lower = line.to_lowercase();
-            for found in matcher.find_overlapping_iter(&lower) {
+            let unicode;
+            let lower = if line.is_ascii() {
+                ascii.clear();
+                ascii.push_str(line);
+                ascii.make_ascii_lowercase();
+                ascii.as_str()
+            } else {
+                unicode = line.to_lowercase();
+                unicode.as_str()
+            };
+            for found in matcher.find_overlapping_iter(lower) {
                 let k = found.pattern().as_usize();
                 latest[k] = latest[k].max(*ts);
             }
@@ -437,21 +547,39 @@ fn contradictions(active: &[(&Note, usize, &Section<'_>)], out: &mut Vec<Finding
         .iter()
         .map(|(_, _, s)| title_words(s.heading))
         .collect();
-    let mut postings: HashMap<&str, Vec<usize>> = HashMap::new();
-    for (i, set) in words.iter().enumerate() {
+    // Each distinct word gets a number; postings and counts are then plain vectors.
+    let mut numbers: FastMap<&str, usize> = FastMap::default();
+    let sets: Vec<Vec<usize>> = words
+        .iter()
+        .map(|set| {
+            set.iter()
+                .map(|word| {
+                    let next = numbers.len();
+                    *numbers.entry(word.as_str()).or_insert(next)
+                })
+                .collect()
+        })
+        .collect();
+    let mut postings: Vec<Vec<usize>> = vec![Vec::new(); numbers.len()];
+    // How many words each earlier title shares with the current one, and which titles share any.
+    let mut shared = vec![0usize; active.len()];
+    let mut sharing: Vec<usize> = Vec::new();
+    for (i, set) in sets.iter().enumerate() {
         if set.len() < 2 {
             continue;
         }
-        let mut shared: HashMap<usize, usize> = HashMap::new();
-        for word in set {
-            for &j in postings.get(word.as_str()).map_or(&[][..], Vec::as_slice) {
-                *shared.entry(j).or_default() += 1;
+        for &word in set {
+            for &j in &postings[word] {
+                if shared[j] == 0 {
+                    sharing.push(j);
+                }
+                shared[j] += 1;
             }
         }
-        let mut pairs: Vec<(usize, usize)> = shared.into_iter().collect();
-        pairs.sort_unstable();
-        for (j, common) in pairs {
-            let shorter = set.len().min(words[j].len());
+        sharing.sort_unstable();
+        for &j in &sharing {
+            let common = std::mem::take(&mut shared[j]);
+            let shorter = set.len().min(sets[j].len());
             #[expect(clippy::cast_precision_loss, reason = "word counts are far below 2^52")]
             let share = common as f64 / shorter as f64;
             if common >= 2 && share >= TITLE_OVERLAP {
@@ -471,8 +599,9 @@ fn contradictions(active: &[(&Note, usize, &Section<'_>)], out: &mut Vec<Finding
                 ));
             }
         }
-        for word in set {
-            postings.entry(word.as_str()).or_default().push(i);
+        sharing.clear();
+        for &word in set {
+            postings[word].push(i);
         }
     }
 }
@@ -520,7 +649,7 @@ fn caps(ctx: &Context, out: &mut Vec<Finding>) {
 /// The words of exactly 12 hex digits in `text`, lowercased (event ids as notes cite them).
 /// Any such word covers the 12th byte from where it could start, so the scan looks at one byte
 /// in twelve until it meets a hex digit, and only then at the run around it.
-fn cited_ids(text: &str, into: &mut HashSet<String>) {
+fn cited_ids(text: &str, into: &mut FastSet<String>) {
     let bytes = text.as_bytes();
     let mut at = 0;
     // Invariant: the byte before `at` (if any) is not a hex digit.
@@ -554,7 +683,7 @@ fn summaries(ctx: &Context, notes: &[Note], events: &[Event<'_>], out: &mut Vec<
     if old.is_empty() {
         return;
     }
-    let mut cited = HashSet::new();
+    let mut cited = FastSet::default();
     for note in notes {
         cited_ids(&note.text, &mut cited);
     }
@@ -597,6 +726,77 @@ fn summaries(ctx: &Context, notes: &[Note], events: &[Event<'_>], out: &mut Vec<
 mod tests {
     use super::*;
 
+    fn reference_hashes(text: &str) -> Vec<u64> {
+        let mut hashes = Vec::new();
+        for_each_token(text, |t| hashes.push(token_hash(t)));
+        hashes
+    }
+
+    fn fused_hashes(text: &str) -> Vec<u64> {
+        let mut hashes = Vec::new();
+        token_hashes(text, &mut Vec::new(), &mut hashes);
+        hashes
+    }
+
+    /// Text with ASCII words, separators, accented and other non-ASCII letters, capitals
+    /// whose lowercase is not a token character, and emoji, in any order.
+    fn arbitrary_text() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::{Just, Strategy};
+        let piece = proptest::prop_oneof![
+            Just(" ".to_owned()),
+            Just("\n".to_owned()),
+            Just("É".to_owned()),
+            Just("é".to_owned()),
+            Just("ß".to_owned()),
+            Just("İ".to_owned()),
+            Just("Σ".to_owned()),
+            Just("🚀".to_owned()),
+            "[a-zA-Z0-9_ .,-]{1,12}",
+            "\\PC{1,4}",
+        ];
+        proptest::collection::vec(piece, 0..40).prop_map(|pieces| pieces.concat())
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+
+        #[test]
+        fn fused_hashing_equals_the_tokenizer_then_the_hash(text in arbitrary_text()) {
+            proptest::prop_assert_eq!(fused_hashes(&text), reference_hashes(&text));
+        }
+
+        #[test]
+        fn the_bucket_sort_sorts(
+            keys in proptest::collection::vec(proptest::prelude::any::<u64>(), 0..3000),
+            narrow in proptest::prelude::any::<bool>(),
+        ) {
+            // Narrow keys share their top bits: one large bucket, spread again.
+            let mut keys: Vec<u64> = if narrow { keys.iter().map(|k| k >> 12).collect() } else { keys };
+            let mut expected = keys.clone();
+            expected.sort_unstable();
+            bucket_sort(&mut keys);
+            proptest::prop_assert_eq!(keys, expected);
+        }
+    }
+
+    #[test]
+    fn fused_hashing_on_edges() {
+        for text in [
+            "",
+            "a",
+            "ab",
+            "AB cd",
+            "été",
+            "xÉy ab",
+            "ab\u{301}cd",
+            "İstanbul",
+            "ΣΑΣ",
+            "a_b-c 12 🚀x",
+        ] {
+            assert_eq!(fused_hashes(text), reference_hashes(text), "{text:?}");
+        }
+    }
+
     #[test]
     fn the_prefix_keeps_every_pair_over_the_threshold() {
         // Two sets of n reaching the threshold share at least ceil(t·n) elements; a prefix of
@@ -631,7 +831,7 @@ mod tests {
 
     #[test]
     fn cited_ids_are_words_of_twelve_hex_digits() {
-        let mut ids = HashSet::new();
+        let mut ids = FastSet::default();
         cited_ids(
             "6b1dc0dc38b7 see 6b1dc0dc38b7, not 6b1dc0dc38b, nor 6b1dc0dc38b7a; x0123456789AB 0123456789AB.",
             &mut ids,
@@ -639,7 +839,7 @@ mod tests {
         let mut ids: Vec<_> = ids.into_iter().collect();
         ids.sort();
         assert_eq!(ids, ["0123456789ab", "6b1dc0dc38b7"]);
-        let mut none = HashSet::new();
+        let mut none = FastSet::default();
         cited_ids("abcdefabcdef0", &mut none);
         cited_ids("short", &mut none);
         assert!(none.is_empty());

@@ -1,10 +1,9 @@
 //! The checks of each note file on its own: headings used twice, `###` inside fenced code,
 //! entries without an ISO date, statuses outside the list, and `[[links]]` that lead nowhere.
 
-use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
-use crate::admin::lint::findings::{Finding, Note, Severity, finding};
+use crate::admin::lint::findings::{FastMap, FastSet, Finding, Note, Severity, finding};
 use crate::store::entry::{Status, date_of, field_of, status_of};
 use crate::store::layout::NOTE_DIRS;
 use crate::store::sections::{Section, headings_in_code};
@@ -15,8 +14,8 @@ pub fn check(
     cut: &[Vec<(usize, Section<'_>)>],
     out: &mut Vec<Finding>,
 ) {
-    let headings: HashSet<&str> = cut.iter().flatten().map(|(_, s)| s.heading).collect();
-    let lower: HashSet<String> = headings.iter().map(|h| h.to_lowercase()).collect();
+    let headings: FastSet<&str> = cut.iter().flatten().map(|(_, s)| s.heading).collect();
+    let lower: FastSet<String> = headings.iter().map(|h| h.to_lowercase()).collect();
     for (note, sections) in notes.iter().zip(cut) {
         duplicates(note, sections, out);
         in_code(note, sections, out);
@@ -47,11 +46,11 @@ pub fn check(
 }
 
 fn duplicates(note: &Note, sections: &[(usize, Section<'_>)], out: &mut Vec<Finding>) {
-    let mut counts: HashMap<&str, usize> = HashMap::new();
+    let mut counts: FastMap<&str, usize> = FastMap::default();
     for (_, s) in sections {
         *counts.entry(s.heading).or_default() += 1;
     }
-    let mut seen = HashSet::new();
+    let mut seen = FastSet::default();
     for (offset, s) in sections {
         if counts[s.heading] > 1 && !seen.insert(s.heading) {
             out.push(finding(
@@ -137,8 +136,8 @@ fn links(
     root: &Path,
     note: &Note,
     notes: &[Note],
-    headings: &HashSet<&str>,
-    lower: &HashSet<String>,
+    headings: &FastSet<&str>,
+    lower: &FastSet<String>,
     out: &mut Vec<Finding>,
 ) {
     let text = &note.text;
@@ -188,8 +187,8 @@ fn resolves(
     root: &Path,
     note: &Note,
     notes: &[Note],
-    headings: &HashSet<&str>,
-    lower: &HashSet<String>,
+    headings: &FastSet<&str>,
+    lower: &FastSet<String>,
     target: &str,
 ) -> bool {
     let is_heading = |h: &str| headings.contains(h) || lower.contains(&h.to_lowercase());

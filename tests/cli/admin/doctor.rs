@@ -21,7 +21,8 @@ const LESSONS: &str = ".bmad/memory/lessons.md";
 const STAMP: &str = "2026-10-18T09-30-00-000Z";
 const CAP: usize = 2 * 1024 * 1024;
 const REGISTRIES: &str = "--repair-tail takes one of .bmad/memory/journal.ndjson, \
-                          .bmad/memory/promotions.ndjson, .bmad/memory/outcomes.ndjson";
+                          .bmad/memory/promotions.ndjson, .bmad/memory/outcomes.ndjson, \
+                          .bmad/memory/decisions.ndjson";
 const TORN: &str = r#"{"ts":"2026-10-18T09:00:00.000Z","agent":"for"#;
 
 /// The files of the example project, in the order doctor checks them.

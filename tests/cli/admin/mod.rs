@@ -1,8 +1,12 @@
 //! The maintenance commands: `lock` (inspecting and recovering the writer lock), `doctor` (the
 //! health check and its repairs), `archive` (moving older records out of a full store, and
-//! finishing an interrupted archive).
+//! finishing an interrupted archive), `merge-driver` (git's merge of the registries and the
+//! pattern scores).
 
+mod aftermerge;
 mod archive;
 mod doctor;
+mod git;
 mod lint;
 mod lock;
+mod merge;

@@ -182,7 +182,17 @@ fn linked_memory_folders_refuse_every_writer_but_lexical_recall_follows_them_ins
             })
             .map(|p| p["file"].as_str().expect("file"))
             .collect();
-        assert_eq!(problems, [JOURNAL, PROMOTIONS, OUTCOMES, SCORES, LOCK,]);
+        assert_eq!(
+            problems,
+            [
+                JOURNAL,
+                PROMOTIONS,
+                OUTCOMES,
+                ".bmad/memory/decisions.ndjson",
+                SCORES,
+                LOCK
+            ]
+        );
     }
 }
 

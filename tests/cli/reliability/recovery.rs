@@ -533,7 +533,8 @@ fn repair_encoding_refusals_change_nothing() {
             &format!("{JOURNAL} has no line that is not valid UTF-8; nothing to repair."),
         );
     let registries = "--repair-encoding takes one of .bmad/memory/journal.ndjson, \
-                      .bmad/memory/promotions.ndjson, .bmad/memory/outcomes.ndjson";
+                      .bmad/memory/promotions.ndjson, .bmad/memory/outcomes.ndjson, \
+                      .bmad/memory/decisions.ndjson";
     for file in [
         LESSONS,
         ".bmad/memory/pattern-scores.json",

@@ -1,0 +1,438 @@
+//! `bmad-mem git setup [--dry-run]`: makes a clone merge the memory record by record.
+//!
+//! Git merges a file with the driver its attributes name, and runs a custom driver only when the
+//! clone's own config defines it (git never takes a command from the repository itself). So
+//! setup does two things:
+//!
+//! * in the project's `.gitattributes` (created, or appended to; existing lines are kept, the
+//!   file is replaced atomically), one line per registry the merge driver knows —
+//!   `<file> merge=bmad-mem` — and one per generated view — `<file> merge=bmad-mem-view`. That
+//!   file is committed, so every clone agrees on it;
+//! * in the clone's config (`git config --local`, as git requires, per clone):
+//!   `merge.bmad-mem.driver` = `<bin> merge-driver %O %A %B %P` and `merge.bmad-mem-view.driver`
+//!   = `true`, each with a `name`. `<bin>` is `bmad-mem` when that is what `PATH` finds (the
+//!   same file as the running binary), else the running binary's absolute path, quoted for the
+//!   shell git runs the driver with.
+//!
+//! The views get a driver of their own because git has no built-in `ours` merge driver for
+//! attributes: `true` succeeds without touching the clone's version, and `doctor` then reports
+//! the drift, which `doctor --rebuild-views` repairs.
+//!
+//! Every step is decided before anything is written; the config is set before `.gitattributes`
+//! is replaced and set back when that fails. A second run finds everything in place and writes
+//! nothing. `--dry-run` says what it would change and changes nothing.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use crate::context::Context;
+use crate::error::{Error, Result};
+use crate::js::json::{Object, Value};
+use crate::messages;
+use crate::output::Report;
+use crate::store::confined;
+use crate::store::git::{self, Probe, REGISTRY_DRIVER, VIEW_DRIVER};
+use crate::store::layout::{GITATTRIBUTES, MERGED_REGISTRIES, MERGED_VIEWS};
+
+/// The git integration.
+#[derive(Debug, Clone, clap::Args)]
+pub struct GitArgs {
+    #[command(subcommand)]
+    pub command: GitCommand,
+}
+
+/// What `git` does.
+#[derive(Debug, Clone, clap::Subcommand)]
+pub enum GitCommand {
+    /// Name the memory's merge drivers in .gitattributes and define them in this clone's git
+    /// config (run it in each clone; commit .gitattributes).
+    Setup(SetupArgs),
+}
+
+/// `git setup`'s options.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct SetupArgs {
+    /// Print what would change; change nothing.
+    #[arg(long = "dry-run")]
+    pub dry_run: bool,
+}
+
+/// The comment that heads the lines setup adds.
+const HEADER: &str =
+    "# bmad-mem: merge the project memory record by record (see `bmad-mem git setup`)";
+
+/// The drivers' names, as `git config` shows them.
+const REGISTRY_DRIVER_NAME: &str = "bmad-mem: the memory registries, merged record by record";
+const VIEW_DRIVER_NAME: &str =
+    "bmad-mem: a generated view, kept as it is (bmad-mem doctor --rebuild-views regenerates it)";
+
+/// One config entry setup sets: its key, its value and the value it had in the clone's config.
+#[derive(Debug, Clone)]
+pub(crate) struct ConfigChange {
+    pub key: String,
+    pub value: String,
+    pub was: Option<String>,
+}
+
+/// What setup did, or would do.
+#[derive(Debug, Default)]
+pub(crate) struct SetupReport {
+    pub dry_run: bool,
+    /// The driver command written (or that would be) into the config.
+    pub driver: String,
+    /// Whether the driver is named as `bmad-mem` (found on `PATH`) rather than by its path.
+    pub on_path: bool,
+    /// Whether `.gitattributes` did not exist.
+    pub created: bool,
+    /// The lines added to `.gitattributes` (the header comment not counted).
+    pub added: Vec<String>,
+    pub config: Vec<ConfigChange>,
+    pub warnings: Vec<String>,
+}
+
+impl SetupReport {
+    fn already(&self) -> bool {
+        self.added.is_empty() && self.config.is_empty()
+    }
+}
+
+/// Runs `git <command>`.
+///
+/// # Errors
+/// No git on `PATH`; a project outside a git work tree; a binary whose path cannot be written
+/// into the config; `.gitattributes` that cannot be read or written; git refusing a change.
+pub(crate) fn run(args: &GitArgs, ctx: &Context) -> Result<SetupReport> {
+    match &args.command {
+        GitCommand::Setup(setup_args) => setup(setup_args, ctx),
+    }
+}
+
+/// The `.gitattributes` lines setup wants, in order.
+#[must_use]
+pub(crate) fn wanted_lines() -> Vec<String> {
+    MERGED_REGISTRIES
+        .iter()
+        .map(|rel| format!("{rel} merge={REGISTRY_DRIVER}"))
+        .chain(
+            MERGED_VIEWS
+                .iter()
+                .map(|rel| format!("{rel} merge={VIEW_DRIVER}")),
+        )
+        .collect()
+}
+
+/// A line of an attributes file with its runs of blanks made one space, for comparing.
+fn normalized(line: &[u8]) -> String {
+    String::from_utf8_lossy(line)
+        .split_ascii_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn setup(args: &SetupArgs, ctx: &Context) -> Result<SetupReport> {
+    match git::probe(&ctx.root) {
+        Probe::NoGit => return Err(Error::refused(messages::GIT_MISSING)),
+        Probe::NotWorkTree(why) => {
+            return Err(Error::refused(messages::not_a_work_tree(&ctx.root, &why)));
+        }
+        Probe::WorkTree => {}
+    }
+    let (driver, on_path) = driver_command(ctx)?;
+
+    let target = confined::locate(&ctx.root, GITATTRIBUTES, false)?;
+    let existing = target.read(true)?.map(|(bytes, _)| bytes);
+    let present: Vec<String> = existing
+        .as_deref()
+        .unwrap_or_default()
+        .split(|&b| b == b'\n')
+        .map(normalized)
+        .collect();
+    let added: Vec<String> = wanted_lines()
+        .into_iter()
+        .filter(|line| !present.contains(line))
+        .collect();
+
+    let mut config = Vec::new();
+    for (key, value) in [
+        (
+            format!("merge.{REGISTRY_DRIVER}.name"),
+            REGISTRY_DRIVER_NAME.to_owned(),
+        ),
+        (format!("merge.{REGISTRY_DRIVER}.driver"), driver.clone()),
+        (
+            format!("merge.{VIEW_DRIVER}.name"),
+            VIEW_DRIVER_NAME.to_owned(),
+        ),
+        (format!("merge.{VIEW_DRIVER}.driver"), "true".to_owned()),
+    ] {
+        let was = git::config_get(&ctx.root, &key, true)?;
+        if was.as_deref() != Some(value.as_str()) {
+            config.push(ConfigChange { key, value, was });
+        }
+    }
+
+    let mut report = SetupReport {
+        dry_run: args.dry_run,
+        driver,
+        on_path,
+        created: existing.is_none(),
+        added,
+        config,
+        warnings: Vec::new(),
+    };
+    if args.dry_run {
+        return Ok(report);
+    }
+    if !report.already() {
+        apply(ctx, &target, existing.as_deref(), &report)?;
+    }
+    report.warnings = overridden(&ctx.root);
+    Ok(report)
+}
+
+/// Sets the config, then replaces `.gitattributes`; the config is set back when the file cannot
+/// be written.
+fn apply(
+    ctx: &Context,
+    target: &confined::Target,
+    existing: Option<&[u8]>,
+    report: &SetupReport,
+) -> Result<()> {
+    let mut done: Vec<&ConfigChange> = Vec::new();
+    let mut result = Ok(());
+    for change in &report.config {
+        result = git::config_set(&ctx.root, &change.key, Some(&change.value));
+        if result.is_err() {
+            break;
+        }
+        done.push(change);
+    }
+    if result.is_ok() && !report.added.is_empty() {
+        let mut bytes = existing.unwrap_or_default().to_vec();
+        let crlf = bytes.windows(2).any(|w| w == b"\r\n");
+        let eol: &[u8] = if crlf { b"\r\n" } else { b"\n" };
+        if !bytes.is_empty() && !bytes.ends_with(b"\n") {
+            bytes.extend_from_slice(eol);
+        }
+        let has_header = bytes
+            .split(|&b| b == b'\n')
+            .any(|line| normalized(line) == HEADER);
+        if !has_header {
+            bytes.extend_from_slice(HEADER.as_bytes());
+            bytes.extend_from_slice(eol);
+        }
+        for line in &report.added {
+            bytes.extend_from_slice(line.as_bytes());
+            bytes.extend_from_slice(eol);
+        }
+        result = target
+            .require_dir("cannot write")
+            .and_then(|dir| dir.replace(target.name(), &bytes));
+    }
+    if let Err(e) = result {
+        for change in done.into_iter().rev() {
+            let _ = git::config_set(&ctx.root, &change.key, change.was.as_deref());
+        }
+        return Err(e);
+    }
+    Ok(())
+}
+
+/// Warnings for the files whose merge attribute, as git applies it, is not the one
+/// `.gitattributes` now names (another attributes file overrides it).
+fn overridden(root: &Path) -> Vec<String> {
+    let paths: Vec<&str> = MERGED_REGISTRIES
+        .iter()
+        .chain(MERGED_VIEWS.iter())
+        .copied()
+        .collect();
+    let Ok(found) = git::merge_attributes(root, &paths) else {
+        return Vec::new();
+    };
+    found
+        .into_iter()
+        .filter_map(|(path, value)| {
+            let wanted = if MERGED_VIEWS.contains(&path.as_str()) {
+                VIEW_DRIVER
+            } else {
+                REGISTRY_DRIVER
+            };
+            (value != wanted).then(|| {
+                format!(
+                    "git merges {path} with merge={value}, not merge={wanted}: another attributes file (.git/info/attributes, or one in a folder nearer the file) overrides {GITATTRIBUTES}"
+                )
+            })
+        })
+        .collect()
+}
+
+/// The driver command and whether it names the binary as `bmad-mem` (found on `PATH`).
+fn driver_command(ctx: &Context) -> Result<(String, bool)> {
+    let exe = ctx
+        .exe
+        .as_deref()
+        .ok_or_else(|| Error::refused(messages::EXE_UNKNOWN))?;
+    let on_path = first_on_path(ctx).is_some_and(|found| same_file(&found, exe));
+    let bin = if on_path {
+        "bmad-mem".to_owned()
+    } else {
+        let text = exe
+            .to_str()
+            .ok_or_else(|| Error::refused(messages::exe_not_utf8(exe)))?;
+        shell_quote(text)
+    };
+    Ok((format!("{bin} merge-driver %O %A %B %P"), on_path))
+}
+
+/// The first `bmad-mem` that `PATH` leads to, as the shell finds it.
+fn first_on_path(ctx: &Context) -> Option<std::path::PathBuf> {
+    let path = ctx.path_var.as_ref()?;
+    std::env::split_paths(path)
+        .filter(|dir| !dir.as_os_str().is_empty())
+        .map(|dir| dir.join("bmad-mem"))
+        .find(|candidate| candidate.is_file())
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
+/// `text` as one word for a POSIX shell: as it is when it holds only safe characters, else in
+/// single quotes (a quote inside written `'\''`).
+fn shell_quote(text: &str) -> String {
+    let safe = !text.is_empty()
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"/._-+,:@%=".contains(&b));
+    if safe {
+        text.to_owned()
+    } else {
+        format!("'{}'", text.replace('\'', r"'\''"))
+    }
+}
+
+/// `git config --local <key> <value>`, quoted for a shell, as the report shows it.
+fn config_command(change: &ConfigChange) -> String {
+    format!(
+        "git config --local {} {}",
+        change.key,
+        shell_quote(&change.value)
+    )
+}
+
+impl Report for SetupReport {
+    fn to_json(&self) -> Value {
+        let config: Vec<Value> = self
+            .config
+            .iter()
+            .map(|c| {
+                Value::Object(
+                    Object::new()
+                        .with("key", c.key.as_str())
+                        .with("value", c.value.as_str())
+                        .with("was", c.was.as_deref().map_or(Value::Null, Value::from)),
+                )
+            })
+            .collect();
+        Value::Object(
+            Object::new()
+                .with("dryRun", self.dry_run)
+                .with("alreadySetUp", self.already())
+                .with("driver", self.driver.as_str())
+                .with("driverOnPath", self.on_path)
+                .with(
+                    "gitattributes",
+                    Object::new()
+                        .with("file", GITATTRIBUTES)
+                        .with("created", self.created && !self.added.is_empty())
+                        .with(
+                            "added",
+                            self.added.iter().map(Value::from).collect::<Vec<_>>(),
+                        ),
+                )
+                .with("config", config)
+                .with(
+                    "warnings",
+                    self.warnings.iter().map(Value::from).collect::<Vec<_>>(),
+                ),
+        )
+    }
+
+    fn render_human(&self) -> String {
+        if self.already() {
+            return format!(
+                "mem git setup: already set up — {GITATTRIBUTES} names the merge drivers and this clone's git config defines them; nothing was changed\n"
+            );
+        }
+        let (mut out, add, set) = if self.dry_run {
+            (
+                "mem git setup: dry run — nothing was changed; it would:\n".to_owned(),
+                "would add to",
+                "would run",
+            )
+        } else {
+            (
+                "mem git setup: this clone now merges the memory record by record\n".to_owned(),
+                "added to",
+                "ran",
+            )
+        };
+        for line in &self.added {
+            let _ = writeln!(out, "  {add} {GITATTRIBUTES}: {line}");
+        }
+        for change in &self.config {
+            let _ = writeln!(out, "  {set} {}", config_command(change));
+        }
+        if !self.added.is_empty() {
+            let _ = writeln!(
+                out,
+                "  commit {GITATTRIBUTES}, and run `bmad-mem git setup` in every clone (git reads merge drivers only from each clone's own config)"
+            );
+        }
+        out
+    }
+
+    fn warnings(&self) -> Vec<String> {
+        self.warnings.clone()
+    }
+
+    fn written(&self) -> Option<String> {
+        (!self.dry_run && !self.already()).then(|| {
+            format!(
+                "{} line(s) added to {GITATTRIBUTES}, {} git config entr(ies) set",
+                self.added.len(),
+                self.config.len()
+            )
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shell_words() {
+        assert_eq!(
+            shell_quote("/usr/local/bin/bmad-mem"),
+            "/usr/local/bin/bmad-mem"
+        );
+        assert_eq!(
+            shell_quote("/opt/my tools/bmad-mem"),
+            "'/opt/my tools/bmad-mem'"
+        );
+        assert_eq!(shell_quote("/o'k/bmad-mem"), r"'/o'\''k/bmad-mem'");
+        assert_eq!(shell_quote(""), "''");
+    }
+
+    #[test]
+    fn attribute_lines_compare_without_extra_blanks() {
+        assert_eq!(
+            normalized(b"  .bmad/memory/journal.ndjson \t merge=bmad-mem\r"),
+            ".bmad/memory/journal.ndjson merge=bmad-mem"
+        );
+    }
+}

@@ -1,0 +1,149 @@
+//! The project's git clone, as far as merging the memory goes: whether the project is in a git
+//! work tree, the clone's merge-driver settings, and the merge attributes git sees. Everything
+//! here runs `git` as a subprocess with the project root as its working folder, so git finds
+//! the repository, its config and its attribute files exactly as it would for a merge started
+//! there. Nothing here writes a project file; `config_set` writes the clone's own config.
+
+use std::ffi::OsStr;
+use std::io;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use crate::error::{Error, Result};
+use crate::messages;
+
+/// The merge driver of the registries (`merge=bmad-mem` in `.gitattributes`).
+pub(crate) const REGISTRY_DRIVER: &str = "bmad-mem";
+/// The merge driver of the generated views: keeps the clone's own version (`true` does nothing,
+/// which leaves "ours" in place); `doctor --rebuild-views` then regenerates it. Git has no
+/// built-in `ours` driver for attributes, so it is a named driver of our own.
+pub(crate) const VIEW_DRIVER: &str = "bmad-mem-view";
+
+/// What running `git` in the project found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Probe {
+    /// No `git` program on `PATH`.
+    NoGit,
+    /// `git` runs, but the project is not inside a work tree (or git failed: its message).
+    NotWorkTree(String),
+    /// The project is inside a work tree.
+    WorkTree,
+}
+
+/// Runs `git <args>` in `root`, capturing its output.
+fn git<I, S>(root: &Path, args: I) -> io::Result<Output>
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
+    Command::new("git")
+        .args(args)
+        .current_dir(root)
+        .stdin(Stdio::null())
+        .output()
+}
+
+/// Whether `root` is inside a git work tree.
+#[must_use]
+pub(crate) fn probe(root: &Path) -> Probe {
+    match git(root, ["rev-parse", "--is-inside-work-tree"]) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Probe::NoGit,
+        Err(e) => Probe::NotWorkTree(e.to_string()),
+        Ok(out) if out.status.success() && out.stdout.trim_ascii() == b"true" => Probe::WorkTree,
+        Ok(out) => Probe::NotWorkTree(
+            String::from_utf8_lossy(out.stderr.trim_ascii())
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .to_owned(),
+        ),
+    }
+}
+
+/// Whether a folder named `.git` (a folder, or the file of a linked work tree) is in `root` or
+/// one of its ancestors: a cheap test before asking git itself.
+#[must_use]
+pub(crate) fn looks_like_git(root: &Path) -> bool {
+    root.ancestors()
+        .any(|dir| std::fs::symlink_metadata(dir.join(".git")).is_ok())
+}
+
+/// The failure of a git command that ran, as an error naming it.
+fn failed(what: &str, out: &Output) -> Error {
+    Error::refused(messages::git_failed(
+        what,
+        String::from_utf8_lossy(out.stderr.trim_ascii()).trim(),
+    ))
+}
+
+/// Runs git, mapping a spawn failure to the "no git" refusal.
+fn run(root: &Path, args: &[&str]) -> Result<Output> {
+    git(root, args).map_err(|e| {
+        if e.kind() == io::ErrorKind::NotFound {
+            Error::refused(messages::GIT_MISSING)
+        } else {
+            Error::refused(messages::git_failed(&args.join(" "), &e.to_string()))
+        }
+    })
+}
+
+/// The value of `key` in the clone's config: `local` only from `.git/config`, else from every
+/// level git reads (system, global, local). `None` when unset.
+///
+/// # Errors
+/// No git; git failing for another reason than an unset key.
+pub(crate) fn config_get(root: &Path, key: &str, local: bool) -> Result<Option<String>> {
+    let mut args = vec!["config"];
+    if local {
+        args.push("--local");
+    }
+    args.extend(["--get", key]);
+    let out = run(root, &args)?;
+    if out.status.success() {
+        let value = String::from_utf8_lossy(&out.stdout);
+        return Ok(Some(value.strip_suffix('\n').unwrap_or(&value).to_owned()));
+    }
+    // `git config --get` exits 1 for a key that is not set.
+    if out.status.code() == Some(1) && out.stderr.trim_ascii().is_empty() {
+        return Ok(None);
+    }
+    Err(failed(&format!("git config --get {key}"), &out))
+}
+
+/// Sets `key` to `value` in the clone's own config (`git config --local`); `None` unsets it.
+///
+/// # Errors
+/// No git; git refusing the change.
+pub(crate) fn config_set(root: &Path, key: &str, value: Option<&str>) -> Result<()> {
+    let out = match value {
+        Some(value) => run(root, &["config", "--local", key, value])?,
+        None => run(root, &["config", "--local", "--unset", key])?,
+    };
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(failed(&format!("git config --local {key}"), &out))
+    }
+}
+
+/// The `merge` attribute git applies to each of `paths` (project-relative): `unspecified`,
+/// `set`, `unset` or the driver's name.
+///
+/// # Errors
+/// No git; git failing.
+pub(crate) fn merge_attributes(root: &Path, paths: &[&str]) -> Result<Vec<(String, String)>> {
+    let mut args = vec!["check-attr", "merge", "--"];
+    args.extend_from_slice(paths);
+    let out = run(root, &args)?;
+    if !out.status.success() {
+        return Err(failed("git check-attr merge", &out));
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    Ok(text
+        .lines()
+        .filter_map(|line| {
+            let (path, value) = line.rsplit_once(": merge: ")?;
+            Some((path.to_owned(), value.to_owned()))
+        })
+        .collect())
+}
