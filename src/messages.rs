@@ -914,6 +914,13 @@ pub(crate) fn driver_not_configured(drivers: &[&str]) -> String {
     )
 }
 
+/// `doctor`: the clone's driver command names a binary that is no longer there.
+pub(crate) fn driver_gone(bin: &str) -> String {
+    format!(
+        "this clone's git config runs the merge driver as {bin}, which is not there any more, so git cannot merge the memory and every merge of it conflicts; `{GIT_SETUP_COMMAND}` names this binary instead"
+    )
+}
+
 /// `doctor`: lines of a merge conflict left in a memory file.
 pub(crate) fn conflict_markers(lines: &[usize]) -> String {
     let shown: Vec<String> = lines.iter().take(10).map(ToString::to_string).collect();

@@ -453,6 +453,32 @@ fn check_merge_drivers(root: &Path, report: &mut DoctorReport) {
             messages::driver_not_configured(&missing),
         );
     }
+    if let Ok(Some(command)) =
+        git::config_get(root, &format!("merge.{REGISTRY_DRIVER}.driver"), false)
+        && let Some(bin) = driver_binary(&command)
+        && Path::new(&bin).is_absolute()
+        && !Path::new(&bin).is_file()
+    {
+        report.problem(
+            GITATTRIBUTES,
+            "merge-driver-gone",
+            messages::driver_gone(&bin),
+        );
+    }
+}
+
+/// The binary's path in a driver command as `git setup` writes it
+/// (`<bin> merge-driver %O %A %B %P`, `<bin>` single-quoted when needed and its `%` doubled);
+/// `None` for a command written otherwise.
+fn driver_binary(command: &str) -> Option<String> {
+    let word = command.strip_suffix(" merge-driver %O %A %B %P")?;
+    let word = match word.strip_prefix('\'').and_then(|w| w.strip_suffix('\'')) {
+        Some(inner) if !inner.replace("'\\''", "").contains('\'') => inner.replace("'\\''", "'"),
+        Some(_) => return None,
+        None if word.contains(['\'', '"', '\\', ' ', '$', '`']) => return None,
+        None => word.to_owned(),
+    };
+    Some(word.replace("%%", "%"))
 }
 
 /// Reads a file for the check; a refusal becomes a problem.
@@ -1095,6 +1121,26 @@ impl Report for DoctorReport {
 mod tests {
     use super::*;
     use std::fs::OpenOptions;
+
+    #[test]
+    fn the_binary_of_a_driver_command_setup_wrote() {
+        let tail = " merge-driver %O %A %B %P";
+        for (command, bin) in [
+            ("bmad-mem", Some("bmad-mem")),
+            ("/usr/bin/bmad-mem", Some("/usr/bin/bmad-mem")),
+            ("'/opt/my tools/bmad-mem'", Some("/opt/my tools/bmad-mem")),
+            (r"'/o'\''k 100%%/bmad-mem'", Some("/o'k 100%/bmad-mem")),
+            ("'/a' '/b'", None),
+            ("env X=1 bmad-mem", None),
+        ] {
+            assert_eq!(
+                driver_binary(&format!("{command}{tail}")).as_deref(),
+                bin,
+                "{command}"
+            );
+        }
+        assert_eq!(driver_binary("my-driver %O %A %B"), None);
+    }
 
     #[test]
     fn a_registry_that_changed_length_is_not_truncated() {

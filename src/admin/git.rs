@@ -12,7 +12,7 @@
 //!   `merge.bmad-mem.driver` = `<bin> merge-driver %O %A %B %P` and `merge.bmad-mem-view.driver`
 //!   = `true`, each with a `name`. `<bin>` is `bmad-mem` when that is what `PATH` finds (the
 //!   same file as the running binary), else the running binary's absolute path, quoted for the
-//!   shell git runs the driver with.
+//!   shell git runs the driver with (and each `%` doubled, as git expands them).
 //!
 //! The views get a driver of their own because git has no built-in `ours` merge driver for
 //! attributes: `true` succeeds without touching the clone's version, and `doctor` then reports
@@ -279,16 +279,20 @@ fn driver_command(ctx: &Context) -> Result<(String, bool)> {
         let text = exe
             .to_str()
             .ok_or_else(|| Error::refused(messages::exe_not_utf8(exe)))?;
-        shell_quote(text)
+        // Git expands `%` sequences anywhere in the command before the shell sees it, and
+        // writes `%%` as one `%`.
+        shell_quote(text).replace('%', "%%")
     };
     Ok((format!("{bin} merge-driver %O %A %B %P"), on_path))
 }
 
-/// The first `bmad-mem` that `PATH` leads to, as the shell finds it.
+/// The first `bmad-mem` that `PATH` leads to, as the shell finds it. A relative folder of
+/// `PATH` (empty, `.`, `bin`) is passed over: it names another folder wherever git runs the
+/// driver from, so it never lets the driver be named `bmad-mem`.
 fn first_on_path(ctx: &Context) -> Option<std::path::PathBuf> {
     let path = ctx.path_var.as_ref()?;
     std::env::split_paths(path)
-        .filter(|dir| !dir.as_os_str().is_empty())
+        .filter(|dir| dir.is_absolute())
         .map(|dir| dir.join("bmad-mem"))
         .find(|candidate| candidate.is_file())
 }

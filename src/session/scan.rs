@@ -472,15 +472,14 @@ impl Report for ScanReport {
                 .with("created", strings(&i.created))
                 .with("kept", strings(&i.kept))
         });
-        let mut result = Object::new()
-            .with("dir", self.dir.to_string_lossy().into_owned())
-            .with("count", count(self.projects.len()))
-            .with("projects", projects)
-            .with("indexed", indexed);
-        if !self.warnings.is_empty() {
-            result = result.with("warnings", strings(&self.warnings));
-        }
-        Value::Object(result)
+        Value::Object(
+            Object::new()
+                .with("dir", self.dir.to_string_lossy().into_owned())
+                .with("count", count(self.projects.len()))
+                .with("projects", projects)
+                .with("indexed", indexed)
+                .with("warnings", strings(&self.warnings)),
+        )
     }
 
     fn warnings(&self) -> Vec<String> {

@@ -16,6 +16,8 @@
 //! * `mcp`: `bmad-mem mcp` driven by the MCP SDK's client over a child process.
 //! * `contract`: the command-line rules every action shares (docs §4, §2.7, §2.8);
 //!   `conventions`: completions, the manual page, `help`, suggestions, `--version`, colour;
+//!   `schemas`: the JSON Schemas of `schemas/`, against which every `--json` run of every test
+//!   is validated (`support::validate`);
 //!   `readme`: the README's commands run as written.
 //!
 //! Expected scores were computed independently with Node 20 (V8's `Math.log`/`Math.pow`,
@@ -28,5 +30,6 @@ mod conventions;
 mod mcp;
 mod readme;
 mod reliability;
+mod schemas;
 mod session;
 mod support;

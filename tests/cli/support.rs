@@ -14,11 +14,13 @@
 //! Every project lives in `<tempdir>/project`; siblings (a portfolio brain, a link target) go
 //! next to it, so "nothing changed" ([`TestProject::unchanged`], [`TestProject::refused`])
 //! covers them too. Runs never inherit `BMAD_MEM_NOW` from the caller (and run with `TZ=UTC`),
-//! never read stdin, and no run may print a Rust panic message.
+//! never read stdin, and no run may print a Rust panic message. Every run under `--json` has its
+//! stdout checked against its schema in `schemas/` ([`validate`]).
 
 pub mod home;
 pub use testkit::nexus_run;
 pub mod schema;
+pub mod validate;
 pub mod writers;
 
 use std::collections::BTreeMap;
@@ -372,6 +374,7 @@ impl TestProject {
         if let Some(before) = before {
             assert_same(&before, &self.snapshot(), &context);
         }
+        validate::check_output(&self.args, code, &stdout);
         self.args.clear();
         Ran {
             project: self,

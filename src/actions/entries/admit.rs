@@ -534,7 +534,14 @@ impl Report for AdmitReport {
                 Value::Object(
                     Object::new()
                         .with("count", count(list.len()))
-                        .with("candidates", list),
+                        .with("candidates", list)
+                        .with(
+                            "warnings",
+                            self.warnings()
+                                .into_iter()
+                                .map(Value::from)
+                                .collect::<Vec<_>>(),
+                        ),
                 )
             }
             AdmitReport::Admitted {

@@ -201,6 +201,8 @@ pub fn run(args: &MergeDriverArgs, ctx: &Context) -> Result<MergeReport> {
                 replace(&ours_path, &merged.bytes)?;
             }
         }
+        // Both sides alike, or theirs as the base: ours is the result, whatever the base holds.
+        Kind::Scores if ours == theirs || base == theirs => {}
         Kind::Scores => {
             let parse = |bytes: &[u8], side: &str| {
                 document(bytes).ok_or_else(|| Error::refused(messages::merge_not_json(rel, side)))
@@ -210,10 +212,8 @@ pub fn run(args: &MergeDriverArgs, ctx: &Context) -> Result<MergeReport> {
                 parse(&ours, "ours")?,
                 parse(&theirs, "theirs")?,
             );
-            let text = if base == theirs || ours == theirs {
-                None
-            } else if base == ours {
-                Some(theirs.clone())
+            let text = if base == ours {
+                theirs.clone()
             } else {
                 let merged = scores::merge(&b, &o, &t);
                 let text = scores::text(&merged.document).into_bytes();
@@ -224,11 +224,9 @@ pub fn run(args: &MergeDriverArgs, ctx: &Context) -> Result<MergeReport> {
                     replace(&ours_path, &text)?;
                     return Err(Error::refused(pattern_report(rel, &merged.conflicts)));
                 }
-                Some(text)
+                text
             };
-            if let Some(text) = text {
-                replace(&ours_path, &text)?;
-            }
+            replace(&ours_path, &text)?;
         }
     }
     Ok(MergeReport {

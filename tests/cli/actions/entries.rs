@@ -39,6 +39,7 @@ struct Proposed {
 struct List {
     count: usize,
     candidates: Vec<Listed>,
+    warnings: Vec<String>,
 }
 
 #[derive(Debug, Deserialize, PartialEq)]
@@ -88,7 +89,8 @@ fn propose(project: TestProject, title: &str, body: &str) -> (TestProject, Propo
 
 fn list(project: TestProject) -> (TestProject, List) {
     let ran = project.args(["--json", "admit", "--list"]).code(0).run();
-    let list = ran.json();
+    let list: List = ran.json();
+    assert!(list.warnings.is_empty(), "{}", ran.stdout);
     (ran.then(), list)
 }
 
@@ -108,11 +110,13 @@ fn run_in(project: &TestProject, args: &[&str], env: &[(&str, &str)]) -> (i32, S
         .env("TZ", "UTC")
         .envs(env.iter().copied());
     let output = command.output().expect("spawn bmad-mem");
-    (
+    let (code, stdout) = (
         output.status.code().unwrap_or(-1),
         String::from_utf8(output.stdout).unwrap(),
-        String::from_utf8(output.stderr).unwrap(),
-    )
+    );
+    let words: Vec<std::ffi::OsString> = args.iter().map(Into::into).collect();
+    crate::support::validate::check_output(&words, code, &stdout);
+    (code, stdout, String::from_utf8(output.stderr).unwrap())
 }
 
 #[test]

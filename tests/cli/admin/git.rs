@@ -704,3 +704,96 @@ fn setup_warns_when_another_attributes_file_overrides_its_lines() {
     assert_eq!(report["alreadySetUp"], true);
     assert_eq!(report["warnings"].as_array().unwrap().len(), 1);
 }
+
+#[test]
+fn a_binary_whose_path_holds_percent_signs_and_quotes_still_runs_as_the_driver() {
+    let lab = Lab::new();
+    lab.origin(2);
+    // Git expands `%A`, `%P`… anywhere in the driver command, the binary's path included.
+    let dir = lab.path("tools 100%A it's");
+    fs::create_dir(&dir).unwrap();
+    let bin = dir.join("bmad-mem");
+    fs::copy(BIN, &bin).unwrap();
+    let clones: Vec<PathBuf> = ["a", "b"]
+        .into_iter()
+        .map(|name| {
+            let clone = lab.clone_of(name, false);
+            let out = lab
+                .command(bin.to_str().unwrap(), &clone)
+                .env("PATH", "/usr/bin:/bin")
+                .args(["git", "setup", "--json"])
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{}", text(&out));
+            let report: Json = serde_json::from_slice(&out.stdout).unwrap();
+            assert_eq!(report["driverOnPath"], false);
+            clone
+        })
+        .collect();
+    let (a, b) = (&clones[0], &clones[1]);
+    work(&lab, a, 5, "alice", 2, "alice-pattern");
+    work(&lab, b, 6, "bob", 3, "bob-pattern");
+    lab.commit(a, "alice");
+    let cb = lab.commit(b, "bob");
+    let out = lab.merge(a, b, &cb);
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(ids(&read(a, JOURNAL)).len(), 2 + 2 + 3);
+}
+
+#[test]
+fn a_relative_folder_of_path_never_makes_the_driver_a_bare_name() {
+    // `PATH=tools:…` finds the binary from here only; git runs the driver from the top of the
+    // work tree, and a merge may be started from anywhere.
+    let lab = Lab::new();
+    lab.git(&lab.base, &["init", "-q", "-b", "main", "p"]);
+    let p = lab.path("p");
+    let project = p.join("apps/web");
+    fs::create_dir_all(project.join("tools")).unwrap();
+    let bin = project.join("tools/bmad-mem");
+    fs::copy(BIN, &bin).unwrap();
+    let out = lab
+        .command(bin.to_str().unwrap(), &project)
+        .env("PATH", "tools:/usr/bin:/bin")
+        .args(["git", "setup", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let report: Json = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["driverOnPath"], false);
+    assert_eq!(
+        report["driver"],
+        format!("{} merge-driver %O %A %B %P", bin.display())
+    );
+}
+
+#[test]
+fn doctor_reports_a_driver_whose_binary_is_gone() {
+    let lab = Lab::new();
+    lab.origin(1);
+    let a = lab.clone_of("a", false);
+    let dir = lab.path("old tools 100%");
+    fs::create_dir(&dir).unwrap();
+    let bin = dir.join("bmad-mem");
+    fs::copy(BIN, &bin).unwrap();
+    let out = lab
+        .command(bin.to_str().unwrap(), &a)
+        .env("PATH", "/usr/bin:/bin")
+        .args(["git", "setup"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    // Set up and in place: nothing to say.
+    let doctor = lab.mem(&a, NOW, &["doctor"]);
+    assert!(doctor.status.success(), "{}", text(&doctor));
+    fs::remove_file(&bin).unwrap();
+    let doctor = lab.mem(&a, NOW, &["doctor"]);
+    assert_eq!(doctor.status.code(), Some(1), "{}", text(&doctor));
+    let said = text(&doctor);
+    assert!(
+        said.contains(&format!(
+            ".gitattributes [merge-driver-gone]: this clone's git config runs the merge driver as {}, which is not there any more, so git cannot merge the memory and every merge of it conflicts; `bmad-mem git setup` names this binary instead\n",
+            bin.display()
+        )),
+        "{said}"
+    );
+}

@@ -421,3 +421,18 @@ fn scores_written_by_reinforce_in_two_clones_merge_into_a_document_reinforce_tak
         .run();
     assert!(ran.stdout.contains("\"updates\": 2"), "{}", ran.stdout);
 }
+
+#[test]
+fn scores_changed_alike_on_both_sides_merge_whatever_the_base_holds() {
+    // A base committed with a conflict left in it, that both sides resolved the same way.
+    let resolved = scores(&[("p", 1216, "2026-10-02T09:00:00.000Z")]);
+    let base = format!("<<<<<<< ours\n{resolved}=======\n>>>>>>> theirs\n");
+    for base in [base.as_str(), "[1]\n"] {
+        let _ = driver(sides(base, &resolved, &resolved), SCORES)
+            .code(0)
+            .stdout("")
+            .stderr("")
+            .file("ours", &resolved)
+            .run();
+    }
+}

@@ -45,7 +45,10 @@ fn run(project: &TestProject, args: &[&str]) -> (i32, String, String) {
     let stdout = String::from_utf8(stdout).expect("UTF-8 stdout");
     let stderr = String::from_utf8(stderr).expect("UTF-8 stderr");
     assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
-    (status.code().expect("exited"), stdout, stderr)
+    let code = status.code().expect("exited");
+    let words: Vec<std::ffi::OsString> = args.iter().map(Into::into).collect();
+    crate::support::validate::check_output(&words, code, &stdout);
+    (code, stdout, stderr)
 }
 
 /// The journal's lines, each checked to be complete.

@@ -35,6 +35,7 @@ fn run(p: &TestProject) -> Run {
 }
 
 fn run_command(mut command: Command) -> Run {
+    let args: Vec<std::ffi::OsString> = command.get_args().map(Into::into).collect();
     let mut child = command
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -61,6 +62,9 @@ fn run_command(mut command: Command) -> Run {
         stderr: String::from_utf8(stderr.join().expect("stderr reader")).expect("UTF-8 stderr"),
     };
     assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+    if let Some(code) = run.code {
+        crate::support::validate::check_output(&args, code, &run.stdout);
+    }
     run
 }
 

@@ -306,6 +306,7 @@ struct Scanned {
     count: usize,
     projects: Vec<ScannedProject>,
     indexed: Option<IndexedInto>,
+    warnings: Vec<String>,
 }
 
 #[derive(Debug, Deserialize, PartialEq)]
@@ -1045,7 +1046,10 @@ fn p_clone_brief(p: &TestProject, max: usize) -> String {
     command.args(["--json", "brief", "--max-chars", &max.to_string()]);
     let output = command.output().unwrap();
     assert!(output.status.success(), "{output:?}");
-    String::from_utf8(output.stdout).unwrap()
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    let args: Vec<std::ffi::OsString> = command.get_args().map(Into::into).collect();
+    crate::support::validate::check_output(&args, 0, &stdout);
+    stdout
 }
 
 #[test]
@@ -1425,6 +1429,7 @@ fn scan_lists_projects_by_their_markers() {
     assert_eq!(scanned.dir, ws);
     assert_eq!(scanned.count, 3);
     assert!(scanned.indexed.is_none());
+    assert!(scanned.warnings.is_empty());
     assert_eq!(
         scanned.projects[2],
         ScannedProject {

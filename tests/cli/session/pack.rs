@@ -42,6 +42,7 @@ struct Scanned {
     count: usize,
     projects: Vec<ScannedProject>,
     indexed: Option<serde_json::Value>,
+    warnings: Vec<String>,
 }
 
 /// The `###` headings under the brief's `## <part> — …` headings, in order.
@@ -475,6 +476,7 @@ fn scanned(p: TestProject) -> (Vec<ScannedProject>, TestProject) {
     let scanned: Scanned = ran.json();
     assert_eq!(scanned.count, scanned.projects.len());
     assert!(scanned.indexed.is_none() && !scanned.dir.is_empty());
+    assert!(scanned.warnings.is_empty());
     (scanned.projects, ran.then())
 }
 
