@@ -6,7 +6,8 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-use clap::{Parser, Subcommand};
+use clap::{ArgAction, Args, CommandFactory, Parser, Subcommand};
+use clap_complete::Shell;
 
 use crate::actions::decisions::DecisionArgs;
 use crate::actions::entries::admit::AdmitArgs;
@@ -24,6 +25,7 @@ use crate::admin::lint::LintArgs;
 use crate::admin::lock::LockArgs;
 use crate::admin::merge::MergeDriverArgs;
 use crate::mcp::McpArgs;
+use crate::messages;
 use crate::session::brief::BriefArgs;
 use crate::session::export::ExportArgs;
 use crate::session::guard::GuardArgs;
@@ -41,11 +43,14 @@ use crate::session::status::StatusArgs;
     version,
     help_expected = true,
     args_override_self = true,
-    disable_help_subcommand = true,
+    disable_help_flag = true,
     subcommand_required = true,
     subcommand_help_heading = "Actions",
     subcommand_value_name = "ACTION",
-    after_help = "Exit status: 0 on success (a recall with no match included), 1 on any failure;\n\
+    after_help = "Examples:\n  \
+                  bmad-mem recall rate limit --limit 3\n  \
+                  bmad-mem help write\n\n\
+                  Exit status: 0 on success (a recall with no match included), 1 on any failure;\n\
                   guard alone exits 2 when it denies.\n\
                   With --json, results are pretty JSON on stdout and failures are {\"error\":\"…\"} on stdout."
 )]
@@ -57,12 +62,16 @@ pub struct Cli {
         long,
         global = true,
         value_name = "path",
-        allow_hyphen_values = true
+        allow_hyphen_values = true,
+        help_heading = COMMON_OPTIONS
     )]
     pub directory: Option<PathBuf>,
     /// Print the result, or the error, as JSON on stdout.
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help_heading = COMMON_OPTIONS)]
     pub json: bool,
+    /// Print help (`bmad-mem help <action>` prints an action's help too).
+    #[arg(short = 'h', long, global = true, action = ArgAction::Help, help_heading = COMMON_OPTIONS)]
+    help: Option<bool>,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -71,53 +80,150 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Find journal events and note sections relevant to a query.
+    #[command(
+        after_help = "Examples:\n  bmad-mem recall rate limit auth-middleware --limit 3\n  bmad-mem recall \"token refresh\" --ranking bm25 --json"
+    )]
     Recall(RecallArgs),
     /// Append an event (what an agent did) to the journal.
+    #[command(
+        after_help = "Examples:\n  bmad-mem write --agent forge --task \"Add rate limiting\" --outcome success\n  bmad-mem write --agent forge --cli claude-code --eval 0.9 --accept yes --ci pass"
+    )]
     Write(WriteArgs),
     /// Fold reward signals into a pattern's score; propose (never apply) its promotion.
+    #[command(
+        after_help = "Examples:\n  bmad-mem reinforce --pattern \"Retry with backoff\" --eval 0.9 --accept yes --ci pass\n  bmad-mem reinforce --pattern \"Retry with backoff\" --eval 0.4 --json"
+    )]
     Reinforce(ReinforceArgs),
     /// Bind a memory section to accepted, independently verified Nexus work (writes a receipt).
+    #[command(
+        after_help = "Examples:\n  bmad-mem observe --input observation.json\n  bmad-mem observe --input observation.json --json"
+    )]
     Observe(ObserveArgs),
     /// List every receipt and whether it still counts today.
+    #[command(after_help = "Examples:\n  bmad-mem outcomes\n  bmad-mem outcomes --json")]
     Outcomes(OutcomesArgs),
     /// Show the writer lock's owner; with --recover, remove a dead owner's lock.
+    #[command(
+        after_help = "Examples:\n  bmad-mem lock\n  bmad-mem lock --recover --expect <sha256 shown by bmad-mem lock>"
+    )]
     Lock(LockArgs),
     /// Check every registry and note file (read-only); exit 1 when something is wrong.
+    #[command(
+        after_help = "Examples:\n  bmad-mem doctor\n  bmad-mem doctor --repair-tail .bmad/memory/journal.ndjson"
+    )]
     Doctor(DoctorArgs),
     /// Move older journal or promotion records into .bmad/memory/archive/ (keeps the newest 1000).
+    #[command(
+        after_help = "Examples:\n  bmad-mem archive journal\n  bmad-mem archive promotions --before 2026-01-01"
+    )]
     Archive(ArchiveArgs),
     /// Set up this git clone to merge the memory record by record (`git setup`).
+    #[command(
+        after_help = "Examples:\n  bmad-mem git setup\n  git add .gitattributes && git commit -m \"Merge the memory record by record\"",
+        mut_subcommand("setup", |c| c.after_help("Examples:\n  bmad-mem git setup\n  bmad-mem git setup --json"))
+    )]
     Git(GitArgs),
     /// Create what is missing of .agents/memory/ and link a brain (never overwrites).
+    #[command(
+        after_help = "Examples:\n  bmad-mem init\n  bmad-mem init --project-name orbit --sidecar claude-code"
+    )]
     Init(InitArgs),
     /// Show the health of the project memory and its brain (read-only).
+    #[command(after_help = "Examples:\n  bmad-mem status\n  bmad-mem status --json")]
     Status(StatusArgs),
     /// Print the session-start read of the memory, in the protocol's order.
+    #[command(
+        after_help = "Examples:\n  bmad-mem brief\n  bmad-mem brief --max-chars 4000 --agent claude-code"
+    )]
     Brief(BriefArgs),
     /// Write a session handoff into .agents/memory/sessions/ (never overwrites).
+    #[command(
+        after_help = "Examples:\n  bmad-mem handoff --topic \"Auth rework\" --agent forge\n  git log -5 --format=%s | bmad-mem handoff --topic \"Release 2.1\" --from -"
+    )]
     Handoff(HandoffArgs),
     /// Export the linked brain as one Markdown file (never overwrites without --force).
+    #[command(
+        after_help = "Examples:\n  bmad-mem export\n  bmad-mem export --out brain.md --force"
+    )]
     Export(ExportArgs),
     /// List the projects below a folder by their markers; --index adds them to the global brain.
+    #[command(after_help = "Examples:\n  bmad-mem scan ~/code\n  bmad-mem scan ~/code --index")]
     Scan(ScanArgs),
     /// Record a candidate decision, lesson or pattern for a person to admit.
+    #[command(
+        after_help = "Examples:\n  bmad-mem propose --type lesson --title \"Flush the rate limit bucket in setup\" --body \"Flush the keys in the test setup.\" --source forge\n  bmad-mem propose --type decision --title \"Use Postgres\" --from decision.md"
+    )]
     Propose(ProposeArgs),
     /// List the candidates, admit one exactly as shown, or refuse its topic for good.
+    #[command(
+        after_help = "Examples:\n  bmad-mem admit --list\n  bmad-mem admit <id> --expect <sha256 shown by --list> --by alice"
+    )]
     Admit(AdmitArgs),
     /// Propose candidates from Claude's agent memory, CLAUDE.md/AGENTS.md or a Markdown file.
+    #[command(
+        after_help = "Examples:\n  bmad-mem import --from claude\n  bmad-mem import --from agents-md --json"
+    )]
     Import(ImportArgs),
     /// Adopt, supersede or abrogate a decision of decisions.md (the ledger records every change).
+    #[command(
+        after_help = "Examples:\n  bmad-mem decision adopt --all\n  bmad-mem decision supersede \"Use MySQL\" --by \"Use Postgres\" --reason \"JSONB\""
+    )]
+    #[command(
+        mut_subcommand("adopt", |c| c.after_help("Examples:\n  bmad-mem decision adopt \"Use Postgres\"\n  bmad-mem decision adopt --all")),
+        mut_subcommand("supersede", |c| c.after_help("Examples:\n  bmad-mem decision supersede \"Use MySQL\" --by \"Use Postgres\" --reason \"JSONB\"")),
+        mut_subcommand("abrogate", |c| c.after_help("Examples:\n  bmad-mem decision abrogate \"Freeze on Fridays\" --reason \"CI gates releases\""))
+    )]
     Decision(DecisionArgs),
     /// Check the notes and the decision ledger (read-only); exit 1 when an error is found.
+    #[command(after_help = "Examples:\n  bmad-mem lint\n  bmad-mem lint --full --json > lint.json")]
     Lint(LintArgs),
     /// Serve the memory's tools to an agent over the Model Context Protocol (stdio).
+    #[command(
+        after_help = "Examples:\n  bmad-mem mcp\n  claude mcp add bmad-mem -- bmad-mem -d \"$PWD\" mcp"
+    )]
     Mcp(McpArgs),
     /// Decide whether an agent may read or write a path (exit 0 allowed, 2 denied).
+    #[command(
+        after_help = "Examples:\n  bmad-mem guard --agent forge --write src/main.rs\n  bmad-mem guard --read .env --json"
+    )]
     Guard(GuardArgs),
     /// Install an agent's lifecycle hooks (claude-code, codex, gemini); `remind` is the session-end hook.
+    #[command(
+        after_help = "Examples:\n  bmad-mem hooks install --agent claude-code --dry-run\n  bmad-mem hooks install --agent codex"
+    )]
     Hooks(HooksArgs),
     /// Git's merge driver for the journal, promotions, receipts, ledger and pattern scores (git runs it).
+    #[command(
+        after_help = "Examples:\n  git config merge.bmad-mem.driver \"bmad-mem merge-driver %O %A %B %P\"\n  bmad-mem merge-driver base.ndjson ours.ndjson theirs.ndjson .bmad/memory/journal.ndjson"
+    )]
     MergeDriver(MergeDriverArgs),
+    /// Print the completion script of a shell (bash, zsh, fish, powershell or elvish).
+    #[command(
+        after_help = "Examples:\n  bmad-mem completions bash > ~/.local/share/bash-completion/completions/bmad-mem\n  bmad-mem completions fish > ~/.config/fish/completions/bmad-mem.fish"
+    )]
+    Completions(CompletionsArgs),
+    /// Print the manual page, in roff, of bmad-mem or of one action.
+    #[command(
+        hide = true,
+        after_help = "Examples:\n  bmad-mem man > bmad-mem.1\n  bmad-mem man recall > bmad-mem-recall.1"
+    )]
+    Man(ManArgs),
+}
+
+/// The arguments of `completions`.
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete for.
+    #[arg(value_name = "shell")]
+    pub shell: Shell,
+}
+
+/// The arguments of `man`.
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// The action whose page to print (default: the page of bmad-mem itself).
+    #[arg(value_name = "action")]
+    pub action: Option<String>,
 }
 
 impl Command {
@@ -149,6 +255,8 @@ impl Command {
             Command::Guard(_) => "guard",
             Command::Hooks(_) => "hooks",
             Command::MergeDriver(_) => "merge-driver",
+            Command::Completions(_) => "completions",
+            Command::Man(_) => "man",
         }
     }
 }
@@ -306,8 +414,8 @@ impl Cli {
     }
 }
 
-/// The action names, in the order the help lists them.
-pub const ACTIONS: [&str; 24] = [
+/// The action names, in the order the help lists them (`man`, hidden, is left out).
+pub const ACTIONS: [&str; 25] = [
     "recall",
     "write",
     "reinforce",
@@ -332,7 +440,38 @@ pub const ACTIONS: [&str; 24] = [
     "guard",
     "hooks",
     "merge-driver",
+    "completions",
 ];
+
+/// The heading of the options every action takes.
+const COMMON_OPTIONS: &str = "Common options";
+
+/// Writes the completion script of `shell` for the whole command line.
+pub fn completions(shell: Shell, out: &mut dyn std::io::Write) {
+    clap_complete::generate(shell, &mut Cli::command(), "bmad-mem", out);
+}
+
+/// Writes the manual page, in roff, of bmad-mem (`action` `None`) or of one of its actions
+/// (`bmad-mem-<action>`).
+///
+/// # Errors
+/// An action that does not exist (the message names it), or a failed write.
+pub fn man_page(action: Option<&str>, out: &mut dyn std::io::Write) -> Result<(), String> {
+    let mut command = Cli::command().disable_help_subcommand(true);
+    command.build();
+    let page = match action {
+        None => command,
+        Some(name) => command
+            .get_subcommands()
+            .find(|c| c.get_name() == name && !c.is_hide_set())
+            .cloned()
+            .ok_or_else(|| messages::no_manual_page(name, &ACTIONS.join(" | ")))?,
+    };
+    clap_mangen::Man::new(page)
+        .source(format!("bmad-mem {}", env!("CARGO_PKG_VERSION")))
+        .render(out)
+        .map_err(|e| e.to_string())
+}
 
 #[cfg(test)]
 mod tests {

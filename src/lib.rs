@@ -67,6 +67,9 @@ pub fn run(command: &Command, ctx: &Context) -> Result<Box<dyn Report>> {
         Command::Guard(args) => Box::new(guard::run(args, ctx)?),
         Command::Hooks(args) => Box::new(hooks::run(args, ctx)?),
         Command::MergeDriver(args) => Box::new(merge::run(args, ctx)?),
+        Command::Completions(_) | Command::Man(_) => {
+            return Err(error::Error::refused(messages::PRINTED_FROM_THE_DEFINITION));
+        }
     })
 }
 

@@ -4,14 +4,20 @@
 //! writer lock is released on every path.
 
 use std::ffi::OsString;
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
-use clap::error::{ContextKind, ErrorKind};
+use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::{CommandFactory, Parser};
 
-use bmad_mem::cli::{ACTIONS, Cli, Command, invalid_utf8, shield_negative_numbers};
+use bmad_mem::cli::{
+    ACTIONS, Cli, Command, completions, invalid_utf8, man_page, shield_negative_numbers,
+};
 use bmad_mem::context::Context;
-use bmad_mem::output::{human_error, json_error, print_stderr, print_stdout, render, unprinted};
+use bmad_mem::output::{
+    colour_wanted, human_error, json_error, paint, paint_error, print_stderr, print_stdout, render,
+    unprinted, version,
+};
 
 fn main() -> ExitCode {
     let args: Vec<OsString> = std::env::args_os().collect();
@@ -34,11 +40,30 @@ fn main() -> ExitCode {
             Err(e) => fail(false, Some(action), &e.to_string()),
         };
     }
+    // Completions and manual pages come from the command-line definition alone.
+    match &cli.command {
+        Command::Completions(args) => {
+            let mut script = Vec::new();
+            completions(args.shell, &mut script);
+            return printed(cli.json, action, &String::from_utf8_lossy(&script));
+        }
+        Command::Man(args) => {
+            let mut page = Vec::new();
+            return match man_page(args.action.as_deref(), &mut page) {
+                Ok(()) => printed(cli.json, action, &String::from_utf8_lossy(&page)),
+                Err(message) => fail(cli.json, Some(action), &message),
+            };
+        }
+        _ => {}
+    }
     let result = Context::from_env(cli.directory.as_deref())
         .and_then(|ctx| bmad_mem::run(&cli.command, &ctx));
     match result {
         Ok(report) => {
-            let (out, warnings) = render(report.as_ref(), cli.json);
+            let (mut out, warnings) = render(report.as_ref(), cli.json);
+            if !cli.json && colour(std::io::stdout().is_terminal()) {
+                out = paint(action, &out);
+            }
             print_stderr(&warnings);
             match print_stdout(&out) {
                 Ok(()) => ExitCode::from(report.exit_code()),
@@ -53,6 +78,24 @@ fn main() -> ExitCode {
         }
         Err(e) => fail(cli.json, Some(action), &e.to_string()),
     }
+}
+
+/// Prints text that is the whole result; a failure to print is a failure.
+fn printed(json: bool, action: &str, text: &str) -> ExitCode {
+    match print_stdout(text) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => fail(json, Some(action), &unprinted(None, &e)),
+    }
+}
+
+/// Whether human text for a stream that is (or is not) a terminal gets colour, as `NO_COLOR` and
+/// `CLICOLOR_FORCE` say.
+fn colour(terminal: bool) -> bool {
+    colour_wanted(
+        terminal,
+        std::env::var_os("NO_COLOR").as_deref(),
+        std::env::var_os("CLICOLOR_FORCE").as_deref(),
+    )
 }
 
 /// The words as text, for finding `--json` and the action in a failed command line.
@@ -86,7 +129,12 @@ fn fail(json: bool, action: Option<&str>, message: &str) -> ExitCode {
             print_stderr(&human_error(action, message));
         }
     } else {
-        print_stderr(&human_error(action, message));
+        let line = human_error(action, message);
+        if colour(std::io::stderr().is_terminal()) {
+            print_stderr(&paint_error(&line));
+        } else {
+            print_stderr(&line);
+        }
     }
     ExitCode::from(1)
 }
@@ -94,14 +142,24 @@ fn fail(json: bool, action: Option<&str>, message: &str) -> ExitCode {
 /// Help and version go to stdout with status 0; every other parser error is a docs §4 failure,
 /// in JSON when `--json` was among the options.
 fn parse_failure(args: &[String], error: &clap::Error) -> ExitCode {
-    if matches!(
-        error.kind(),
-        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion
-    ) {
-        let _ = print_stdout(&error.render().to_string());
-        return ExitCode::SUCCESS;
-    }
     let (json, action) = invocation(args);
+    match error.kind() {
+        ErrorKind::DisplayHelp => {
+            let help = error.render();
+            let help = if colour(std::io::stdout().is_terminal()) {
+                help.ansi().to_string()
+            } else {
+                help.to_string()
+            };
+            let _ = print_stdout(&help);
+            return ExitCode::SUCCESS;
+        }
+        ErrorKind::DisplayVersion => {
+            let _ = print_stdout(&version(json));
+            return ExitCode::SUCCESS;
+        }
+        _ => {}
+    }
     let expected = expected_commands(error);
     let message = match error.kind() {
         ErrorKind::InvalidSubcommand => {
@@ -119,7 +177,71 @@ fn parse_failure(args: &[String], error: &clap::Error) -> ExitCode {
         }
         _ => first_line(error),
     };
+    let message = match suggestion(error) {
+        Some(near) => format!(
+            "{message}; did you mean '{near}'? (try '{} --help')",
+            command_path(error)
+        ),
+        None => message,
+    };
     fail(json, action, &message)
+}
+
+/// clap's nearest spelling of a mistyped action or option, if one is close enough. An option of
+/// another action is not mistyped: it is in the wrong place, and gets no suggestion.
+fn suggestion(error: &clap::Error) -> Option<String> {
+    let kind = match error.kind() {
+        ErrorKind::InvalidSubcommand => ContextKind::SuggestedSubcommand,
+        ErrorKind::UnknownArgument => {
+            if let Some(ContextValue::String(word)) = error.get(ContextKind::InvalidArg) {
+                let option = word.split('=').next().unwrap_or_default();
+                if defined_anywhere(&Cli::command(), option) {
+                    return None;
+                }
+            }
+            ContextKind::SuggestedArg
+        }
+        _ => return None,
+    };
+    match error.get(kind)? {
+        ContextValue::String(near) => Some(near.clone()),
+        ContextValue::Strings(near) => near.first().cloned(),
+        _ => None,
+    }
+}
+
+/// Whether `option` (`--name` or `-x`) is an option of `command` or of one of its actions.
+fn defined_anywhere(command: &clap::Command, option: &str) -> bool {
+    command.get_arguments().any(|arg| {
+        arg.get_long()
+            .is_some_and(|l| option.strip_prefix("--") == Some(l))
+            || arg
+                .get_short()
+                .is_some_and(|c| option.strip_prefix('-') == Some(c.encode_utf8(&mut [0; 4])))
+    }) || command
+        .get_subcommands()
+        .any(|sub| defined_anywhere(sub, option))
+}
+
+/// The command the parser stopped in (`bmad-mem recall`, `bmad-mem decision`), from the usage
+/// line of its error.
+fn command_path(error: &clap::Error) -> String {
+    let rendered = error.render().to_string();
+    let words: Vec<&str> = rendered
+        .lines()
+        .find_map(|line| line.trim_start().strip_prefix("Usage:"))
+        .map(|usage| {
+            usage
+                .split_whitespace()
+                .take_while(|w| !w.starts_with(['[', '<', '-']))
+                .collect()
+        })
+        .unwrap_or_default();
+    if words.is_empty() {
+        "bmad-mem".to_owned()
+    } else {
+        words.join(" ")
+    }
 }
 
 /// The commands the parser expected where it stopped: those of an action that has its own

@@ -1011,6 +1011,17 @@ pub(crate) fn dedupe_conflicted(rel: &str) -> String {
     )
 }
 
+// The command line itself.
+
+/// `completions` and `man` print from the command-line definition, not from a project.
+pub(crate) const PRINTED_FROM_THE_DEFINITION: &str =
+    "completions and man print from the command line, not as an action";
+
+/// `bmad-mem man <action>` naming no action.
+pub(crate) fn no_manual_page(name: &str, expected: &str) -> String {
+    format!("no manual page for '{name}' — expected {expected}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,8 +12,11 @@
 //! JSON output is left exactly as it is; its own string escaping already covers C0 controls.
 
 use std::borrow::Cow;
+use std::ffi::OsStr;
 use std::fmt::Write as _;
 use std::io::{self, Write};
+
+use anstyle::{AnsiColor, Color, Style};
 
 use crate::js::json::{Object, Value};
 
@@ -144,6 +147,178 @@ fn escaped(text: String) -> String {
     owned.unwrap_or(text)
 }
 
+/// What `bmad-mem --version` prints: `bmad-mem <version>`, or under `--json` one line naming the
+/// program, its version and the `bmad-plus mem` it stands in for.
+#[must_use]
+pub fn version(json: bool) -> String {
+    let version = env!("CARGO_PKG_VERSION");
+    if json {
+        let object = Object::new()
+            .with("name", "bmad-mem")
+            .with("version", version)
+            .with("compatibleWith", COMPATIBLE_WITH);
+        let mut line = Value::Object(object).compact();
+        line.push('\n');
+        line
+    } else {
+        format!("bmad-mem {version}\n")
+    }
+}
+
+/// The `bmad-plus mem` whose files, formats and messages bmad-mem shares.
+pub const COMPATIBLE_WITH: &str = "bmad-plus mem 0.22";
+
+/// Whether human text for one stream may be coloured. `NO_COLOR` set to anything but the empty
+/// string turns colour off, always; otherwise `CLICOLOR_FORCE` set to anything but the empty
+/// string or `0` turns it on, even through a pipe; otherwise only a terminal gets colour.
+/// (JSON is never coloured: the caller asks only for human text.)
+#[must_use]
+pub fn colour_wanted(terminal: bool, no_color: Option<&OsStr>, force: Option<&OsStr>) -> bool {
+    if no_color.is_some_and(|v| !v.is_empty()) {
+        return false;
+    }
+    if force.is_some_and(|v| !v.is_empty() && v != "0") {
+        return true;
+    }
+    terminal
+}
+
+const SCORE: Style = Style::new()
+    .bold()
+    .fg_color(Some(Color::Ansi(AnsiColor::Green)));
+const EVENT: Style = Style::new().fg_color(Some(Color::Ansi(AnsiColor::Cyan)));
+const NOTE: Style = Style::new().fg_color(Some(Color::Ansi(AnsiColor::Magenta)));
+const GOOD: Style = Style::new().fg_color(Some(Color::Ansi(AnsiColor::Green)));
+const FAIR: Style = Style::new().fg_color(Some(Color::Ansi(AnsiColor::Yellow)));
+const BAD: Style = Style::new().fg_color(Some(Color::Ansi(AnsiColor::Red)));
+const NOTICE: Style = Style::new()
+    .bold()
+    .fg_color(Some(Color::Ansi(AnsiColor::Yellow)));
+const ERROR: Style = Style::new()
+    .bold()
+    .fg_color(Some(Color::Ansi(AnsiColor::Red)));
+
+fn styled(style: Style, text: &str) -> String {
+    format!("{}{text}{}", style.render(), style.render_reset())
+}
+
+/// `text` — an action's human output, its control characters already escaped — with colour on
+/// recall's scores and kinds, write's outcome, reinforce's figures and proposal, observe's
+/// receipt and the outcomes' statuses. Only colour sequences are added: without them the text
+/// is unchanged. Other commands' text is returned as it is.
+#[must_use]
+pub fn paint(action: &str, text: &str) -> String {
+    let line_painter: fn(&str) -> Option<String> = match action {
+        "recall" => paint_recall,
+        "write" => paint_write,
+        "reinforce" => paint_reinforce,
+        "observe" => paint_observe,
+        "outcomes" => paint_outcomes,
+        _ => return text.to_owned(),
+    };
+    let mut out = String::with_capacity(text.len() + 64);
+    for line in text.split_inclusive('\n') {
+        let (body, end) = line
+            .strip_suffix('\n')
+            .map_or((line, ""), |body| (body, "\n"));
+        match line_painter(body) {
+            Some(painted) => out.push_str(&painted),
+            None => out.push_str(body),
+        }
+        out.push_str(end);
+    }
+    out
+}
+
+/// A failure's human line (from [`human_error`]) with its `mem <action>:` prefix in red.
+#[must_use]
+pub fn paint_error(line: &str) -> String {
+    match line.split_once(": ") {
+        Some((prefix, rest)) if prefix.starts_with("mem") => {
+            format!("{}: {rest}", styled(ERROR, prefix))
+        }
+        _ => line.to_owned(),
+    }
+}
+
+/// `  1. [0.812] event journal.ndjson#…`: the score and the kind.
+fn paint_recall(line: &str) -> Option<String> {
+    let rest = line.strip_prefix("  ")?;
+    let (rank, rest) = rest.split_once(". [")?;
+    if rank.is_empty() || !rank.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let (score, rest) = rest.split_once("] ")?;
+    let (kind, label) = rest.split_once(' ')?;
+    let style = match kind {
+        "event" => EVENT,
+        "note" => NOTE,
+        _ => return None,
+    };
+    Some(format!(
+        "  {rank}. [{}] {} {label}",
+        styled(SCORE, score),
+        styled(style, kind)
+    ))
+}
+
+/// `  agent=… outcome=success`: the outcome.
+fn paint_write(line: &str) -> Option<String> {
+    if !line.starts_with("  agent=") {
+        return None;
+    }
+    let (head, outcome) = line.rsplit_once(" outcome=")?;
+    let style = match outcome {
+        "success" => GOOD,
+        "failure" => BAD,
+        "partial" | "abandoned" => FAIR,
+        _ => return None,
+    };
+    Some(format!("{head} outcome={}", styled(style, outcome)))
+}
+
+/// `  reward   0.900 (from …)`, `  elo      1500.0 -> 1516.0`, `  mean     0.667 (…)`: the new
+/// figure; `  promotion PROPOSED (…)`: the proposal.
+fn paint_reinforce(line: &str) -> Option<String> {
+    for prefix in ["  reward   ", "  mean     "] {
+        if let Some(rest) = line.strip_prefix(prefix) {
+            let end = rest.find(' ').unwrap_or(rest.len());
+            let (figure, tail) = rest.split_at(end);
+            return Some(format!("{prefix}{}{tail}", styled(SCORE, figure)));
+        }
+    }
+    if let Some(rest) = line.strip_prefix("  elo      ") {
+        let (before, after) = rest.split_once(" -> ")?;
+        return Some(format!("  elo      {before} -> {}", styled(SCORE, after)));
+    }
+    let rest = line.strip_prefix("  promotion PROPOSED")?;
+    Some(format!("  promotion {}{rest}", styled(NOTICE, "PROPOSED")))
+}
+
+/// `mem observe: <receipt> recorded; …`: the receipt.
+fn paint_observe(line: &str) -> Option<String> {
+    let rest = line.strip_prefix("mem observe: ")?;
+    let (receipt, tail) = rest.split_once(" recorded")?;
+    Some(format!(
+        "mem observe: {} recorded{tail}",
+        styled(EVENT, receipt)
+    ))
+}
+
+/// `<receipt>: <status>`: the status, green when the receipt still counts.
+fn paint_outcomes(line: &str) -> Option<String> {
+    if line.starts_with("mem outcomes: ") {
+        return None;
+    }
+    let (receipt, status) = line.split_once(": ")?;
+    let style = if status == "accepted-current" {
+        GOOD
+    } else {
+        FAIR
+    };
+    Some(format!("{receipt}: {}", styled(style, status)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -178,5 +353,98 @@ mod tests {
             "mem recall: bad \\x1b]0;x\\x07\n"
         );
         assert_eq!(json_error("\u{1b}"), "{\"error\":\"\\u001b\"}\n");
+    }
+
+    #[test]
+    fn colour_only_on_a_terminal_unless_forced_and_never_against_no_color() {
+        let os = |s: &'static str| Some(OsStr::new(s));
+        assert!(colour_wanted(true, None, None));
+        assert!(!colour_wanted(false, None, None));
+        assert!(colour_wanted(false, None, os("1")));
+        assert!(!colour_wanted(false, None, os("0")));
+        assert!(!colour_wanted(false, None, os("")));
+        assert!(!colour_wanted(true, os("1"), None));
+        assert!(!colour_wanted(true, os("0"), os("1")));
+        // An empty NO_COLOR is as good as none.
+        assert!(colour_wanted(true, os(""), None));
+    }
+
+    /// `text` without colour sequences.
+    fn plain(text: &str) -> String {
+        let mut out = String::new();
+        let mut rest = text;
+        while let Some(start) = rest.find('\u{1b}') {
+            out.push_str(&rest[..start]);
+            rest = &rest[start..];
+            rest = &rest[rest.find('m').unwrap() + 1..];
+        }
+        out + rest
+    }
+
+    #[test]
+    fn painting_adds_colour_and_nothing_else() {
+        let cases = [
+            (
+                "recall",
+                "mem recall: 2 match(es) for \"a\" (scope: project)\n  1. [0.812] event journal.ndjson#abc\n     1. [0.5] note x\n  2. [1.000] note lessons.md § A\n",
+                &[
+                    "\u{1b}[1m\u{1b}[32m0.812\u{1b}[0m",
+                    "\u{1b}[36mevent\u{1b}[0m",
+                    "\u{1b}[35mnote\u{1b}[0m",
+                ][..],
+            ),
+            (
+                "write",
+                "mem write: event e appended (t)\n  agent=a cli=- model=- outcome=success\n",
+                &["outcome=\u{1b}[32msuccess\u{1b}[0m"][..],
+            ),
+            (
+                "reinforce",
+                "mem reinforce: pattern \"p\"\n  reward   0.900 (from {})\n  elo      1500.0 -> 1516.0\n  mean     0.667 (alpha=2.00, beta=1.00, updates=1)\n  promotion PROPOSED (x): candidate -> validated\n",
+                &[
+                    "1500.0 -> \u{1b}[1m\u{1b}[32m1516.0",
+                    "\u{1b}[1m\u{1b}[33mPROPOSED\u{1b}[0m (x)",
+                ][..],
+            ),
+            (
+                "observe",
+                "mem observe: abc recorded; lesson causality remains unmeasured.\n",
+                &["\u{1b}[36mabc\u{1b}[0m recorded"][..],
+            ),
+            (
+                "outcomes",
+                "a1: accepted-current\nb2: stale-section\n",
+                &[
+                    "a1: \u{1b}[32maccepted-current",
+                    "b2: \u{1b}[33mstale-section",
+                ][..],
+            ),
+        ];
+        for (action, text, marks) in cases {
+            let painted = paint(action, text);
+            assert_eq!(plain(&painted), text, "{action}");
+            for mark in marks {
+                assert!(painted.contains(mark), "{action}: {painted:?}");
+            }
+        }
+        // The quoted text line of a recall is no result line; other commands stay plain.
+        assert!(!paint("recall", "     1. [0.5] note x\n").contains('\u{1b}'));
+        assert_eq!(paint("status", "a: b\n"), "a: b\n");
+        assert_eq!(
+            paint_error("mem recall: bad\n"),
+            "\u{1b}[1m\u{1b}[31mmem recall\u{1b}[0m: bad\n"
+        );
+    }
+
+    #[test]
+    fn version_in_both_forms() {
+        let v = env!("CARGO_PKG_VERSION");
+        assert_eq!(version(false), format!("bmad-mem {v}\n"));
+        assert_eq!(
+            version(true),
+            format!(
+                "{{\"name\":\"bmad-mem\",\"version\":\"{v}\",\"compatibleWith\":\"bmad-plus mem 0.22\"}}\n"
+            )
+        );
     }
 }

@@ -7,7 +7,7 @@ use std::os::unix::ffi::OsStrExt;
 
 use crate::support::{JOURNAL, NOW, TestProject};
 
-const EXPECTED_ACTIONS: &str = "expected recall | write | reinforce | observe | outcomes | lock | doctor | archive | git | init | status | brief | handoff | export | scan | propose | admit | import | decision | lint | mcp | guard | hooks | merge-driver";
+const EXPECTED_ACTIONS: &str = "expected recall | write | reinforce | observe | outcomes | lock | doctor | archive | git | init | status | brief | handoff | export | scan | propose | admit | import | decision | lint | mcp | guard | hooks | merge-driver | completions";
 
 /// The options each action's help must explain.
 const OPTIONS: &[(&str, &[&str])] = &[
@@ -59,8 +59,12 @@ const OPTIONS: &[(&str, &[&str])] = &[
 
 #[test]
 fn an_unknown_action_is_refused_in_both_forms() {
-    for word in ["bogus", "Recall", "mem", "help"] {
-        let message = format!("unknown action '{word}' — {EXPECTED_ACTIONS}");
+    for word in ["bogus", "Recall", "mem", "xyzzy"] {
+        let mut message = format!("unknown action '{word}' — {EXPECTED_ACTIONS}");
+        // Actions are case-sensitive; a near miss gets a suggestion.
+        if word == "Recall" {
+            message.push_str("; did you mean 'recall'? (try 'bmad-mem --help')");
+        }
         let _ = TestProject::new()
             .fixture("example")
             .args([word, "--agent", "forge"])

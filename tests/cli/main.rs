@@ -15,6 +15,7 @@
 //!   reader, terminal escaping (`RELIABILITY.md`).
 //! * `mcp`: `bmad-mem mcp` driven by the MCP SDK's client over a child process.
 //! * `contract`: the command-line rules every action shares (docs §4, §2.7, §2.8);
+//!   `conventions`: completions, the manual page, `help`, suggestions, `--version`, colour;
 //!   `schemas`: the JSON Schemas of `schemas/`, against which every `--json` run of every test
 //!   is validated (`support::validate`);
 //!   `readme`: the README's commands run as written.
@@ -25,6 +26,7 @@
 mod actions;
 mod admin;
 mod contract;
+mod conventions;
 mod mcp;
 mod readme;
 mod reliability;

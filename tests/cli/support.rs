@@ -320,6 +320,9 @@ impl TestProject {
             .args(&self.args)
             .current_dir(&self.cwd)
             .env_remove("BMAD_MEM_NOW")
+            // Colour is asked for by the tests that check it, never inherited.
+            .env_remove("NO_COLOR")
+            .env_remove("CLICOLOR_FORCE")
             .stdin(Stdio::null());
         command.envs(self.env.iter().map(|(k, v)| (k, v)));
         command

@@ -1,0 +1,339 @@
+//! The conventions of a command-line tool: shell completions, the manual page, `help <action>`,
+//! suggestions for a mistyped action or option, `--version` in both forms, and when human output
+//! is coloured.
+
+use crate::actions::observe::{INPUT, golden, golden_line};
+use crate::support::TestProject;
+
+/// Every action a user may type, in the order the help lists them.
+const ACTIONS: [&str; 25] = [
+    "recall",
+    "write",
+    "reinforce",
+    "observe",
+    "outcomes",
+    "lock",
+    "doctor",
+    "archive",
+    "git",
+    "init",
+    "status",
+    "brief",
+    "handoff",
+    "export",
+    "scan",
+    "propose",
+    "admit",
+    "import",
+    "decision",
+    "lint",
+    "mcp",
+    "guard",
+    "hooks",
+    "merge-driver",
+    "completions",
+];
+
+const SHELLS: [&str; 5] = ["bash", "zsh", "fish", "powershell", "elvish"];
+
+/// A run that must succeed with nothing on stderr and no file touched; its stdout.
+fn stdout_of(args: &[&str]) -> String {
+    TestProject::new()
+        .args(args)
+        .code(0)
+        .stderr("")
+        .unchanged()
+        .run()
+        .stdout
+}
+
+/// `text` without the SGR sequences (`ESC [ … m`) colour adds.
+fn strip_colour(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("\u{1b}[") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let end = after
+            .find(|c: char| !(c.is_ascii_digit() || c == ';'))
+            .unwrap_or(after.len());
+        assert_eq!(&after[end..=end], "m", "a colour sequence in {text:?}");
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+#[test]
+fn each_shell_gets_a_completion_script_naming_every_action() {
+    for shell in SHELLS {
+        let script = stdout_of(&["completions", shell]);
+        assert!(script.len() > 1000, "{shell}: {script}");
+        for action in ACTIONS {
+            assert!(script.contains(action), "{shell} lacks {action}");
+        }
+        // Options complete too.
+        assert!(script.contains("--ranking"), "{shell} lacks --ranking");
+    }
+    let _ = TestProject::new().args(["completions", "tcsh"]).refused(
+        "completions",
+        "invalid value 'tcsh' for '<shell>' [possible values: bash, elvish, fish, powershell, zsh]",
+    );
+}
+
+#[test]
+fn the_manual_page_is_roff_naming_every_action() {
+    let page = stdout_of(&["man"]);
+    assert!(page.contains(".TH bmad-mem 1"), "{page}");
+    assert!(page.contains(".SH SYNOPSIS") && page.contains(".SH Actions"));
+    for action in ACTIONS {
+        let roff = action.replace('-', "\\-");
+        assert!(
+            page.contains(&format!("bmad\\-mem\\-{roff}(1)")),
+            "{action}"
+        );
+    }
+    let recall = stdout_of(&["man", "recall"]);
+    assert!(recall.contains(".TH bmad-mem-recall 1"), "{recall}");
+    assert!(recall.contains("\\-\\-ranking") && recall.contains("\\-\\-json"));
+    assert!(recall.contains("Examples:"));
+    let _ = TestProject::new().args(["man", "nope"]).refused(
+        "man",
+        &format!(
+            "no manual page for 'nope' — expected {}",
+            ACTIONS.join(" | ")
+        ),
+    );
+}
+
+#[test]
+fn help_action_is_the_action_help() {
+    assert_eq!(stdout_of(&["help"]), stdout_of(&["--help"]));
+    for action in ACTIONS {
+        let help = stdout_of(&[action, "--help"]);
+        assert_eq!(stdout_of(&["help", action]), help, "{action}");
+        // The action's own options first, the common ones after, then examples.
+        let common = help.find("\nCommon options:\n").expect(action);
+        let examples = help.find("\nExamples:\n  ").expect(action);
+        assert!(common < examples, "{action}:\n{help}");
+        if let Some(own) = help.find("\nOptions:\n") {
+            assert!(own < common, "{action}:\n{help}");
+        }
+        let common_options = &help[common..examples];
+        for option in ["-d, --directory <path>", "--json", "-h, --help"] {
+            assert!(common_options.contains(option), "{action}:\n{help}");
+        }
+        assert!(!help[..common].contains("--directory"), "{action}:\n{help}");
+    }
+    for (action, sub) in [
+        ("decision", "adopt"),
+        ("decision", "supersede"),
+        ("decision", "abrogate"),
+        ("git", "setup"),
+    ] {
+        let help = stdout_of(&[action, sub, "--help"]);
+        assert_eq!(stdout_of(&["help", action, sub]), help, "{sub}");
+        assert!(
+            help.contains(&format!("Examples:\n  bmad-mem {action} {sub}")),
+            "{help}"
+        );
+    }
+}
+
+#[test]
+fn a_mistyped_action_or_option_gets_a_suggestion() {
+    let expected = ACTIONS.join(" | ");
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["recal", "auth"],
+            &format!(
+                "mem: unknown action 'recal' — expected {expected}; did you mean 'recall'? (try 'bmad-mem --help')"
+            ),
+        ),
+        (
+            &["recall", "auth", "--limt", "3"],
+            "mem recall: unexpected argument '--limt' found; did you mean '--limit'? (try 'bmad-mem recall --help')",
+        ),
+        (
+            &["write", "--agnt", "forge"],
+            "mem write: unexpected argument '--agnt' found; did you mean '--agent'? (try 'bmad-mem write --help')",
+        ),
+        (
+            &["decision", "adpot", "--all"],
+            "mem decision: unknown action 'adpot' — expected adopt | supersede | abrogate; did you mean 'adopt'? (try 'bmad-mem decision --help')",
+        ),
+    ];
+    for (args, human) in cases {
+        let message = human.split_once(": ").unwrap().1;
+        let _ = TestProject::new()
+            .fixture("example")
+            .args(*args)
+            .refused_as(&format!("{human}\n"), message);
+    }
+    // Nothing near, or another action's option: the message stays as it was.
+    let _ = TestProject::new()
+        .fixture("example")
+        .args(["recall", "auth", "--frob"])
+        .refused("recall", "unexpected argument '--frob' found");
+    let _ = TestProject::new()
+        .fixture("example")
+        .args(["reinforce", "--pattern", "p", "--agent", "forge"])
+        .refused("reinforce", "unexpected argument '--agent' found");
+}
+
+#[test]
+fn version_in_both_forms() {
+    let version = env!("CARGO_PKG_VERSION");
+    assert_eq!(stdout_of(&["--version"]), format!("bmad-mem {version}\n"));
+    let json = format!(
+        "{{\"name\":\"bmad-mem\",\"version\":\"{version}\",\"compatibleWith\":\"bmad-plus mem 0.22\"}}\n"
+    );
+    for args in [
+        ["--version", "--json"],
+        ["--json", "--version"],
+        ["--json", "-V"],
+    ] {
+        assert_eq!(stdout_of(&args), json, "{args:?}");
+    }
+}
+
+/// Runs `args` in `project` with `env` set (and the colour variables unset otherwise); exit
+/// status 0 and its stdout.
+fn output(project: TestProject, env: &[(&str, &str)], args: &[&str]) -> (TestProject, String) {
+    let unset = [("CLICOLOR_FORCE", ""), ("NO_COLOR", "")];
+    let ran = unset
+        .iter()
+        .chain(env)
+        .fold(project, |p, (k, v)| p.env(k, v))
+        .args(args)
+        .code(0)
+        .run();
+    (ran.project, ran.stdout)
+}
+
+const FORCE: (&str, &str) = ("CLICOLOR_FORCE", "1");
+
+#[test]
+fn forced_colour_paints_the_five_actions_and_changes_no_text() {
+    // The three writing actions run in two copies of one project, coloured and not.
+    let writes: [&[&str]; 2] = [
+        &[
+            "write",
+            "--agent",
+            "forge",
+            "--outcome",
+            "failure",
+            "--task",
+            "x",
+        ],
+        &[
+            "reinforce",
+            "--pattern",
+            "Rate limit on auth routes",
+            "--accept",
+            "true",
+            "--ci",
+            "pass",
+        ],
+    ];
+    for args in writes {
+        let (_, plain) = output(TestProject::new().fixture("example"), &[], args);
+        let (_, painted) = output(TestProject::new().fixture("example"), &[FORCE], args);
+        assert!(painted.contains("\u{1b}["), "{painted}");
+        assert_eq!(strip_colour(&painted), plain);
+    }
+    let (project, run, _) = golden();
+    let root = run.root().to_string_lossy().into_owned();
+    let (_, id) = golden_line(&root);
+    let (project, painted) = output(project, &[FORCE], &["observe", "--input", INPUT]);
+    assert!(
+        painted.contains(&format!("\u{1b}[36m{id}\u{1b}[0m")),
+        "{painted}"
+    );
+    assert_eq!(
+        strip_colour(&painted),
+        format!("mem observe: {id} recorded; lesson causality remains unmeasured.\n")
+    );
+    // The reading actions run twice in one project.
+    let (project, plain) = output(project, &[], &["outcomes"]);
+    let (_, painted) = output(project, &[FORCE], &["outcomes"]);
+    assert!(painted.contains("\u{1b}["), "{painted}");
+    assert_eq!(strip_colour(&painted), plain);
+    let project = TestProject::new().fixture("example");
+    let (project, plain) = output(project, &[], &["recall", "auth"]);
+    let (project, painted) = output(project, &[FORCE], &["recall", "auth"]);
+    assert!(painted.contains("\u{1b}[35mnote\u{1b}[0m"), "{painted}");
+    assert_eq!(strip_colour(&painted), plain);
+    // Never under --json, never when NO_COLOR says no (an empty NO_COLOR says nothing).
+    let (project, json) = output(project, &[], &["recall", "auth", "--json"]);
+    let (project, forced) = output(project, &[FORCE], &["recall", "auth", "--json"]);
+    assert_eq!(forced, json);
+    let (project, refused) = output(project, &[FORCE, ("NO_COLOR", "1")], &["recall", "auth"]);
+    assert_eq!(refused, plain);
+    let (_, empty) = output(project, &[FORCE, ("NO_COLOR", "")], &["recall", "auth"]);
+    assert_eq!(empty, painted);
+}
+
+#[test]
+fn a_pipe_gets_no_colour() {
+    // Not a terminal and not forced: the exact bytes (here and in every other test).
+    let project = TestProject::new().fixture("example");
+    let (project, plain) = output(project, &[("CLICOLOR_FORCE", "0")], &["recall", "auth"]);
+    assert!(
+        !plain.contains('\u{1b}') && plain.contains("[0."),
+        "{plain}"
+    );
+    let ran = project
+        .args(["recall", "auth", "--limit", "0"])
+        .code(1)
+        .stderr("mem recall: invalid value for --limit: 0\n")
+        .run();
+    // A forced error is painted; its text is the same.
+    let ran = ran
+        .then()
+        .env("CLICOLOR_FORCE", "1")
+        .args(["recall", "auth", "--limit", "0"])
+        .code(1)
+        .stdout("")
+        .unchanged()
+        .run();
+    assert_eq!(
+        ran.stderr,
+        "\u{1b}[1m\u{1b}[31mmem recall\u{1b}[0m: invalid value for --limit: 0\n"
+    );
+    let _ = ran
+        .then()
+        .env("CLICOLOR_FORCE", "1")
+        .args(["recall", "auth", "--limit", "0", "--json"])
+        .code(1)
+        .stdout("{\"error\":\"invalid value for --limit: 0\"}\n")
+        .stderr("")
+        .run();
+    // Help is plain through a pipe.
+    assert!(!stdout_of(&["recall", "--help"]).contains('\u{1b}'));
+}
+
+#[test]
+fn forced_colour_still_shows_planted_escapes_as_text() {
+    let project = TestProject::new().fixture("example");
+    let planted = [
+        "--agent",
+        "\u{1b}]0;PWNED\u{7}",
+        "--task",
+        "auth \u{1b}[2J",
+        "--outcome",
+        "success",
+    ];
+    let (project, written) = output(project, &[FORCE], &[&["write"][..], &planted[..]].concat());
+    let (_, recalled) = output(project, &[FORCE], &["recall", "auth", "PWNED"]);
+    for painted in [written, recalled] {
+        assert!(painted.contains("\u{1b}[0m"), "{painted}");
+        // Once the colour is taken away, no control character is left: the planted ones are text.
+        let plain = strip_colour(&painted);
+        assert!(plain.contains("\\x1b[2J"), "{plain}");
+        assert!(
+            !plain.chars().any(|c| c.is_control() && c != '\n'),
+            "{plain:?}"
+        );
+    }
+}
