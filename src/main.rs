@@ -114,9 +114,14 @@ fn invocation(args: &[String]) -> (bool, Option<&'static str>) {
         .take_while(|a| *a != "--")
         .collect();
     let json = options.contains(&"--json");
-    let action = options
-        .iter()
-        .find_map(|a| ACTIONS.iter().copied().find(|action| action == a));
+    // `man` is hidden from the action list but names its errors like any action.
+    let action = options.iter().find_map(|a| {
+        ACTIONS
+            .iter()
+            .chain(&["man"])
+            .copied()
+            .find(|action| action == a)
+    });
     (json, action)
 }
 

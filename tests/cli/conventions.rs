@@ -104,6 +104,10 @@ fn the_manual_page_is_roff_naming_every_action() {
             ACTIONS.join(" | ")
         ),
     );
+    // An option the hidden `man` does not take is named as any action's would be.
+    let _ = TestProject::new()
+        .args(["man", "--frob"])
+        .refused("man", "unexpected argument '--frob' found");
 }
 
 #[test]
