@@ -205,9 +205,13 @@ impl Report for LintReport {
         Value::Object(
             Object::new()
                 .with("ok", self.count(Severity::Error) == 0)
-                .with("errors", count(self.count(Severity::Error)))
-                .with("warnings", count(self.count(Severity::Warning)))
-                .with("info", count(self.count(Severity::Info)))
+                .with(
+                    "counts",
+                    Object::new()
+                        .with("errors", count(self.count(Severity::Error)))
+                        .with("warnings", count(self.count(Severity::Warning)))
+                        .with("info", count(self.count(Severity::Info))),
+                )
                 .with(
                     "checked",
                     self.checked.iter().map(Value::from).collect::<Vec<_>>(),
