@@ -815,35 +815,48 @@ fn repair_encoding(ctx: &Context, rel: &str) -> Result<DoctorReport> {
     invalid_found(ctx, rel)?;
     let lock = WriterLock::acquire(&ctx.root)?;
     let (registry, bytes, invalid) = invalid_found(ctx, rel)?;
+    let spans = invalid.iter().map(|line| (line.start, line.end));
+    let suffix = format!(".invalid-{}", ctx.now.file_stamp());
+    let repaired = move_lines_aside(&registry, rel, &bytes, spans, &suffix)?;
+    drop(lock);
+    Ok(DoctorReport {
+        repaired: Some(repaired),
+        repaired_lines: Some(invalid.len()),
+        ..DoctorReport::default()
+    })
+}
+
+/// Moves the lines of `bytes` at `spans` (in order, not overlapping) into `<rel><suffix>`, then
+/// rewrites the registry without them: only once the lines are safe beside it, from the bytes
+/// read, and only if that is still all it holds. What was repaired, for the report.
+fn move_lines_aside(
+    registry: &Target,
+    rel: &str,
+    bytes: &[u8],
+    spans: impl Iterator<Item = Span>,
+    suffix: &str,
+) -> Result<(String, String, usize)> {
     let dir = registry.require_dir("cannot open")?;
     let (registry_file, _) = dir.open_present(registry.name(), OFlags::RDONLY)?;
     let mut moved = Vec::new();
     let mut kept = Vec::with_capacity(bytes.len());
     let mut from = 0;
-    for line in &invalid {
-        kept.extend_from_slice(&bytes[from..line.start]);
-        moved.extend_from_slice(&bytes[line.start..line.end]);
-        from = line.end;
+    for (start, end) in spans {
+        kept.extend_from_slice(&bytes[from..start]);
+        moved.extend_from_slice(&bytes[start..end]);
+        from = end;
     }
     kept.extend_from_slice(&bytes[from..]);
-    // Only once the lines are safe beside it is the registry rewritten, from the bytes read, and
-    // only if that is still all it holds.
-    let suffix = format!(".invalid-{}", ctx.now.file_stamp());
     let aside_rel = set_aside_then(
-        &registry,
+        registry,
         rel,
-        &suffix,
+        suffix,
         &moved,
         &registry_file,
         bytes.len(),
         || dir.replace(registry.name(), &kept),
     )?;
-    drop(lock);
-    Ok(DoctorReport {
-        repaired: Some((rel.to_owned(), aside_rel, moved.len())),
-        repaired_lines: Some(invalid.len()),
-        ..DoctorReport::default()
-    })
+    Ok((rel.to_owned(), aside_rel, moved.len()))
 }
 
 /// `--dedupe`: moves the exact duplicate lines of a registry (the same bytes as an earlier line;
@@ -859,30 +872,11 @@ fn dedupe(ctx: &Context, rel: &str) -> Result<DoctorReport> {
     duplicates_found(ctx, rel)?;
     let lock = WriterLock::acquire(&ctx.root)?;
     let (registry, bytes, exact) = duplicates_found(ctx, rel)?;
-    let dir = registry.require_dir("cannot open")?;
-    let (registry_file, _) = dir.open_present(registry.name(), OFlags::RDONLY)?;
-    let mut moved = Vec::new();
-    let mut kept = Vec::with_capacity(bytes.len());
-    let mut from = 0;
-    for &(start, end) in &exact {
-        kept.extend_from_slice(&bytes[from..start]);
-        moved.extend_from_slice(&bytes[start..end]);
-        from = end;
-    }
-    kept.extend_from_slice(&bytes[from..]);
     let suffix = format!(".dupes-{}", ctx.now.file_stamp());
-    let aside_rel = set_aside_then(
-        &registry,
-        rel,
-        &suffix,
-        &moved,
-        &registry_file,
-        bytes.len(),
-        || dir.replace(registry.name(), &kept),
-    )?;
+    let repaired = move_lines_aside(&registry, rel, &bytes, exact.iter().copied(), &suffix)?;
     drop(lock);
     Ok(DoctorReport {
-        repaired: Some((rel.to_owned(), aside_rel, moved.len())),
+        repaired: Some(repaired),
         repaired_lines: Some(exact.len()),
         deduped: true,
         ..DoctorReport::default()
