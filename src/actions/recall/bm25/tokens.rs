@@ -369,7 +369,7 @@ fn count_masks(b: &[u8]) -> (u64, u64, u64) {
 }
 
 /// Where the first byte above 127 is, eight bytes at a time.
-fn first_non_ascii(b: &[u8]) -> Option<usize> {
+pub fn first_non_ascii(b: &[u8]) -> Option<usize> {
     const HIGH: u64 = 0x8080_8080_8080_8080;
     let mut blocks = b.chunks_exact(8);
     let mut at = 0;
