@@ -643,6 +643,37 @@ impl Pass {
     }
 }
 
+/// `f` of `0..n`, in order, computed on two threads (each taking the next index left) when
+/// there is more than one.
+fn on_two_threads<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
+    if n < 2 {
+        return (0..n).map(f).collect();
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let work = || {
+        let mut done = Vec::new();
+        loop {
+            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            if i >= n {
+                return done;
+            }
+            done.push((i, f(i)));
+        }
+    };
+    let mut done = std::thread::scope(|scope| {
+        let other = scope.spawn(work);
+        let mut done = work();
+        done.extend(
+            other
+                .join()
+                .unwrap_or_else(|e| std::panic::resume_unwind(e)),
+        );
+        done
+    });
+    done.sort_unstable_by_key(|&(i, _)| i);
+    done.into_iter().map(|(_, t)| t).collect()
+}
+
 /// Runs a BM25 recall with the default constants.
 ///
 /// # Errors
@@ -669,28 +700,34 @@ pub fn recall_with(
     params: &Params,
 ) -> Result<(Vec<Object>, Vec<String>)> {
     let mut warnings = Vec::new();
-    let journal_text =
-        read_loose(&ctx.root.join(JOURNAL), &ctx.root)?.or_warn(JOURNAL, &mut warnings);
     let files = score::note_files(ctx, portfolio);
+    // The journal, then the note files, read on two threads; errors and warnings in file order.
+    let journal_path = ctx.root.join(JOURNAL);
+    let mut reads = on_two_threads(files.len() + 1, |i| match i.checked_sub(1) {
+        None => read_loose(&journal_path, &ctx.root),
+        Some(f) => read_loose(&files[f].path, &files[f].within),
+    })
+    .into_iter();
+    let journal_text = reads
+        .next()
+        .unwrap_or_else(|| Ok(crate::store::paths::Loose::Missing))?
+        .or_warn(JOURNAL, &mut warnings);
     let mut texts = Vec::with_capacity(files.len());
-    for file in &files {
-        texts.push(read_loose(&file.path, &file.within)?.or_warn(&file.source_file, &mut warnings));
+    for (file, read) in files.iter().zip(reads) {
+        texts.push(read?.or_warn(&file.source_file, &mut warnings));
     }
     let mut lexicon = Lexicon::default();
     let (terms, keep_stop) = query_terms(&request.query, &mut lexicon);
     if terms.is_empty() {
         return Ok((Vec::new(), warnings));
     }
+    let cut = on_two_threads(texts.len(), |i| sections(texts[i].as_deref().unwrap_or("")));
     let candidates = Candidates {
         journal: journal_text.as_deref().unwrap_or(""),
         notes: files
             .iter()
-            .zip(&texts)
-            .flat_map(|(file, text)| {
-                sections(text.as_deref().unwrap_or(""))
-                    .into_iter()
-                    .map(move |s| (file, s))
-            })
+            .zip(cut)
+            .flat_map(|(file, cut)| cut.into_iter().map(move |s| (file, s)))
             .collect(),
     };
 
