@@ -204,21 +204,19 @@ impl Anchors {
 
     /// Calls `chunk` with each whitespace-delimited chunk of `text` that may hold a query term:
     /// one holding an anchor, a `'` or a non-ASCII byte; each once, in order.
-    fn chunks<'t>(&self, text: &'t str, lower: &mut Vec<u8>, mut chunk: impl FnMut(&'t str)) {
+    /// `hits` are [`Anchors::hits`] of `text`.
+    fn chunks<'t>(&self, text: &'t str, hits: &[usize], mut chunk: impl FnMut(&'t str)) {
         let b = text.as_bytes();
         let is_ascii = text.is_ascii();
-        // The automaton matches lowercase anchors in a lowercase copy: with a few patterns and
-        // no case to ignore, its SIMD prefilter skips most of the text.
-        lower.clear();
-        lower.extend_from_slice(b);
-        lower.make_ascii_lowercase();
-        let (mut hit, mut quote, mut high) = (0, 0, if is_ascii { usize::MAX } else { 0 });
+        let (mut quote, mut high) = (0, if is_ascii { usize::MAX } else { 0 });
+        let mut next = 0;
         let mut pos = 0;
         while pos < b.len() {
             // The next position of each kind at or after `pos` (`usize::MAX`: none).
-            if hit < pos || pos == 0 {
-                hit = self.next_hit(b, lower, pos);
+            while hits.get(next).is_some_and(|&h| h < pos) {
+                next += 1;
             }
+            let hit = hits.get(next).copied().unwrap_or(usize::MAX);
             if quote < pos || pos == 0 {
                 quote = memchr::memchr(b'\'', &b[pos..]).map_or(usize::MAX, |i| pos + i);
             }
@@ -242,11 +240,21 @@ impl Anchors {
         }
     }
 
-    /// Where the next anchor at the start of a word part (after a byte that is no ASCII letter
-    /// or digit, or an uppercase letter after a lowercase one) is, from `pos` on.
-    fn next_hit(&self, b: &[u8], lower: &[u8], mut pos: usize) -> usize {
-        // Leftmost matches: every match that starts before the one found was seen.
-        while let Some(m) = self.automaton.find(Input::new(lower).span(pos..b.len())) {
+    /// Every position of `b` where an anchor starts a word part (after a byte that is no ASCII
+    /// letter or digit, or an uppercase letter after a lowercase one), in order. The automaton
+    /// looks for lowercase anchors in a lowercase copy (`lower`): with a few patterns and no case
+    /// to ignore, its SIMD prefilter skips most of the text.
+    fn hits(&self, b: &[u8], lower: &mut Vec<u8>) -> Vec<usize> {
+        lower.clear();
+        lower.extend_from_slice(b);
+        lower.make_ascii_lowercase();
+        let mut hits = Vec::new();
+        let mut pos = 0;
+        // Leftmost matches, the search resumed one byte after each: every start is seen.
+        while let Some(m) = self
+            .automaton
+            .find(Input::new(&lower[..]).span(pos..b.len()))
+        {
             let at = m.start();
             let starts_part = at == 0 || {
                 let before = b[at - 1];
@@ -254,11 +262,11 @@ impl Anchors {
                     || (before.is_ascii_lowercase() && b[at].is_ascii_uppercase())
             };
             if starts_part {
-                return at;
+                hits.push(at);
             }
             pos = at + 1;
         }
-        usize::MAX
+        hits
     }
 
     /// Whether a journal line must be parsed: it may hold a query term, or a backslash (an
@@ -267,11 +275,7 @@ impl Anchors {
         self.parse_every_event
             || !line.is_ascii()
             || memchr::memchr2(b'\'', b'\\', line.as_bytes()).is_some()
-            || {
-                let mut lower = line.as_bytes().to_vec();
-                lower.make_ascii_lowercase();
-                self.next_hit(line.as_bytes(), &lower, 0) != usize::MAX
-            }
+            || !self.hits(line.as_bytes(), &mut Vec::new()).is_empty()
     }
 }
 
@@ -420,10 +424,17 @@ impl<'l> Counter<'l> {
     fn count(&mut self, fields: [&str; 2]) -> Counts {
         let anchors = Rc::clone(&self.anchors);
         let mut lower = std::mem::take(&mut self.lower);
-        for (field, text) in fields.iter().enumerate() {
-            anchors.chunks(text, &mut lower, |chunk| self.take_chunk(chunk, field));
-        }
+        let hits = fields.map(|text| anchors.hits(text.as_bytes(), &mut lower));
         self.lower = lower;
+        self.count_with(fields, &hits)
+    }
+
+    /// [`Counter::count`] with each field's [`Anchors::hits`] given.
+    fn count_with(&mut self, fields: [&str; 2], hits: &[Vec<usize>; 2]) -> Counts {
+        let anchors = Rc::clone(&self.anchors);
+        for (field, text) in fields.iter().enumerate() {
+            anchors.chunks(text, &hits[field], |chunk| self.take_chunk(chunk, field));
+        }
         self.finish(fields)
     }
 }
@@ -510,6 +521,8 @@ impl Collection {
 struct Candidates<'t> {
     journal: &'t str,
     notes: Vec<(&'t NoteFile, Section<'t>)>,
+    /// Each note file's text.
+    texts: Vec<(&'t NoteFile, &'t str)>,
 }
 
 /// One pass's result: both collections, the events that hold a term (with their text and
@@ -530,6 +543,7 @@ impl Pass {
     fn run(
         journal: &str,
         notes: &[(&NoteFile, Section<'_>)],
+        texts: &[(&NoteFile, &str)],
         counter: &mut Counter<'_>,
         terms: usize,
     ) -> Self {
@@ -563,11 +577,49 @@ impl Pass {
                 pass.matched_events.push((event, text, counts));
             }
         }
-        for (_, section) in notes {
-            let [heading, _, body, _] = section.parts();
-            let counts = counter.count([heading, body]);
-            pass.notes.add(&counts);
-            pass.note_counts.push(counts);
+        // The anchors are searched once per file's run of sections, not once per field.
+        let anchors = Rc::clone(&counter.anchors);
+        let mut lower = Vec::new();
+        let mut rest = notes;
+        while let Some(((file, _), _)) = rest.split_first() {
+            let same = rest
+                .iter()
+                .take_while(|(f, _)| std::ptr::eq(*f, *file))
+                .count();
+            let (group, after) = rest.split_at(same);
+            rest = after;
+            let text = texts
+                .iter()
+                .find(|(f, _)| std::ptr::eq(*f, *file))
+                .map_or("", |(_, t)| *t);
+            // Where a part lies in the file's text (`None`: not in it).
+            let within = |part: &str| {
+                let at = (part.as_ptr() as usize).wrapping_sub(text.as_ptr() as usize);
+                (at <= text.len() && part.len() <= text.len() - at).then_some(at)
+            };
+            let [first_heading, _, first_body, _] = group[0].1.parts();
+            let [.., last_body, _] = group[group.len() - 1].1.parts();
+            let from = within(first_heading).or(within(first_body)).unwrap_or(0);
+            let to = within(last_body).map_or(text.len(), |at| at + last_body.len());
+            let hits = anchors.hits(&text.as_bytes()[from..to.max(from)], &mut lower);
+            for (_, section) in group {
+                let [heading, _, body, _] = section.parts();
+                let field_hits = [heading, body].map(|part| match within(part) {
+                    Some(at) if at >= from && at + part.len() <= to => {
+                        let (start, end) = (at - from, at - from + part.len());
+                        let first = hits.partition_point(|&h| h < start);
+                        hits[first..]
+                            .iter()
+                            .take_while(|&&h| h < end)
+                            .map(|&h| h - start)
+                            .collect()
+                    }
+                    _ => anchors.hits(part.as_bytes(), &mut lower),
+                });
+                let counts = counter.count_with([heading, body], &field_hits);
+                pass.notes.add(&counts);
+                pass.note_counts.push(counts);
+            }
         }
         pass
     }
@@ -590,6 +642,7 @@ impl Pass {
             return Self::run(
                 candidates.journal,
                 &candidates.notes,
+                &candidates.texts,
                 &mut counter,
                 terms.len(),
             );
@@ -612,10 +665,16 @@ impl Pass {
         let (mut a, b) = std::thread::scope(|scope| {
             let later = scope.spawn(|| {
                 let mut counter = Counter::new(&mut other, terms, keep_stop);
-                Self::run("", second, &mut counter, terms.len())
+                Self::run("", second, &candidates.texts, &mut counter, terms.len())
             });
             let mut counter = Counter::new(lexicon, terms, keep_stop);
-            let a = Self::run(candidates.journal, first, &mut counter, terms.len());
+            let a = Self::run(
+                candidates.journal,
+                first,
+                &candidates.texts,
+                &mut counter,
+                terms.len(),
+            );
             (
                 a,
                 later
@@ -728,6 +787,11 @@ pub fn recall_with(
             .iter()
             .zip(cut)
             .flat_map(|(file, cut)| cut.into_iter().map(move |s| (file, s)))
+            .collect(),
+        texts: files
+            .iter()
+            .zip(&texts)
+            .map(|(file, text)| (file, text.as_deref().unwrap_or("")))
             .collect(),
     };
 
@@ -893,6 +957,7 @@ mod tests {
         let candidates = Candidates {
             journal: "{\"task\":\"cache events\"}\n{\"task\":\"queue\"}\nnull\n",
             notes: sections(&text).into_iter().map(|s| (&file, s)).collect(),
+            texts: vec![(&file, &text)],
         };
         let mut lexicon = Lexicon::default();
         let (terms, keep_stop) = query_terms("cached queue équipe", &mut lexicon);
@@ -901,6 +966,7 @@ mod tests {
         let single = Pass::run(
             candidates.journal,
             &candidates.notes,
+            &candidates.texts,
             &mut counter,
             terms.len(),
         );
@@ -951,6 +1017,39 @@ mod tests {
         }
     }
 
+    #[test]
+    fn a_whole_file_searched_once_counts_as_the_reference_counts() {
+        let dir = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/benches/data/adr/corpus/.agents/memory"
+        );
+        let text = std::fs::read_to_string(format!("{dir}/decisions.md")).unwrap();
+        let file = NoteFile {
+            source: "decisions.md",
+            path: std::path::PathBuf::from("decisions.md"),
+            source_file: "decisions.md".to_owned(),
+            within: std::path::PathBuf::from("."),
+        };
+        let notes: Vec<_> = sections(&text).into_iter().map(|s| (&file, s)).collect();
+        for query in [
+            "rate limit auth-middleware session",
+            "ParserCache dying yes",
+        ] {
+            let mut lexicon = Lexicon::default();
+            let (terms, keep_stop) = query_terms(query, &mut lexicon);
+            let mut counter = Counter::new(&mut lexicon, &terms, keep_stop);
+            let pass = Pass::run("", &notes, &[(&file, &text)], &mut counter, terms.len());
+            for ((_, section), counts) in notes.iter().zip(&pass.note_counts) {
+                let [heading, _, body, _] = section.parts();
+                assert_eq!(
+                    counts,
+                    &counter.count_reference([heading, body]),
+                    "{heading:?}"
+                );
+            }
+        }
+    }
+
     proptest::proptest! {
         #[test]
         fn counts_are_the_reference_counts(
@@ -983,7 +1082,9 @@ mod tests {
         };
         [a.en, a.fr].iter().all(|stem| {
             let mut found = false;
-            Anchors::new([stem.as_str()]).chunks(word, &mut Vec::new(), |_| found = true);
+            let anchors = Anchors::new([stem.as_str()]);
+            let hits = anchors.hits(word.as_bytes(), &mut Vec::new());
+            anchors.chunks(word, &hits, |_| found = true);
             found
         })
     }
