@@ -205,7 +205,7 @@ impl Anchors {
     /// Calls `chunk` with each whitespace-delimited chunk of `text` that may hold a query term:
     /// one holding an anchor, a `'` or a non-ASCII byte; each once, in order.
     /// `hits` are [`Anchors::hits`] of `text`.
-    fn chunks<'t>(&self, text: &'t str, hits: &[usize], mut chunk: impl FnMut(&'t str)) {
+    fn chunks<'t>(text: &'t str, hits: &[usize], mut chunk: impl FnMut(&'t str)) {
         let b = text.as_bytes();
         let is_ascii = text.is_ascii();
         let (mut quote, mut high) = (0, if is_ascii { usize::MAX } else { 0 });
@@ -431,9 +431,8 @@ impl<'l> Counter<'l> {
 
     /// [`Counter::count`] with each field's [`Anchors::hits`] given.
     fn count_with(&mut self, fields: [&str; 2], hits: &[Vec<usize>; 2]) -> Counts {
-        let anchors = Rc::clone(&self.anchors);
         for (field, text) in fields.iter().enumerate() {
-            anchors.chunks(text, &hits[field], |chunk| self.take_chunk(chunk, field));
+            Anchors::chunks(text, &hits[field], |chunk| self.take_chunk(chunk, field));
         }
         self.finish(fields)
     }
@@ -769,7 +768,7 @@ pub fn recall_with(
     .into_iter();
     let journal_text = reads
         .next()
-        .unwrap_or_else(|| Ok(crate::store::paths::Loose::Missing))?
+        .unwrap_or(Ok(crate::store::paths::Loose::Missing))?
         .or_warn(JOURNAL, &mut warnings);
     let mut texts = Vec::with_capacity(files.len());
     for (file, read) in files.iter().zip(reads) {
@@ -1084,7 +1083,7 @@ mod tests {
             let mut found = false;
             let anchors = Anchors::new([stem.as_str()]);
             let hits = anchors.hits(word.as_bytes(), &mut Vec::new());
-            anchors.chunks(word, &hits, |_| found = true);
+            Anchors::chunks(word, &hits, |_| found = true);
             found
         })
     }
