@@ -3,12 +3,19 @@
 //! The default ranking stays bmad-plus's; this one is opt-in and better at its job (measured in
 //! `BENCHMARKS.md`). Everything is computed per query from one read of the files — no index on
 //! disk, since the memory lives in git and an index would be one more file to merge and to go
-//! stale. For every candidate the pass counts the query's terms and the candidate's length;
-//! document frequencies and average lengths come from the same pass.
+//! stale. For every candidate the pass counts the query's terms and measures the candidate's
+//! length; document frequencies and average lengths come from the same pass.
 //!
 //! * **Words** ([`tokens`]): Unicode word boundaries, case and accent folding, French elision,
-//!   short stop-word lists, Snowball English and French stems; a candidate's language (the stem
-//!   that counts for it) is guessed from its stop words.
+//!   short stop-word lists, Snowball English and French stems. A candidate is French (its French
+//!   stems count) when at least one byte in 64 of it is the first byte of `é`, `à`, `ç`…
+//! * **Only where a term can be**: the query stems' leading letters ([`Anchors`]) are searched
+//!   in each file once; only the whitespace-delimited chunks where one starts a word part, or
+//!   that hold a `'` or a non-ASCII byte, are cut into words and stemmed (once per distinct
+//!   chunk), which gives the same term frequencies as cutting every word. A journal line is
+//!   parsed only when it may hold a term.
+//! * **Lengths in bytes**: a field's length is its size in bytes (an event's, its line's), each
+//!   collection with its own average: BM25 needs only the ratio to the average.
 //! * **Two collections**: the notes (`###` sections, with the heading and the body as two fields
 //!   of their own weight and length normalization) and the journal's events (one field). Each has
 //!   its own document count, frequencies and average lengths; an event's score then loses half
@@ -533,8 +540,8 @@ struct Pass {
     note_counts: Vec<Counts>,
 }
 
-/// Journal bytes cost this many times note bytes to count (each line is parsed as JSON and its
-/// text rebuilt): the weight that balances the two threads.
+/// Journal bytes cost this many times note bytes to count (most lines are only searched, as
+/// notes are): the weight that balances the two threads.
 const JOURNAL_COST: usize = 1;
 
 impl Pass {
@@ -556,7 +563,8 @@ impl Pass {
         for line in journal::lines(journal) {
             let length = u32::try_from(line.len()).unwrap_or(u32::MAX);
             if !anchors.event_may_match(line) {
-                // No term can be in its values: only its length counts, when it is an object.
+                // No term can be in its values: only its length counts, when it is shaped as an
+                // object (a malformed line of that shape counts too, unparsed).
                 if line.starts_with('{') && line.ends_with('}') {
                     pass.events.add(&Counts {
                         lengths: [0, length],

@@ -10,8 +10,8 @@
 //! word without accents) and the French stem (accents removed after). A single ASCII letter or
 //! digit is no word.
 //!
-//! Which of the two stems counts is the document's choice (its language, guessed from its stop
-//! words), so the query's words keep both. None of this is the lexical ranking's tokenizer,
+//! Which of the two stems counts is the document's choice (its language, guessed from its
+//! accented letters), so the query's words keep both. None of this is the lexical ranking's tokenizer,
 //! which stays as bmad-plus has it (ASCII and French accents only).
 
 use std::borrow::Cow;
