@@ -126,6 +126,8 @@ T=$WORK/typical F=$WORK/full R=$WORK/receipts
 OUTCOMES=.bmad/memory/outcomes.ndjson
 bench recall-typical "" "$BIN -d $T recall $QUERY --json"
 bench recall-full "" "$BIN -d $F recall $QUERY --json"
+bench lint "" "$BIN -d $F lint --json"
+bench lint-full "" "$BIN -d $F lint --full --json"
 bench recall-portfolio "" "$BIN -d $F recall $QUERY --scope portfolio --portfolio $WORK/brain --json"
 bench recall-evidence "" "$BIN -d $T recall $QUERY --ranking evidence --context-scope src --json"
 bench write "$WORK/reset-journal $WORK/typical.journal $T/$JOURNAL" \
@@ -183,6 +185,8 @@ BO=$((BH + $(stat -c %s "$R/$OUTCOMES") + $(stat -c %s "$R/.agents/memory/lesson
 BR=$((BO + $(bytes_of "$R/.bmad" "$R/.agents") - $(stat -c %s "$R/$OUTCOMES")))
 read -r BASE _ <<<"$(stats sha256-runs)"
 OUT_TARGET=$(awk -v b="$BASE" 'BEGIN {printf "%.2f", 1.5 * b}')
+read -r RECALL_FULL _ <<<"$(stats recall-full)"
+LINT_TARGET=$(awk -v r="$RECALL_FULL" 'BEGIN {printf "%.2f", 10 * r}')
 
 echo "Measured $(date -u +%Y-%m-%dT%H:%MZ) on $(nproc) cores ($(uname -m), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')), $(hyperfine --version), load average $LOAD_START at start, $LOAD_END at end."
 echo
@@ -190,6 +194,8 @@ echo "| command | bytes read | median | p95 | min | runs | peak RSS (× bytes re
 echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |"
 row recall-typical "\`recall\`, typical store" "$BT" 3
 row recall-full "\`recall\`, full store" "$BF" 40
+row lint "\`lint\`, full store" "$BF" 1000
+row lint-full "\`lint --full\`, full store" "$BF" "$LINT_TARGET"
 row recall-portfolio "\`recall --scope portfolio\`, full store + 6 MiB brain" "$BP" -
 row recall-evidence "\`recall --ranking evidence --context-scope src\`, typical, no receipts" "$BT" 3
 row write "\`write\` (typical journal, $((BW / 1024)) KiB)" "$BW" 3
@@ -203,6 +209,8 @@ row sha256-runs "baseline: \`sha256sum\` of the runs' $(wc -l <"$R/.bench/nexus-
 echo
 awk -v o="$(stats outcomes | cut -d' ' -f1)" -v b="$BASE" \
 	'BEGIN {printf "outcomes / sha256 baseline (medians): %.2f× (target ≤ 1.5×).\n", o / b}'
+awk -v l="$(stats lint-full | cut -d' ' -f1)" -v r="$RECALL_FULL" \
+	'BEGIN {printf "lint --full / recall on the full store (medians): %.2f× (target ≤ 10×).\n", l / r}'
 
 echo
 echo "Growth: \`recall\` over 10/25/50/100 % of a full store (every file filled to that share of 2 MiB)."

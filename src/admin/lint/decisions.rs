@@ -1,5 +1,6 @@
 //! The decision checks: status links between decisions, and the ledger against the notes.
 
+use std::cell::OnceCell;
 use std::path::Path;
 
 use crate::actions::decisions::ledger::{self, LEDGER, Ledger, Record};
@@ -73,8 +74,10 @@ fn at(d: &Decision<'_>, check: &'static str, message: String, proposal: String) 
 /// Decisions by heading: exactly, and loosely — as slugs, without a leading number or date
 /// (`20201016-use-slugs` finds `Use slugs`; `use slugs` finds `Use Slugs`).
 struct Headings<'a> {
+    decisions: &'a [Decision<'a>],
     exact: FastMap<&'a str, Vec<usize>>,
-    loose: FastMap<String, Vec<usize>>,
+    /// Made on the first loose look-up: most stores never need it.
+    loose: OnceCell<FastMap<String, Vec<usize>>>,
 }
 
 /// `text` lowercased, its runs of letters and digits joined by `-`; and the same without its
@@ -94,19 +97,31 @@ fn slugs(text: &str) -> [String; 2] {
 }
 
 impl<'a> Headings<'a> {
-    fn new(decisions: &[Decision<'a>]) -> Self {
+    fn new(decisions: &'a [Decision<'a>]) -> Self {
         let mut exact: FastMap<&str, Vec<usize>> = FastMap::default();
-        let mut loose: FastMap<String, Vec<usize>> = FastMap::default();
         for (i, d) in decisions.iter().enumerate() {
             exact.entry(d.section.heading).or_default().push(i);
-            for slug in slugs(d.section.heading) {
-                let list = loose.entry(slug).or_default();
-                if list.last() != Some(&i) {
-                    list.push(i);
+        }
+        Self {
+            decisions,
+            exact,
+            loose: OnceCell::new(),
+        }
+    }
+
+    fn loose(&self) -> &FastMap<String, Vec<usize>> {
+        self.loose.get_or_init(|| {
+            let mut loose: FastMap<String, Vec<usize>> = FastMap::default();
+            for (i, d) in self.decisions.iter().enumerate() {
+                for slug in slugs(d.section.heading) {
+                    let list = loose.entry(slug).or_default();
+                    if list.last() != Some(&i) {
+                        list.push(i);
+                    }
                 }
             }
-        }
-        Self { exact, loose }
+            loose
+        })
     }
 
     /// The decisions `target` names: exactly if any heading is `target`, else loosely.
@@ -117,7 +132,7 @@ impl<'a> Headings<'a> {
         slugs(target)
             .iter()
             .filter(|slug| !slug.is_empty())
-            .find_map(|slug| self.loose.get(slug))
+            .find_map(|slug| self.loose().get(slug))
             .map_or(&[], Vec::as_slice)
     }
 }

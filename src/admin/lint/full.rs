@@ -5,8 +5,9 @@
 //!   [`DUPLICATE_THRESHOLD`]; entries of fewer than five tokens are not compared. All pairs are
 //!   found with prefix filtering (each set ordered rarest shingle first; two sets that reach
 //!   the threshold share a shingle among the first few of each), then measured exactly. The
-//!   words are hashed as they are read, in one pass, and the shingles sorted by buckets: both
-//!   give what the recall tokenizer and a plain sort give (property tests pin them);
+//!   words are hashed as they are read, in one pass, and only the shingles that may be shared
+//!   are sorted (by buckets, where a bit set first sets aside those seen once): both give what
+//!   the recall tokenizer and a plain sort of every shingle give (property tests pin them);
 //! * **decisions to review**: active for more than [`REVIEW_DAYS`] days (by their date) with no
 //!   journal event (its text containing the decision's title, case folded) and no receipt since;
 //! * **possible contradictions**: two active decisions whose titles share most of their words
@@ -43,13 +44,18 @@ pub const TITLE_OVERLAP: f64 = 0.75;
 /// Journal events older than this, cited by no note, are proposed for a synthesis lesson.
 pub const SUMMARY_DAYS: f64 = 30.0;
 
-pub fn check(
-    ctx: &Context,
-    notes: &[Note],
-    cut: &[Vec<(usize, Section<'_>)>],
-    out: &mut Vec<Finding>,
-) {
-    near_duplicates(notes, cut, out);
+/// The near-duplicate entries: the largest part of `--full`, which [`super::run`] runs beside
+/// the other checks.
+pub fn duplicates(notes: &[Note], cut: &[Vec<(usize, Section<'_>)>]) -> Vec<Finding> {
+    let mut out = Vec::new();
+    near_duplicates(notes, cut, &mut out);
+    out
+}
+
+/// Every other proposal: decisions to review, possible contradictions, stores near their caps,
+/// journal events to summarise.
+pub fn proposals(ctx: &Context, notes: &[Note], cut: &[Vec<(usize, Section<'_>)>]) -> Vec<Finding> {
+    let mut out = Vec::new();
     let journal = read_registry(&ctx.root, JOURNAL, true)
         .ok()
         .flatten()
@@ -70,10 +76,11 @@ pub fn check(
         .flat_map(|(note, sections)| sections.iter().map(move |(o, s)| (note, *o, s)))
         .filter(|(_, _, s)| matches!(status_of(s), None | Some(Status::Active)))
         .collect();
-    reviews(ctx, &active, &events, out);
-    contradictions(&active, out);
-    caps(ctx, out);
-    summaries(ctx, notes, &events, out);
+    reviews(ctx, &active, &events, &mut out);
+    contradictions(&active, &mut out);
+    caps(ctx, &mut out);
+    summaries(ctx, notes, &events, &mut out);
+    out
 }
 
 /// A hasher for keys that are hashes already.
@@ -176,39 +183,58 @@ fn push_shingles(
     }));
 }
 
-/// Sorts `keys`, which are uniform hashes (millions of them on a full store): one pass
-/// spreads them into 1,024 buckets by their top ten bits, then each bucket (small enough for
-/// the cache) is spread again by the next eight bits into runs of a few keys, each sorted on
-/// its own.
-fn bucket_sort(keys: &mut Vec<u64>) {
-    const TOP: u32 = 10;
-    const NEXT: u32 = 8;
-    let mut sorted = vec![0u64; keys.len()];
+/// Sorts the keys whose shingle other keys may have, and takes out the others (most of them,
+/// on any store), adding 1 to their entry's `size`. `mask` covers the entry's number in the
+/// low bits; the rest of a key is its shingle's hash, uniform, millions of them on a full
+/// store.
+///
+/// One pass spreads the keys into 1,024 buckets by their top ten bits. In each bucket (small
+/// enough for the cache), two bit sets, *seen* and *seen twice*, indexed by the next bits,
+/// find the keys alone in their slot: their shingle is no other key's. The rest are sorted:
+/// a slot that two different shingles fill keeps both, and the sort tells them apart, so what
+/// remains gives the same sets as a sort of every key.
+fn sort_shared(keys: &mut Vec<u64>, mask: u64, size: &mut [usize]) {
+    const TOP: u32 = 8;
+    const SLOT: u32 = 16;
+    debug_assert!(mask.leading_zeros() >= TOP + SLOT);
+    let mut spread_keys = vec![0u64; keys.len()];
     let mut counts = Vec::new();
-    let buckets = spread(keys, &mut sorted, (64 - TOP, TOP), &mut counts);
-    let mut scratch = Vec::new();
-    let mut runs = Vec::new();
+    let buckets = spread(keys, &mut spread_keys, (64 - TOP, TOP), &mut counts);
+    keys.clear();
+    let (mut seen, mut twice) = ([0u64; 1 << (SLOT - 6)], [0u64; 1 << (SLOT - 6)]);
+    let slot = |key: u64| {
+        let s = ((key >> (64 - TOP - SLOT)) & ((1 << SLOT) - 1)) as usize;
+        (s >> 6, 1u64 << (s & 63))
+    };
     for bounds in buckets.windows(2) {
-        let bucket = &mut sorted[bounds[0]..bounds[1]];
+        let bucket = &spread_keys[bounds[0]..bounds[1]];
+        let start = keys.len();
         if bucket.len() <= 64 {
-            bucket.sort_unstable();
-            continue;
+            keys.extend_from_slice(bucket);
+        } else {
+            seen.fill(0);
+            twice.fill(0);
+            for &key in bucket {
+                let (word, bit) = slot(key);
+                twice[word] |= seen[word] & bit;
+                seen[word] |= bit;
+            }
+            for &key in bucket {
+                let (word, bit) = slot(key);
+                if twice[word] & bit == 0 {
+                    #[expect(
+                        clippy::cast_possible_truncation,
+                        reason = "the low bits hold an entry's number"
+                    )]
+                    let entry = (key & mask) as usize;
+                    size[entry] += 1;
+                } else {
+                    keys.push(key);
+                }
+            }
         }
-        scratch.clear();
-        scratch.resize(bucket.len(), 0);
-        runs.clear();
-        runs.extend_from_slice(&spread(
-            bucket,
-            &mut scratch,
-            (64 - TOP - NEXT, NEXT),
-            &mut counts,
-        ));
-        for run in runs.windows(2) {
-            scratch[run[0]..run[1]].sort_unstable();
-        }
-        bucket.copy_from_slice(&scratch);
+        keys[start..].sort_unstable();
     }
-    *keys = sorted;
 }
 
 /// Copies `from` into `to` grouped by the `width` bits of each key from bit `shift` up, in
@@ -248,6 +274,7 @@ fn spread(
 /// Each entry's shingle set, described for prefix filtering: its size, and the shingles it
 /// shares with some other entry as `(frequency, hash)`, sorted. Shingles no other entry has
 /// come first in the global (frequency, hash) order and can never bring two entries together.
+#[derive(Debug, PartialEq, Eq)]
 struct Sets {
     size: Vec<usize>,
     shared: Vec<Vec<(u32, u64)>>,
@@ -273,13 +300,20 @@ fn shingle_sets(entries: &[(&Note, usize, &Section<'_>)]) -> Sets {
             &mut keys,
         );
     }
-    bucket_sort(&mut keys);
-    keys.dedup();
     let mask = (1u64 << bits) - 1;
     let mut sets = Sets {
         size: vec![0; entries.len()],
         shared: vec![Vec::new(); entries.len()],
     };
+    sort_shared(&mut keys, mask, &mut sets.size);
+    describe(&mut keys, mask, &mut sets);
+    sets
+}
+
+/// Adds the sorted `keys` to the sets (after removing repeated keys: a shingle twice in one
+/// entry counts once), then orders each entry's shared shingles.
+fn describe(keys: &mut Vec<u64>, mask: u64, sets: &mut Sets) {
+    keys.dedup();
     for run in keys.chunk_by(|a, b| a & !mask == b & !mask) {
         let frequency = u32::try_from(run.len()).unwrap_or(u32::MAX);
         for &key in run {
@@ -297,7 +331,6 @@ fn shingle_sets(entries: &[(&Note, usize, &Section<'_>)]) -> Sets {
     for shared in &mut sets.shared {
         shared.sort_unstable();
     }
-    sets
 }
 
 fn near_duplicates(notes: &[Note], cut: &[Vec<(usize, Section<'_>)>], out: &mut Vec<Finding>) {
@@ -309,6 +342,7 @@ fn near_duplicates(notes: &[Note], cut: &[Vec<(usize, Section<'_>)>], out: &mut 
     let sets = shingle_sets(&entries);
     let mut postings: Fast<u64, Vec<u32>> = Fast::default();
     let mut seen = vec![u32::MAX; entries.len()];
+    let mut candidates = Vec::new();
     for (i, shared) in sets.shared.iter().enumerate() {
         let size = sets.size[i];
         // The prefix of the whole set, in the global order: its unique shingles come first.
@@ -317,7 +351,7 @@ fn near_duplicates(notes: &[Note], cut: &[Vec<(usize, Section<'_>)>], out: &mut 
             continue;
         }
         let index = u32::try_from(i).unwrap_or(u32::MAX);
-        let mut candidates = Vec::new();
+        candidates.clear();
         for (_, h) in probe {
             for &j in postings.get(h).map_or(&[][..], Vec::as_slice) {
                 if seen[j as usize] != index {
@@ -331,7 +365,7 @@ fn near_duplicates(notes: &[Note], cut: &[Vec<(usize, Section<'_>)>], out: &mut 
         // many others it resembles too: n copies of one text give n - 1 findings, not n²/2.
         let mut first: Option<(usize, f64)> = None;
         let mut others = 0usize;
-        for j in candidates {
+        for &j in &candidates {
             let (small, large) = (size.min(sets.size[j]), size.max(sets.size[j]));
             #[expect(clippy::cast_precision_loss, reason = "set sizes are far below 2^52")]
             if (small as f64) < DUPLICATE_THRESHOLD * large as f64 {
@@ -451,24 +485,20 @@ fn reviews(
         .collect();
     // The latest mention of each title: journal events by their text, receipts by heading.
     let mut latest = vec![f64::NEG_INFINITY; old.len()];
-    if let Ok(matcher) = AhoCorasick::new(&titles) {
-        let mut ascii = String::new();
-        for (ts, line, _) in events {
-            let unicode;
-            let lower = if line.is_ascii() {
-                ascii.clear();
-                ascii.push_str(line);
-                ascii.make_ascii_lowercase();
-                ascii.as_str()
-            } else {
-                unicode = line.to_lowercase();
-                unicode.as_str()
-            };
-            for found in matcher.find_overlapping_iter(lower) {
-                let k = found.pattern().as_usize();
-                latest[k] = latest[k].max(*ts);
-            }
-        }
+    let titles_in = Titles::new(&titles);
+    let mut ascii = String::new();
+    for (ts, line, _) in events {
+        let unicode;
+        let lower = if line.is_ascii() {
+            ascii.clear();
+            ascii.push_str(line);
+            ascii.make_ascii_lowercase();
+            ascii.as_str()
+        } else {
+            unicode = line.to_lowercase();
+            unicode.as_str()
+        };
+        titles_in.each_found(lower, |k| latest[k] = latest[k].max(*ts));
     }
     let receipts = receipts::read_store(&ctx.root).unwrap_or_default();
     for receipt in &receipts {
@@ -511,6 +541,84 @@ fn reviews(
                 h = section.heading
             )),
         ));
+    }
+}
+
+/// Finds which of many titles a text contains. A title of eight bytes or more is looked up
+/// by its first eight bytes at every position of the text (a bit set of their hashes turns
+/// almost every position away at once, then the title is compared); shorter ones go to an
+/// Aho-Corasick automaton. Much faster than one automaton over thousands of titles, and finds
+/// exactly what it finds.
+struct Titles<'a> {
+    texts: &'a [String],
+    /// Which hashes of a long title's first eight bytes occur, [`Self::FILTER_BITS`] bits.
+    filter: Vec<u64>,
+    long: FastMap<u64, Vec<usize>>,
+    short: Option<(AhoCorasick, Vec<usize>)>,
+}
+
+impl<'a> Titles<'a> {
+    const FILTER_BITS: u32 = 18;
+
+    fn new(titles: &'a [String]) -> Self {
+        let mut filter = vec![0u64; 1 << (Self::FILTER_BITS - 6)];
+        let mut long: FastMap<u64, Vec<usize>> = FastMap::default();
+        let mut short = Vec::new();
+        for (k, title) in titles.iter().enumerate() {
+            match Self::head(title.as_bytes()) {
+                Some(head) => {
+                    let slot = Self::slot(head);
+                    filter[slot >> 6] |= 1 << (slot & 63);
+                    long.entry(head).or_default().push(k);
+                }
+                None => short.push(k),
+            }
+        }
+        let short = (!short.is_empty())
+            .then(|| AhoCorasick::new(short.iter().map(|&k| &titles[k])).ok())
+            .flatten()
+            .map(|matcher| (matcher, short));
+        Self {
+            texts: titles,
+            filter,
+            long,
+            short,
+        }
+    }
+
+    /// The first eight bytes, as one number.
+    fn head(bytes: &[u8]) -> Option<u64> {
+        Some(u64::from_le_bytes(bytes.get(..8)?.try_into().ok()?))
+    }
+
+    fn slot(head: u64) -> usize {
+        (head.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - Self::FILTER_BITS)) as usize
+    }
+
+    /// Calls `found` with the number of each title that `text` contains, once or more.
+    fn each_found(&self, text: &str, mut found: impl FnMut(usize)) {
+        let bytes = text.as_bytes();
+        if !self.long.is_empty() {
+            for (at, window) in bytes.windows(8).enumerate() {
+                let Some(head) = Self::head(window) else {
+                    continue;
+                };
+                let slot = Self::slot(head);
+                if self.filter[slot >> 6] & (1 << (slot & 63)) == 0 {
+                    continue;
+                }
+                for &k in self.long.get(&head).map_or(&[][..], Vec::as_slice) {
+                    if bytes[at..].starts_with(self.texts[k].as_bytes()) {
+                        found(k);
+                    }
+                }
+            }
+        }
+        if let Some((matcher, numbers)) = &self.short {
+            for m in matcher.find_overlapping_iter(text) {
+                found(numbers[m.pattern().as_usize()]);
+            }
+        }
     }
 }
 
@@ -766,16 +874,58 @@ mod tests {
         }
 
         #[test]
-        fn the_bucket_sort_sorts(
-            keys in proptest::collection::vec(proptest::prelude::any::<u64>(), 0..3000),
+        fn setting_unique_shingles_aside_gives_the_sets_a_full_sort_gives(
+            picks in proptest::collection::vec((0usize..400, 0u64..32), 0..6000),
+            pool in proptest::collection::vec(proptest::prelude::any::<u64>(), 400),
             narrow in proptest::prelude::any::<bool>(),
         ) {
-            // Narrow keys share their top bits: one large bucket, spread again.
-            let mut keys: Vec<u64> = if narrow { keys.iter().map(|k| k >> 12).collect() } else { keys };
-            let mut expected = keys.clone();
-            expected.sort_unstable();
-            bucket_sort(&mut keys);
-            proptest::prop_assert_eq!(keys, expected);
+            // Keys drawn from a pool of 400 shingles, so that many are shared, in 32 entries;
+            // narrow shingles share their top bits: one large bucket, and slots shared by
+            // different shingles.
+            let mask = 31u64;
+            let mut keys: Vec<u64> = picks
+                .iter()
+                .map(|&(shingle, entry)| {
+                    let hash = if narrow { pool[shingle] >> 12 } else { pool[shingle] };
+                    (hash & !mask) | entry
+                })
+                .collect();
+            let empty = || Sets { size: vec![0; 32], shared: vec![Vec::new(); 32] };
+            let mut expected = empty();
+            let mut all = keys.clone();
+            all.sort_unstable();
+            describe(&mut all, mask, &mut expected);
+            let mut sets = empty();
+    sort_shared(&mut keys, mask, &mut sets.size);
+            proptest::prop_assert!(keys.is_sorted());
+            describe(&mut keys, mask, &mut sets);
+            proptest::prop_assert_eq!(sets, expected);
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(500))]
+
+        #[test]
+        fn titles_are_found_as_one_automaton_finds_them(
+            titles in proptest::collection::vec("[ab é]{0,12}", 0..30),
+            texts in proptest::collection::vec("[ab é]{0,60}", 0..10),
+        ) {
+            let expected = AhoCorasick::new(&titles).unwrap();
+            let titles_in = Titles::new(&titles);
+            for text in &texts {
+                let mut want: Vec<usize> = expected
+                    .find_overlapping_iter(text.as_str())
+                    .map(|m| m.pattern().as_usize())
+                    .collect();
+                want.sort_unstable();
+                want.dedup();
+                let mut got = Vec::new();
+                titles_in.each_found(text, |k| got.push(k));
+                got.sort_unstable();
+                got.dedup();
+                proptest::prop_assert_eq!(got, want, "{:?}", text);
+            }
         }
     }
 

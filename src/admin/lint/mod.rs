@@ -62,52 +62,94 @@ impl LintReport {
 pub fn run(args: &LintArgs, ctx: &Context) -> LintReport {
     let mut report = LintReport::default();
     let mut notes = Vec::new();
-    for dir in NOTE_DIRS {
-        for name in NOTE_FILES {
-            let rel = format!("{dir}/{name}");
-            match read_loose(&ctx.root.join(&rel), &ctx.root) {
-                Ok(Loose::Read(text)) => {
-                    report.checked.push(rel.clone());
-                    notes.push(Note::new(rel, name, text));
-                }
-                Ok(Loose::Missing) => {}
-                Ok(Loose::Skipped(skip)) => {
-                    report.checked.push(rel.clone());
-                    report.findings.push(file_finding(
-                        &rel,
-                        "format",
-                        Severity::Warning,
-                        format!("every reader skips this note file: {skip}"),
-                    ));
-                }
-                Err(e) => {
-                    report.checked.push(rel.clone());
-                    report.findings.push(file_finding(
-                        &rel,
-                        "format",
-                        Severity::Warning,
-                        format!("cannot read this note file: {e}"),
-                    ));
-                }
+    let files: Vec<(String, &'static str)> = NOTE_DIRS
+        .iter()
+        .flat_map(|dir| {
+            NOTE_FILES
+                .iter()
+                .map(move |name| (format!("{dir}/{name}"), *name))
+        })
+        .collect();
+    let read = on_two_threads(&files, |(rel, _)| {
+        read_loose(&ctx.root.join(rel), &ctx.root)
+    });
+    for ((rel, name), read) in files.into_iter().zip(read) {
+        match read {
+            Ok(Loose::Read(text)) => {
+                report.checked.push(rel.clone());
+                notes.push(Note::new(rel, name, text));
+            }
+            Ok(Loose::Missing) => {}
+            Ok(Loose::Skipped(skip)) => {
+                report.checked.push(rel.clone());
+                report.findings.push(file_finding(
+                    &rel,
+                    "format",
+                    Severity::Warning,
+                    format!("every reader skips this note file: {skip}"),
+                ));
+            }
+            Err(e) => {
+                report.checked.push(rel.clone());
+                report.findings.push(file_finding(
+                    &rel,
+                    "format",
+                    Severity::Warning,
+                    format!("cannot read this note file: {e}"),
+                ));
             }
         }
     }
-    let cut: Vec<Vec<(usize, Section<'_>)>> = notes.iter().map(Note::sections).collect();
-    notes::check(&ctx.root, &notes, &cut, &mut report.findings);
-    decisions::check(
-        &ctx.root,
-        &notes,
-        &cut,
-        &mut report.checked,
-        &mut report.findings,
-    );
-    check_receipts(ctx, &mut report.findings);
-    check_views(ctx, &mut report.findings);
-    if args.full {
-        full::check(ctx, &notes, &cut, &mut report.findings);
-    }
+    let cut: Vec<Vec<(usize, Section<'_>)>> = on_two_threads(&notes, Note::sections);
+    // `--full`'s near-duplicate search, its largest part, runs on a second thread beside the
+    // other checks; the findings keep one order whichever finishes first.
+    let full_findings = std::thread::scope(|scope| {
+        let duplicates = args
+            .full
+            .then(|| scope.spawn(|| full::duplicates(&notes, &cut)));
+        notes::check(&ctx.root, &notes, &cut, &mut report.findings);
+        decisions::check(
+            &ctx.root,
+            &notes,
+            &cut,
+            &mut report.checked,
+            &mut report.findings,
+        );
+        check_receipts(ctx, &mut report.findings);
+        check_views(ctx, &mut report.findings);
+        let proposals = if args.full {
+            full::proposals(ctx, &notes, &cut)
+        } else {
+            Vec::new()
+        };
+        let duplicates = duplicates.map_or_else(Vec::new, |thread| {
+            thread
+                .join()
+                .unwrap_or_else(|e| std::panic::resume_unwind(e))
+        });
+        [duplicates, proposals].concat()
+    });
+    report.findings.extend(full_findings);
     report.findings.sort_by_key(|f| f.severity);
     report
+}
+
+/// `f` of every item, in order: the even ones on this thread, the odd ones on a second (the
+/// note files are read and cut this way).
+fn on_two_threads<'a, T: Sync, R: Send>(items: &'a [T], f: impl Fn(&'a T) -> R + Sync) -> Vec<R> {
+    if items.len() < 2 {
+        return items.iter().map(f).collect();
+    }
+    let (even, odd) = std::thread::scope(|scope| {
+        let odd = scope.spawn(|| items.iter().skip(1).step_by(2).map(&f).collect::<Vec<R>>());
+        let even: Vec<R> = items.iter().step_by(2).map(&f).collect();
+        let odd = odd.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+        (even, odd)
+    });
+    let mut odd = odd.into_iter();
+    even.into_iter()
+        .flat_map(|r| std::iter::once(r).chain(odd.next()))
+        .collect()
 }
 
 /// The generated views of the entries (`INDEX.md`, `CANDIDATES.md`) that no longer match their
@@ -252,5 +294,19 @@ impl Report for LintReport {
 
     fn exit_code(&self) -> u8 {
         u8::from(self.count(Severity::Error) > 0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn two_threads_give_every_result_in_order() {
+        for n in 0..9 {
+            let items: Vec<usize> = (0..n).collect();
+            let doubled = on_two_threads(&items, |&i| i * 2);
+            assert_eq!(doubled, items.iter().map(|i| i * 2).collect::<Vec<_>>());
+        }
     }
 }

@@ -1,6 +1,7 @@
 //! The checks of each note file on its own: headings used twice, `###` inside fenced code,
 //! entries without an ISO date, statuses outside the list, and `[[links]]` that lead nowhere.
 
+use std::cell::OnceCell;
 use std::path::Path;
 
 use crate::admin::lint::findings::{FastMap, FastSet, Finding, Note, Severity, finding};
@@ -15,7 +16,9 @@ pub fn check(
     out: &mut Vec<Finding>,
 ) {
     let headings: FastSet<&str> = cut.iter().flatten().map(|(_, s)| s.heading).collect();
-    let lower: FastSet<String> = headings.iter().map(|h| h.to_lowercase()).collect();
+    // Headings case folded, made only when a link needs them.
+    let lower: OnceCell<FastSet<String>> = OnceCell::new();
+    let lower = || lower.get_or_init(|| headings.iter().map(|h| h.to_lowercase()).collect());
     for (note, sections) in notes.iter().zip(cut) {
         duplicates(note, sections, out);
         in_code(note, sections, out);
@@ -132,15 +135,18 @@ fn dates(note: &Note, offset: usize, section: &Section<'_>, out: &mut Vec<Findin
 
 /// `[[target]]`, `[[target|label]]`, `[[file#heading]]`: the target must be a heading of a note
 /// file, or a file of the memory folders (`.md` may be left out).
-fn links(
+fn links<'a>(
     root: &Path,
     note: &Note,
     notes: &[Note],
     headings: &FastSet<&str>,
-    lower: &FastSet<String>,
+    lower: &impl Fn() -> &'a FastSet<String>,
     out: &mut Vec<Finding>,
 ) {
     let text = &note.text;
+    if memchr::memmem::find(text.as_bytes(), b"[[").is_none() {
+        return;
+    }
     let mut fence: Option<&str> = None;
     let mut start = 0;
     for line in text.split_inclusive('\n') {
@@ -183,15 +189,15 @@ fn links(
     }
 }
 
-fn resolves(
+fn resolves<'a>(
     root: &Path,
     note: &Note,
     notes: &[Note],
     headings: &FastSet<&str>,
-    lower: &FastSet<String>,
+    lower: &impl Fn() -> &'a FastSet<String>,
     target: &str,
 ) -> bool {
-    let is_heading = |h: &str| headings.contains(h) || lower.contains(&h.to_lowercase());
+    let is_heading = |h: &str| headings.contains(h) || lower().contains(&h.to_lowercase());
     let Some((file, heading)) = target.split_once('#') else {
         return is_heading(target) || is_file(root, note, target);
     };
