@@ -3,12 +3,19 @@
 //! The default ranking stays bmad-plus's; this one is opt-in and better at its job (measured in
 //! `BENCHMARKS.md`). Everything is computed per query from one read of the files — no index on
 //! disk, since the memory lives in git and an index would be one more file to merge and to go
-//! stale. For every candidate the pass counts the query's terms and the candidate's length;
-//! document frequencies and average lengths come from the same pass.
+//! stale. For every candidate the pass counts the query's terms and measures the candidate's
+//! length; document frequencies and average lengths come from the same pass.
 //!
 //! * **Words** ([`tokens`]): Unicode word boundaries, case and accent folding, French elision,
-//!   short stop-word lists, Snowball English and French stems; a candidate's language (the stem
-//!   that counts for it) is guessed from its stop words.
+//!   short stop-word lists, Snowball English and French stems. A candidate is French (its French
+//!   stems count) when at least one byte in 64 of it is the first byte of `é`, `à`, `ç`…
+//! * **Only where a term can be**: the query stems' leading letters ([`Anchors`]) are searched
+//!   in each file once; only the whitespace-delimited chunks where one starts a word part, or
+//!   that hold a `'` or a non-ASCII byte, are cut into words and stemmed (once per distinct
+//!   chunk), which gives the same term frequencies as cutting every word. A journal line is
+//!   parsed only when it may hold a term.
+//! * **Lengths in bytes**: a field's length is its size in bytes (an event's, its line's), each
+//!   collection with its own average: BM25 needs only the ratio to the average.
 //! * **Two collections**: the notes (`###` sections, with the heading and the body as two fields
 //!   of their own weight and length normalization) and the journal's events (one field). Each has
 //!   its own document count, frequencies and average lengths; an event's score then loses half
@@ -25,6 +32,8 @@ pub mod tokens;
 
 use std::collections::HashMap;
 use std::rc::Rc;
+
+use aho_corasick::{AhoCorasick, Input, MatchKind};
 
 use crate::actions::recall::score::{self, Candidate, Note, NoteFile, Request, Scored};
 use crate::context::Context;
@@ -138,147 +147,253 @@ pub struct Counts {
     pub terms: Vec<(u16, [u32; 2])>,
 }
 
-/// One pass's view of the words: which term each stem is, and which first letters start one.
+/// Where a query term may stand in a text: the leading letters of each of its stems, found by one
+/// automaton (ASCII case ignored, SIMD prefilter).
+///
+/// Both stemmers keep the leading letters of a plain ASCII word, but for its last one or two
+/// (Porter2 adds an `e` or turns a `y` into an `i`; both drop suffixes): a word whose stem is `s`
+/// starts with `s`'s first `min(|s| − 1, 4)` letters (all of them when `s` has two or fewer), an
+/// `i` among them possibly written `y` (`dying` is `die`). A word part starts a run of ASCII
+/// letters and digits or a camel-case hump. So an ASCII stretch where no word part starts with
+/// one of these anchors, with no `'` (an apostrophe inside a word is dropped from its stem) and
+/// no non-ASCII byte (case and accent folding), holds no query term; the tests hold every word of
+/// the benchmark corpus and random words to that.
+#[derive(Debug)]
+struct Anchors {
+    automaton: AhoCorasick,
+    /// Some anchor could come out of the text an event's values give but not their JSON
+    /// (numbers written anew, `[object Object]`): every journal line is then parsed.
+    parse_every_event: bool,
+}
+
+impl Anchors {
+    fn new<'s>(stems: impl IntoIterator<Item = &'s str>) -> Self {
+        let mut patterns: Vec<Vec<u8>> = Vec::new();
+        let mut parse_every_event = false;
+        for stem in stems {
+            // A stem with a non-ASCII letter is no ASCII word's: those are read exactly anyway.
+            if !stem.is_ascii() || stem.is_empty() {
+                continue;
+            }
+            let len = if stem.len() <= 2 {
+                stem.len()
+            } else {
+                (stem.len() - 1).min(4)
+            };
+            let anchor = &stem.as_bytes()[..len];
+            parse_every_event |= anchor.iter().all(|c| c.is_ascii_digit() || *c == b'e')
+                || [&b"object"[..], b"infinity", b"nan"]
+                    .iter()
+                    .any(|w| w.starts_with(anchor));
+            let mut variants = vec![anchor.to_vec()];
+            for (i, &c) in anchor.iter().enumerate() {
+                if c == b'i' {
+                    for k in 0..variants.len() {
+                        let mut v = variants[k].clone();
+                        v[i] = b'y';
+                        variants.push(v);
+                    }
+                }
+            }
+            patterns.extend(variants);
+        }
+        patterns.sort_unstable();
+        patterns.dedup();
+        let automaton = AhoCorasick::builder()
+            .match_kind(MatchKind::LeftmostFirst)
+            .build(&patterns)
+            .unwrap_or_else(|_| AhoCorasick::new([b"\0"]).expect("one pattern"));
+        Self {
+            automaton,
+            parse_every_event,
+        }
+    }
+
+    /// Calls `chunk` with each whitespace-delimited chunk of `text` that may hold a query term:
+    /// one holding an anchor, a `'` or a non-ASCII byte; each once, in order.
+    /// `hits` are [`Anchors::hits`] of `text`.
+    fn chunks<'t>(text: &'t str, hits: &[usize], mut chunk: impl FnMut(&'t str)) {
+        let b = text.as_bytes();
+        let is_ascii = text.is_ascii();
+        let (mut quote, mut high) = (0, if is_ascii { usize::MAX } else { 0 });
+        let mut next = 0;
+        let mut pos = 0;
+        while pos < b.len() {
+            // The next position of each kind at or after `pos` (`usize::MAX`: none).
+            while hits.get(next).is_some_and(|&h| h < pos) {
+                next += 1;
+            }
+            let hit = hits.get(next).copied().unwrap_or(usize::MAX);
+            if quote < pos || pos == 0 {
+                quote = memchr::memchr(b'\'', &b[pos..]).map_or(usize::MAX, |i| pos + i);
+            }
+            if high < pos || (pos == 0 && !is_ascii) {
+                high = tokens::first_non_ascii(&b[pos..]).map_or(usize::MAX, |i| pos + i);
+            }
+            let at = hit.min(quote).min(high);
+            if at == usize::MAX {
+                return;
+            }
+            let start = b[..at]
+                .iter()
+                .rposition(u8::is_ascii_whitespace)
+                .map_or(0, |i| i + 1);
+            let end = b[at..]
+                .iter()
+                .position(u8::is_ascii_whitespace)
+                .map_or(b.len(), |i| at + i);
+            chunk(&text[start..end]);
+            pos = end + 1;
+        }
+    }
+
+    /// Every position of `b` where an anchor starts a word part (after a byte that is no ASCII
+    /// letter or digit, or an uppercase letter after a lowercase one), in order. The automaton
+    /// looks for lowercase anchors in a lowercase copy (`lower`): with a few patterns and no case
+    /// to ignore, its SIMD prefilter skips most of the text.
+    fn hits(&self, b: &[u8], lower: &mut Vec<u8>) -> Vec<usize> {
+        lower.clear();
+        lower.extend_from_slice(b);
+        lower.make_ascii_lowercase();
+        let mut hits = Vec::new();
+        let mut pos = 0;
+        // Leftmost matches, the search resumed one byte after each: every start is seen.
+        while let Some(m) = self
+            .automaton
+            .find(Input::new(&lower[..]).span(pos..b.len()))
+        {
+            let at = m.start();
+            let starts_part = at == 0 || {
+                let before = b[at - 1];
+                !before.is_ascii_alphanumeric()
+                    || (before.is_ascii_lowercase() && b[at].is_ascii_uppercase())
+            };
+            if starts_part {
+                hits.push(at);
+            }
+            pos = at + 1;
+        }
+        hits
+    }
+
+    /// Whether a journal line must be parsed: it may hold a query term, or a backslash (an
+    /// escape may write any letter).
+    fn event_may_match(&self, line: &str) -> bool {
+        self.parse_every_event
+            || !line.is_ascii()
+            || memchr::memchr2(b'\'', b'\\', line.as_bytes()).is_some()
+            || !self.hits(line.as_bytes(), &mut Vec::new()).is_empty()
+    }
+}
+
+/// The term of each word of a chunk, per language (`NONE`: none).
+const NONE: u16 = u16::MAX;
+
+/// One pass's view of the words: which term each stem is, where terms may stand, and the terms
+/// of every chunk met so far.
 struct Counter<'l> {
     lexicon: &'l mut Lexicon,
     keep_stop: bool,
-    /// The term index of each stem interned when the pass began (`u16::MAX`: none), per language.
+    /// The term index of each stem interned when the pass began (`NONE`: none), per language.
     en_terms: Vec<u16>,
     fr_terms: Vec<u16>,
-    /// What a plain word may be by its first two bytes (lowercase ASCII), at
-    /// `128 × first + second`: [`TERM_PREFIX`] and [`STOP_PREFIX`] flags.
-    prefixes: Rc<[u8]>,
+    anchors: Rc<Anchors>,
+    /// A field in lowercase, for the anchors' search.
+    lower: Vec<u8>,
+    /// Each chunk met, as a range of `found`: its words that are a term in either language.
+    chunks: HashMap<Box<str>, (u32, u32), foldhash::fast::FixedState>,
+    found: Vec<(u16, u16)>,
     en: Vec<[u32; 2]>,
     fr: Vec<[u32; 2]>,
 }
 
-use tokens::{STOP_PREFIX, TERM_PREFIX};
-
-/// A candidate's running counts: its field lengths and its stop words of each language.
-#[derive(Debug, Default)]
-struct Tally {
-    lengths: [u32; 2],
-    stop_en: u32,
-    stop_fr: u32,
-}
-
-/// A word as one pass sees it.
-#[derive(Debug, Clone, Copy)]
-struct Seen {
-    is_stop_en: bool,
-    is_stop_fr: bool,
-    en: Option<u16>,
-    fr: Option<u16>,
-}
+/// A text is French when at least one byte in this many is `0xC3` (the first byte of `é`, `à`,
+/// `ç`… in UTF-8).
+const FRENCH_FROM: usize = 64;
 
 impl<'l> Counter<'l> {
     fn new(lexicon: &'l mut Lexicon, terms: &[Term], keep_stop: bool) -> Self {
-        let mut en_terms = vec![u16::MAX; lexicon.names.len()];
-        let mut fr_terms = vec![u16::MAX; lexicon.names.len()];
-        let mut prefixes = vec![0u8; 128 * 128];
-        for word in tokens::STOP_EN.iter().chain(tokens::STOP_FR) {
-            if let [first, second, ..] = **word
-                && first < 128
-                && second < 128
-            {
-                prefixes[usize::from(first) * 128 + usize::from(second)] |= STOP_PREFIX;
-            }
-        }
+        let mut en_terms = vec![NONE; lexicon.names.len()];
+        let mut fr_terms = vec![NONE; lexicon.names.len()];
         for (i, term) in terms.iter().enumerate().rev() {
-            let i = u16::try_from(i).unwrap_or(u16::MAX);
-            for (map, stem) in [(&mut en_terms, term.en), (&mut fr_terms, term.fr)] {
-                map[stem as usize] = i;
-                match *lexicon.names[stem as usize].as_bytes() {
-                    [first, second, ..] if first < 128 && second < 128 => {
-                        let at = usize::from(first) * 128;
-                        prefixes[at + usize::from(second)] |= TERM_PREFIX;
-                        // English stems `dying` as `die`.
-                        if second == b'i' {
-                            prefixes[at + usize::from(b'y')] |= TERM_PREFIX;
-                        }
-                    }
-                    [first, ..] if first < 128 => {
-                        let at = usize::from(first) * 128;
-                        prefixes[at..at + 128]
-                            .iter_mut()
-                            .for_each(|p| *p |= TERM_PREFIX);
-                    }
-                    _ => {}
-                }
-            }
+            let i = u16::try_from(i).unwrap_or(NONE);
+            en_terms[term.en as usize] = i;
+            fr_terms[term.fr as usize] = i;
         }
+        let anchors = Anchors::new(
+            terms
+                .iter()
+                .flat_map(|t| [t.en, t.fr])
+                .map(|stem| &*lexicon.names[stem as usize]),
+        );
         Self {
             lexicon,
             keep_stop,
             en_terms,
             fr_terms,
-            prefixes: prefixes.into(),
+            anchors: Rc::new(anchors),
+            lower: Vec::new(),
+            chunks: HashMap::default(),
+            found: Vec::new(),
             en: vec![[0; 2]; terms.len()],
             fr: vec![[0; 2]; terms.len()],
         }
     }
 
-    /// `raw` for this pass; `None` when it is no word. A plain word (ASCII letters and digits)
-    /// whose first two letters start no term's stem cannot be one of them (stemming keeps them,
-    /// but for a `y` that may become an `i`), so it is not stemmed at all.
-    fn see(&mut self, raw: &str, is_plain: bool) -> Option<Seen> {
-        let b = raw.as_bytes();
-        if is_plain {
-            let [first, second, ..] = *b else {
-                return None;
-            };
-            let prefix = usize::from(first.to_ascii_lowercase()) * 128
-                + usize::from(second.to_ascii_lowercase());
-            if self.prefixes[prefix] & TERM_PREFIX == 0 {
-                let (is_stop_en, is_stop_fr) = tokens::ascii_stop(b);
-                return Some(Seen {
-                    is_stop_en,
-                    is_stop_fr,
-                    en: None,
-                    fr: None,
-                });
-            }
-        }
+    /// The terms word `raw` is in each language, when it is one in either.
+    fn terms_of(&mut self, raw: &str) -> Option<(u16, u16)> {
         let info = self.lexicon.analyze(raw)?;
-        let find =
-            |map: &[u16], stem: u32| map.get(stem as usize).copied().filter(|&t| t != u16::MAX);
-        Some(Seen {
-            is_stop_en: info.is_stop_en,
-            is_stop_fr: info.is_stop_fr,
-            en: find(&self.en_terms, info.en),
-            fr: find(&self.fr_terms, info.fr),
-        })
+        if !self.keep_stop && (info.is_stop_en || info.is_stop_fr) {
+            return None;
+        }
+        let find = |map: &[u16], stem: u32| map.get(stem as usize).copied().unwrap_or(NONE);
+        let (en, fr) = (find(&self.en_terms, info.en), find(&self.fr_terms, info.fr));
+        (en != NONE || fr != NONE).then_some((en, fr))
     }
 
-    /// Counts word `raw` of `field`, the way that serves every word.
-    #[inline(never)]
-    fn take(&mut self, raw: &str, is_plain: bool, field: usize, tally: &mut Tally) {
-        let Some(w) = self.see(raw, is_plain) else {
-            return;
+    fn tally(&mut self, (en, fr): (u16, u16), field: usize) {
+        if en != NONE {
+            self.en[usize::from(en)][field] += 1;
+        }
+        if fr != NONE {
+            self.fr[usize::from(fr)][field] += 1;
+        }
+    }
+
+    /// Counts the terms of `chunk` in `field`; a chunk met before is not cut again.
+    fn take_chunk(&mut self, chunk: &str, field: usize) {
+        let (from, to) = if let Some(&range) = self.chunks.get(chunk) {
+            range
+        } else {
+            let from = self.found.len();
+            let mut words = Vec::new();
+            tokens::for_each_word(chunk, |w| words.push(w));
+            for word in words {
+                if let Some(t) = self.terms_of(word) {
+                    self.found.push(t);
+                }
+            }
+            let at = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+            let range = (at(from), at(self.found.len()));
+            self.chunks.insert(chunk.into(), range);
+            range
         };
-        tally.stop_en += u32::from(w.is_stop_en);
-        tally.stop_fr += u32::from(w.is_stop_fr);
-        if !self.keep_stop && (w.is_stop_en || w.is_stop_fr) {
-            return;
-        }
-        tally.lengths[field] += 1;
-        if let Some(t) = w.en {
-            self.en[usize::from(t)][field] += 1;
-        }
-        if let Some(t) = w.fr {
-            self.fr[usize::from(t)][field] += 1;
+        for i in from as usize..to as usize {
+            self.tally(self.found[i], field);
         }
     }
 
-    /// The counts of what was seen, in the language the stop words suggest; the per-term tallies
-    /// are cleared for the next candidate.
-    fn finish(&mut self, tally: &Tally) -> Counts {
-        let &Tally {
-            lengths,
-            stop_en,
-            stop_fr,
-        } = tally;
-        let chosen = if stop_fr > stop_en {
+    /// The counts of what was seen, in the candidate's language; the per-term tallies are
+    /// cleared for the next candidate.
+    fn finish(&mut self, fields: [&str; 2]) -> Counts {
+        let lengths = fields.map(|f| u32::try_from(f.len()).unwrap_or(u32::MAX));
+        let bytes: usize = fields.iter().map(|f| f.len()).sum();
+        let accented: usize = fields
+            .iter()
+            .filter(|f| !f.is_ascii())
+            .map(|f| memchr::memchr_iter(0xC3, f.as_bytes()).count())
+            .sum();
+        let chosen = if accented * FRENCH_FROM >= bytes && accented > 0 {
             &self.fr
         } else {
             &self.en
@@ -294,35 +409,39 @@ impl<'l> Counter<'l> {
         Counts { lengths, terms }
     }
 
-    /// [`Counter::count`] as it was before its shortcuts: every word through [`Counter::see`],
-    /// cut at whitespace first. The reference the tests hold it to.
+    /// [`Counter::count`] without its shortcuts: every word of both fields analyzed. The
+    /// reference the tests hold it to.
     #[cfg(test)]
     fn count_reference(&mut self, fields: [&str; 2]) -> Counts {
-        let mut tally = Tally::default();
         for (field, text) in fields.iter().enumerate() {
-            tokens::reference_marked_words(text, |raw, is_plain| {
-                self.take(raw, is_plain, field, &mut tally);
-            });
+            let mut words = Vec::new();
+            tokens::for_each_word(text, |w| words.push(w));
+            for word in words {
+                if let Some(t) = self.terms_of(word) {
+                    self.tally(t, field);
+                }
+            }
         }
-        self.finish(&tally)
+        self.finish(fields)
     }
 
-    /// Counts the terms in a candidate's fields, in the language its stop words suggest. Most
-    /// plain words are only counted, in bulk by the cut itself; the rest go through
-    /// [`Counter::take`].
+    /// Counts the terms in a candidate's fields, in its language (French when accented letters
+    /// are frequent enough), and their lengths in bytes. Only the chunks where a term may stand
+    /// are cut into words.
     fn count(&mut self, fields: [&str; 2]) -> Counts {
-        let mut tally = Tally::default();
-        let prefixes = Rc::clone(&self.prefixes);
+        let anchors = Rc::clone(&self.anchors);
+        let mut lower = std::mem::take(&mut self.lower);
+        let hits = fields.map(|text| anchors.hits(text.as_bytes(), &mut lower));
+        self.lower = lower;
+        self.count_with(fields, &hits)
+    }
+
+    /// [`Counter::count`] with each field's [`Anchors::hits`] given.
+    fn count_with(&mut self, fields: [&str; 2], hits: &[Vec<usize>; 2]) -> Counts {
         for (field, text) in fields.iter().enumerate() {
-            let mut quiet = tokens::Quiet::default();
-            tokens::count_marked_words(text, &prefixes, &mut quiet, |raw, is_plain| {
-                self.take(raw, is_plain, field, &mut tally);
-            });
-            tally.lengths[field] += quiet.words + if self.keep_stop { quiet.stops } else { 0 };
-            tally.stop_en += quiet.stop_en;
-            tally.stop_fr += quiet.stop_fr;
+            Anchors::chunks(text, &hits[field], |chunk| self.take_chunk(chunk, field));
         }
-        self.finish(&tally)
+        self.finish(fields)
     }
 }
 
@@ -408,6 +527,8 @@ impl Collection {
 struct Candidates<'t> {
     journal: &'t str,
     notes: Vec<(&'t NoteFile, Section<'t>)>,
+    /// Each note file's text.
+    texts: Vec<(&'t NoteFile, &'t str)>,
 }
 
 /// One pass's result: both collections, the events that hold a term (with their text and
@@ -419,15 +540,16 @@ struct Pass {
     note_counts: Vec<Counts>,
 }
 
-/// Journal bytes cost this many times note bytes to count (each line is parsed as JSON and its
-/// text rebuilt): the weight that balances the two threads.
-const JOURNAL_COST: usize = 4;
+/// Journal bytes cost this many times note bytes to count (most lines are only searched, as
+/// notes are): the weight that balances the two threads.
+const JOURNAL_COST: usize = 1;
 
 impl Pass {
     /// Counts the events of `journal` and `notes`.
     fn run(
         journal: &str,
         notes: &[(&NoteFile, Section<'_>)],
+        texts: &[(&NoteFile, &str)],
         counter: &mut Counter<'_>,
         terms: usize,
     ) -> Self {
@@ -437,19 +559,74 @@ impl Pass {
             matched_events: Vec::new(),
             note_counts: Vec::with_capacity(notes.len()),
         };
-        for event in journal::lines(journal).filter_map(journal::event) {
+        let anchors = Rc::clone(&counter.anchors);
+        for line in journal::lines(journal) {
+            let length = u32::try_from(line.len()).unwrap_or(u32::MAX);
+            if !anchors.event_may_match(line) {
+                // No term can be in its values: only its length counts, when it is shaped as an
+                // object (a malformed line of that shape counts too, unparsed).
+                if line.starts_with('{') && line.ends_with('}') {
+                    pass.events.add(&Counts {
+                        lengths: [0, length],
+                        terms: Vec::new(),
+                    });
+                }
+                continue;
+            }
+            let Some(event) = journal::event(line) else {
+                continue;
+            };
             let text = score::event_text(&event);
-            let counts = counter.count(["", &text]);
+            let mut counts = counter.count(["", &text]);
+            counts.lengths = [0, length];
             pass.events.add(&counts);
             if !counts.terms.is_empty() {
                 pass.matched_events.push((event, text, counts));
             }
         }
-        for (_, section) in notes {
-            let [heading, _, body, _] = section.parts();
-            let counts = counter.count([heading, body]);
-            pass.notes.add(&counts);
-            pass.note_counts.push(counts);
+        // The anchors are searched once per file's run of sections, not once per field.
+        let anchors = Rc::clone(&counter.anchors);
+        let mut lower = Vec::new();
+        let mut rest = notes;
+        while let Some(((file, _), _)) = rest.split_first() {
+            let same = rest
+                .iter()
+                .take_while(|(f, _)| std::ptr::eq(*f, *file))
+                .count();
+            let (group, after) = rest.split_at(same);
+            rest = after;
+            let text = texts
+                .iter()
+                .find(|(f, _)| std::ptr::eq(*f, *file))
+                .map_or("", |(_, t)| *t);
+            // Where a part lies in the file's text (`None`: not in it).
+            let within = |part: &str| {
+                let at = (part.as_ptr() as usize).wrapping_sub(text.as_ptr() as usize);
+                (at <= text.len() && part.len() <= text.len() - at).then_some(at)
+            };
+            let [first_heading, _, first_body, _] = group[0].1.parts();
+            let [.., last_body, _] = group[group.len() - 1].1.parts();
+            let from = within(first_heading).or(within(first_body)).unwrap_or(0);
+            let to = within(last_body).map_or(text.len(), |at| at + last_body.len());
+            let hits = anchors.hits(&text.as_bytes()[from..to.max(from)], &mut lower);
+            for (_, section) in group {
+                let [heading, _, body, _] = section.parts();
+                let field_hits = [heading, body].map(|part| match within(part) {
+                    Some(at) if at >= from && at + part.len() <= to => {
+                        let (start, end) = (at - from, at - from + part.len());
+                        let first = hits.partition_point(|&h| h < start);
+                        hits[first..]
+                            .iter()
+                            .take_while(|&&h| h < end)
+                            .map(|&h| h - start)
+                            .collect()
+                    }
+                    _ => anchors.hits(part.as_bytes(), &mut lower),
+                });
+                let counts = counter.count_with([heading, body], &field_hits);
+                pass.notes.add(&counts);
+                pass.note_counts.push(counts);
+            }
         }
         pass
     }
@@ -472,6 +649,7 @@ impl Pass {
             return Self::run(
                 candidates.journal,
                 &candidates.notes,
+                &candidates.texts,
                 &mut counter,
                 terms.len(),
             );
@@ -494,10 +672,16 @@ impl Pass {
         let (mut a, b) = std::thread::scope(|scope| {
             let later = scope.spawn(|| {
                 let mut counter = Counter::new(&mut other, terms, keep_stop);
-                Self::run("", second, &mut counter, terms.len())
+                Self::run("", second, &candidates.texts, &mut counter, terms.len())
             });
             let mut counter = Counter::new(lexicon, terms, keep_stop);
-            let a = Self::run(candidates.journal, first, &mut counter, terms.len());
+            let a = Self::run(
+                candidates.journal,
+                first,
+                &candidates.texts,
+                &mut counter,
+                terms.len(),
+            );
             (
                 a,
                 later
@@ -523,6 +707,37 @@ impl Pass {
         scores.sort_by(|a, b| b.0.total_cmp(&a.0));
         scores
     }
+}
+
+/// `f` of `0..n`, in order, computed on two threads (each taking the next index left) when
+/// there is more than one.
+fn on_two_threads<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
+    if n < 2 {
+        return (0..n).map(f).collect();
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let work = || {
+        let mut done = Vec::new();
+        loop {
+            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            if i >= n {
+                return done;
+            }
+            done.push((i, f(i)));
+        }
+    };
+    let mut done = std::thread::scope(|scope| {
+        let other = scope.spawn(work);
+        let mut done = work();
+        done.extend(
+            other
+                .join()
+                .unwrap_or_else(|e| std::panic::resume_unwind(e)),
+        );
+        done
+    });
+    done.sort_unstable_by_key(|&(i, _)| i);
+    done.into_iter().map(|(_, t)| t).collect()
 }
 
 /// Runs a BM25 recall with the default constants.
@@ -551,28 +766,39 @@ pub fn recall_with(
     params: &Params,
 ) -> Result<(Vec<Object>, Vec<String>)> {
     let mut warnings = Vec::new();
-    let journal_text =
-        read_loose(&ctx.root.join(JOURNAL), &ctx.root)?.or_warn(JOURNAL, &mut warnings);
     let files = score::note_files(ctx, portfolio);
+    // The journal, then the note files, read on two threads; errors and warnings in file order.
+    let journal_path = ctx.root.join(JOURNAL);
+    let mut reads = on_two_threads(files.len() + 1, |i| match i.checked_sub(1) {
+        None => read_loose(&journal_path, &ctx.root),
+        Some(f) => read_loose(&files[f].path, &files[f].within),
+    })
+    .into_iter();
+    let journal_text = reads
+        .next()
+        .unwrap_or(Ok(crate::store::paths::Loose::Missing))?
+        .or_warn(JOURNAL, &mut warnings);
     let mut texts = Vec::with_capacity(files.len());
-    for file in &files {
-        texts.push(read_loose(&file.path, &file.within)?.or_warn(&file.source_file, &mut warnings));
+    for (file, read) in files.iter().zip(reads) {
+        texts.push(read?.or_warn(&file.source_file, &mut warnings));
     }
     let mut lexicon = Lexicon::default();
     let (terms, keep_stop) = query_terms(&request.query, &mut lexicon);
     if terms.is_empty() {
         return Ok((Vec::new(), warnings));
     }
+    let cut = on_two_threads(texts.len(), |i| sections(texts[i].as_deref().unwrap_or("")));
     let candidates = Candidates {
         journal: journal_text.as_deref().unwrap_or(""),
         notes: files
             .iter()
+            .zip(cut)
+            .flat_map(|(file, cut)| cut.into_iter().map(move |s| (file, s)))
+            .collect(),
+        texts: files
+            .iter()
             .zip(&texts)
-            .flat_map(|(file, text)| {
-                sections(text.as_deref().unwrap_or(""))
-                    .into_iter()
-                    .map(move |s| (file, s))
-            })
+            .map(|(file, text)| (file, text.as_deref().unwrap_or("")))
             .collect(),
     };
 
@@ -702,17 +928,17 @@ mod tests {
                 "the deployment of caches",
                 ["Deploying", "we deployed the cache, and a cached deploy"]
             ),
-            counts([1, 5], &[(0, [1, 2]), (1, [0, 2])])
+            counts([9, 42], &[(0, [1, 2]), (1, [0, 2])])
         );
         // A French candidate counts French stems: "déploiement" is "deploi" in French.
         assert_eq!(
             counter_counts("déploiement", ["", "les déploiements de la semaine"]),
-            counts([0, 2], &[(0, [0, 1])])
+            counts([0, 31], &[(0, [0, 1])])
         );
         // Cyrillic and Greek words are found, whatever their case.
         assert_eq!(
             counter_counts("кэш λόγος", ["КЭШ", "Λόγος и кэш"]),
-            counts([1, 3], &[(0, [1, 1]), (1, [0, 1])])
+            counts([6, 20], &[(0, [1, 1]), (1, [0, 1])])
         );
     }
 
@@ -738,6 +964,7 @@ mod tests {
         let candidates = Candidates {
             journal: "{\"task\":\"cache events\"}\n{\"task\":\"queue\"}\nnull\n",
             notes: sections(&text).into_iter().map(|s| (&file, s)).collect(),
+            texts: vec![(&file, &text)],
         };
         let mut lexicon = Lexicon::default();
         let (terms, keep_stop) = query_terms("cached queue équipe", &mut lexicon);
@@ -746,6 +973,7 @@ mod tests {
         let single = Pass::run(
             candidates.journal,
             &candidates.notes,
+            &candidates.texts,
             &mut counter,
             terms.len(),
         );
@@ -796,12 +1024,45 @@ mod tests {
         }
     }
 
+    #[test]
+    fn a_whole_file_searched_once_counts_as_the_reference_counts() {
+        let dir = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/benches/data/adr/corpus/.agents/memory"
+        );
+        let text = std::fs::read_to_string(format!("{dir}/decisions.md")).unwrap();
+        let file = NoteFile {
+            source: "decisions.md",
+            path: std::path::PathBuf::from("decisions.md"),
+            source_file: "decisions.md".to_owned(),
+            within: std::path::PathBuf::from("."),
+        };
+        let notes: Vec<_> = sections(&text).into_iter().map(|s| (&file, s)).collect();
+        for query in [
+            "rate limit auth-middleware session",
+            "ParserCache dying yes",
+        ] {
+            let mut lexicon = Lexicon::default();
+            let (terms, keep_stop) = query_terms(query, &mut lexicon);
+            let mut counter = Counter::new(&mut lexicon, &terms, keep_stop);
+            let pass = Pass::run("", &notes, &[(&file, &text)], &mut counter, terms.len());
+            for ((_, section), counts) in notes.iter().zip(&pass.note_counts) {
+                let [heading, _, body, _] = section.parts();
+                assert_eq!(
+                    counts,
+                    &counter.count_reference([heading, body]),
+                    "{heading:?}"
+                );
+            }
+        }
+    }
+
     proptest::proptest! {
         #[test]
         fn counts_are_the_reference_counts(
-            query in "(the|de|les|cache|caching|rate|limit|session|auth|yes|y|Into|ab|été|à|où|l'équipe|x|[a-z]{2,7}|\\.|\\-| ){1,8}",
-            heading in "(the|The|their|There|cette|de|les|into|a|I|cache|caches|Caching|rate|Rating|limits|sessions|Session|authMiddleware|yes|dying|ab|AB|été|où|à|l'équipe|3,14|don't|[a-zA-Z]{1,9}|[0-9]{1,3}|[ \n',;_.:-]|\\u{2019}|кэш){0,12}",
-            body in "(the|The|their|There|cette|de|les|into|a|I|cache|caches|Caching|rate|Rating|limits|sessions|Session|authMiddleware|yes|dying|ab|AB|été|où|à|l'équipe|3,14|don't|[a-zA-Z]{1,9}|[a-zA-Z]{60,70}|[0-9]{1,3}|[ \n',;_.:-]|\\u{2019}|кэш){0,40}",
+            query in "(the|de|les|cache|caching|rate|limit|session|auth|yes|y|Into|ab|été|à|où|l'équipe|x|die|dying|sky|skies|hope|city|xrate|parser|東京|кэш|only|1e2|object|[a-z]{2,7}|\\.|\\-| ){1,8}",
+            heading in "(the|The|their|There|cette|de|les|into|a|I|cache|caches|Caching|rate|Rating|limits|sessions|Session|authMiddleware|yes|dying|Lying|tied|skies|Sky|hoping|cities|City|only|Early|x'rate|l'xrate|ParserCache|東京|Кэш|ab|AB|été|où|à|l'équipe|3,14|don't|[a-zA-Z]{1,9}|[0-9]{1,3}|[ \n',;_.:-]|\\u{2019}|кэш){0,12}",
+            body in "(the|The|their|There|cette|de|les|into|a|I|cache|caches|Caching|rate|Rating|limits|sessions|Session|authMiddleware|yes|dying|Lying|tied|skies|Sky|hoping|cities|City|only|Early|x'rate|l'xrate|ParserCache|東京|Кэш|ab|AB|été|où|à|l'équipe|3,14|don't|[a-zA-Z]{1,9}|[a-zA-Z]{60,70}|[0-9]{1,3}|[ \n',;_.:-]|\\u{2019}|кэш){0,40}",
         ) {
             let (fast, reference) = both_counts(&query, [&heading, &body]);
             proptest::prop_assert_eq!(fast, reference);
@@ -821,6 +1082,84 @@ mod tests {
         }
     }
 
+    /// Whether [`Anchors`] built from each of `word`'s own stems find it.
+    fn anchored(word: &str) -> bool {
+        let Some(a) = tokens::analyze(word) else {
+            return true;
+        };
+        [a.en, a.fr].iter().all(|stem| {
+            let mut found = false;
+            let anchors = Anchors::new([stem.as_str()]);
+            let hits = anchors.hits(word.as_bytes(), &mut Vec::new());
+            Anchors::chunks(word, &hits, |_| found = true);
+            found
+        })
+    }
+
+    #[test]
+    fn every_word_holds_the_anchors_of_its_stems() {
+        let dir = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/benches/data/adr/corpus/.agents/memory"
+        );
+        let mut words = std::collections::BTreeSet::new();
+        for name in ["decisions.md", "lessons.md", "patterns.md"] {
+            let text = std::fs::read_to_string(format!("{dir}/{name}")).unwrap();
+            tokens::for_each_word(&text, |w| {
+                words.insert(w.to_owned());
+            });
+        }
+        assert!(words.len() > 10_000, "{}", words.len());
+        // Porter2's exceptional forms and the endings it rewrites.
+        let edge = [
+            "dying",
+            "lying",
+            "tying",
+            "skies",
+            "skis",
+            "idly",
+            "gently",
+            "ugly",
+            "early",
+            "only",
+            "singly",
+            "news",
+            "hoping",
+            "cities",
+            "cried",
+            "ties",
+            "generously",
+            "conditional",
+            "yeux",
+            "chevaux",
+            "employ",
+            "x'rate",
+            "O'Brien",
+            "Y",
+            "yy",
+            "by",
+            "ay",
+            "quoi",
+        ];
+        for word in words.iter().map(String::as_str).chain(edge) {
+            assert!(anchored(word), "{word:?}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn random_words_hold_their_anchors(word in "[a-zA-Z0-9']{1,14}") {
+            proptest::prop_assert!(anchored(&word), "{:?}", word);
+        }
+
+        #[test]
+        fn english_like_words_hold_their_anchors(
+            word in "[a-z]{0,6}(y|ies|ied|ying|ing|ed|ly|ness|ational|ization|ement|euse|aux|eaux|ique|ité|ée)"
+        ) {
+            proptest::prop_assert!(anchored(&word), "{:?}", word);
+        }
+    }
+
     #[test]
     fn a_query_of_stop_words_keeps_them() {
         let mut lexicon = Lexicon::default();
@@ -828,7 +1167,7 @@ mod tests {
         assert!(query_terms("x ' .", &mut lexicon).0.is_empty());
         assert_eq!(
             counter_counts("the", ["The end", "of the story"]),
-            counts([2, 3], &[(0, [1, 1])])
+            counts([7, 12], &[(0, [1, 1])])
         );
     }
 }

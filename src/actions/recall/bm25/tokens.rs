@@ -10,8 +10,8 @@
 //! word without accents) and the French stem (accents removed after). A single ASCII letter or
 //! digit is no word.
 //!
-//! Which of the two stems counts is the document's choice (its language, guessed from its stop
-//! words), so the query's words keep both. None of this is the lexical ranking's tokenizer,
+//! Which of the two stems counts is the document's choice (its language, guessed from its
+//! accented letters), so the query's words keep both. None of this is the lexical ranking's tokenizer,
 //! which stays as bmad-plus has it (ASCII and French accents only).
 
 use std::borrow::Cow;
@@ -218,158 +218,9 @@ fn for_each_chunk<'a>(text: &'a str, mut each: impl FnMut(&'a str, bool)) {
     }
 }
 
-/// What [`count_marked_words`] does with a plain word by its first two bytes (lowercase ASCII,
-/// at `128 × first + second`): [`TERM_PREFIX`] sends it to `emit`; [`STOP_PREFIX`] alone, on a
-/// word of at most [`LONGEST_STOP`] bytes, asks for the stop-word check; anything else is only
-/// counted.
-pub const TERM_PREFIX: u8 = 1;
-/// See [`TERM_PREFIX`].
-pub const STOP_PREFIX: u8 = 2;
-
-/// The plain words [`count_marked_words`] counted without handing them to `emit`.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub struct Quiet {
-    /// Words that are no stop word.
-    pub words: u32,
-    /// Stop words (of either language), and of each language.
-    pub stops: u32,
-    pub stop_en: u32,
-    pub stop_fr: u32,
-}
-
-/// [`for_each_marked_word`] for counting: the plain words of the ASCII text that `prefixes`
-/// says start no query term are counted into `quiet` (a single letter is no word) and never
-/// reach `emit`; every other word does, as [`for_each_marked_word`] gives it.
-pub fn count_marked_words<'a>(
-    text: &'a str,
-    prefixes: &[u8],
-    quiet: &mut Quiet,
-    mut emit: impl FnMut(&'a str, bool),
-) {
-    for_each_chunk(text, |chunk, is_ascii| {
-        if is_ascii {
-            count_ascii_words(chunk, prefixes, quiet, &mut emit);
-        } else {
-            unicode_chunk(chunk, &mut emit);
-        }
-    });
-}
-
-/// [`ascii_words`] for counting (see [`count_marked_words`]). In each window of 64 bytes the
-/// word starts come from the masks; only the words holding a hump, followed by `'`, `,` or `;`,
-/// or running past the window are cut as [`ascii_words`] cuts them; the others are looked up by
-/// their first two bytes, and most are only counted.
-fn count_ascii_words<'a>(
-    text: &'a str,
-    prefixes: &[u8],
-    quiet: &mut Quiet,
-    emit: &mut impl FnMut(&'a str, bool),
-) {
-    let b = text.as_bytes();
-    let mut pos = 0;
-    'windows: while pos < b.len() {
-        let window = (b.len() - pos).min(64);
-        let (alnum, humps, joiners) = count_masks(&b[pos..pos + window]);
-        let starts = alnum & !(alnum << 1);
-        // The last word, when it may go on after the window.
-        let open = if window == 64 && pos + 64 < b.len() && alnum >> 63 != 0 {
-            1u64 << starts.ilog2()
-        } else {
-            0
-        };
-        // The words holding a hump, or followed by a byte that may join them to the next.
-        let mut marks = humps | ((joiners & (alnum << 1)) >> 1);
-        let mut special = open;
-        while marks != 0 {
-            let i = marks.trailing_zeros();
-            special |= 1u64 << (starts & (u64::MAX >> (63 - i))).ilog2();
-            marks &= marks - 1;
-        }
-        let mut todo = starts;
-        while todo != 0 {
-            let s = todo.trailing_zeros() as usize;
-            todo &= todo - 1;
-            let run = alnum >> s;
-            let start = pos + s;
-            if (special >> s) & 1 == 0 {
-                if run & 2 == 0 {
-                    continue; // a single letter or digit: no word
-                }
-                let prefix = usize::from(b[start].to_ascii_lowercase()) * 128
-                    + usize::from(b[start + 1].to_ascii_lowercase());
-                let flags = prefixes[prefix];
-                if flags & TERM_PREFIX == 0 {
-                    if flags == 0 || run.trailing_ones() as usize > LONGEST_STOP {
-                        quiet.words += 1;
-                    } else {
-                        let len = run.trailing_ones() as usize;
-                        let (en, fr) = ascii_stop(&b[start..start + len]);
-                        if en || fr {
-                            quiet.stops += 1;
-                            quiet.stop_en += u32::from(en);
-                            quiet.stop_fr += u32::from(fr);
-                        } else {
-                            quiet.words += 1;
-                        }
-                    }
-                    continue;
-                }
-                let end = start + run.trailing_ones() as usize;
-                emit(&text[start..end], true);
-                continue;
-            }
-            if (open >> s) & 1 != 0 {
-                if s > 0 {
-                    // The word may go on: read it in a window of its own.
-                    pos = start;
-                    continue 'windows;
-                }
-                pos = slow_word(text, start, emit);
-                continue 'windows;
-            }
-            let end = start + run.trailing_ones() as usize;
-            if end < b.len() && matches!(b[end], b'\'' | b',' | b';') {
-                let after = slow_word(text, start, emit);
-                if after != end {
-                    // Joined to the next word: go on after it.
-                    pos = after;
-                    continue 'windows;
-                }
-            } else {
-                with_camel_parts(&text[start..end], true, emit);
-            }
-        }
-        pos += window;
-    }
-}
-
-/// [`masks`], and the mask of the bytes `'`, `,` and `;`.
-fn count_masks(b: &[u8]) -> (u64, u64, u64) {
-    let mut padded = [0u8; 64];
-    let block = if b.len() == 64 {
-        b
-    } else {
-        padded[..b.len()].copy_from_slice(b);
-        &padded
-    };
-    let (mut alnum, mut lower, mut upper, mut joiners) = (0u64, 0u64, 0u64, 0u64);
-    for (i, word) in block.chunks_exact(8).enumerate() {
-        let word = u64::from_le_bytes(word.try_into().unwrap_or([0; 8]));
-        let is_lower = in_range(word, b'a', b'z');
-        let is_upper = in_range(word, b'A', b'Z');
-        let is_digit = in_range(word, b'0', b'9');
-        let is_joiner =
-            in_range(word, b'\'', b'\'') | in_range(word, b',', b',') | in_range(word, b';', b';');
-        alnum |= gather(is_lower | is_upper | is_digit) << (8 * i);
-        lower |= gather(is_lower) << (8 * i);
-        upper |= gather(is_upper) << (8 * i);
-        joiners |= gather(is_joiner) << (8 * i);
-    }
-    (alnum, lower & (upper >> 1), joiners)
-}
-
 /// Where the first byte above 127 is, eight bytes at a time.
-fn first_non_ascii(b: &[u8]) -> Option<usize> {
+#[must_use]
+pub fn first_non_ascii(b: &[u8]) -> Option<usize> {
     const HIGH: u64 = 0x8080_8080_8080_8080;
     let mut blocks = b.chunks_exact(8);
     let mut at = 0;
