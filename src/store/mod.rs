@@ -12,6 +12,7 @@ pub mod layout;
 pub(crate) mod lock;
 pub(crate) mod ndjson;
 pub(crate) mod numbered;
+pub(crate) mod parallel;
 pub(crate) mod paths;
 pub(crate) mod resolve;
 pub mod sections;

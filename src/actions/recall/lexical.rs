@@ -14,6 +14,7 @@ use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::store::archived::{Store, archive_names};
 use crate::store::layout::{ARCHIVE_DIR, JOURNAL};
+use crate::store::parallel::on_two_threads;
 use crate::store::paths::{Loose, Skip, read_loose_into};
 use crate::store::sections::{sections, sections_before, split_point};
 
@@ -211,29 +212,7 @@ fn run_all<T: Send>(jobs: &[Job], parallel: bool, run: impl Fn(Job) -> T + Sync)
     if !parallel {
         return jobs.iter().map(|&job| run(job)).collect();
     }
-    let next = AtomicUsize::new(0);
-    let work = || {
-        let mut done = Vec::new();
-        loop {
-            let index = next.fetch_add(1, Ordering::Relaxed);
-            let Some(&job) = jobs.get(index) else {
-                return done;
-            };
-            done.push((index, run(job)));
-        }
-    };
-    let mut done = std::thread::scope(|scope| {
-        let other = scope.spawn(work);
-        let mut done = work();
-        done.extend(
-            other
-                .join()
-                .unwrap_or_else(|e| std::panic::resume_unwind(e)),
-        );
-        done
-    });
-    done.sort_unstable_by_key(|&(index, _)| index);
-    done.into_iter().map(|(_, result)| result).collect()
+    on_two_threads(jobs.len(), |i| run(jobs[i]))
 }
 
 /// Buffers of texts read and done with, for the next file to be read into.

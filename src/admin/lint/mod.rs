@@ -30,6 +30,7 @@ use crate::context::Context;
 use crate::js::json::{Object, Value};
 use crate::output::Report;
 use crate::store::layout::{NOTE_DIRS, NOTE_FILES, OUTCOMES};
+use crate::store::parallel::on_two_threads;
 use crate::store::paths::{Loose, read_loose};
 use crate::store::sections::Section;
 
@@ -70,37 +71,26 @@ pub fn run(args: &LintArgs, ctx: &Context) -> LintReport {
                 .map(move |name| (format!("{dir}/{name}"), *name))
         })
         .collect();
-    let read = on_two_threads(&files, |(rel, _)| {
-        read_loose(&ctx.root.join(rel), &ctx.root)
+    let read = on_two_threads(files.len(), |i| {
+        read_loose(&ctx.root.join(&files[i].0), &ctx.root)
     });
     for ((rel, name), read) in files.into_iter().zip(read) {
-        match read {
+        let problem = match read {
             Ok(Loose::Read(text)) => {
                 report.checked.push(rel.clone());
                 notes.push(Note::new(rel, name, text));
+                continue;
             }
-            Ok(Loose::Missing) => {}
-            Ok(Loose::Skipped(skip)) => {
-                report.checked.push(rel.clone());
-                report.findings.push(file_finding(
-                    &rel,
-                    "format",
-                    Severity::Warning,
-                    format!("every reader skips this note file: {skip}"),
-                ));
-            }
-            Err(e) => {
-                report.checked.push(rel.clone());
-                report.findings.push(file_finding(
-                    &rel,
-                    "format",
-                    Severity::Warning,
-                    format!("cannot read this note file: {e}"),
-                ));
-            }
-        }
+            Ok(Loose::Missing) => continue,
+            Ok(Loose::Skipped(skip)) => format!("every reader skips this note file: {skip}"),
+            Err(e) => format!("cannot read this note file: {e}"),
+        };
+        report
+            .findings
+            .push(file_finding(&rel, "format", Severity::Warning, problem));
+        report.checked.push(rel);
     }
-    let cut: Vec<Vec<(usize, Section<'_>)>> = on_two_threads(&notes, Note::sections);
+    let cut: Vec<Vec<(usize, Section<'_>)>> = on_two_threads(notes.len(), |i| notes[i].sections());
     // `--full`'s near-duplicate search, its largest part, runs on a second thread beside the
     // other checks; the findings keep one order whichever finishes first.
     let full_findings = std::thread::scope(|scope| {
@@ -132,24 +122,6 @@ pub fn run(args: &LintArgs, ctx: &Context) -> LintReport {
     report.findings.extend(full_findings);
     report.findings.sort_by_key(|f| f.severity);
     report
-}
-
-/// `f` of every item, in order: the even ones on this thread, the odd ones on a second (the
-/// note files are read and cut this way).
-fn on_two_threads<'a, T: Sync, R: Send>(items: &'a [T], f: impl Fn(&'a T) -> R + Sync) -> Vec<R> {
-    if items.len() < 2 {
-        return items.iter().map(f).collect();
-    }
-    let (even, odd) = std::thread::scope(|scope| {
-        let odd = scope.spawn(|| items.iter().skip(1).step_by(2).map(&f).collect::<Vec<R>>());
-        let even: Vec<R> = items.iter().step_by(2).map(&f).collect();
-        let odd = odd.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
-        (even, odd)
-    });
-    let mut odd = odd.into_iter();
-    even.into_iter()
-        .flat_map(|r| std::iter::once(r).chain(odd.next()))
-        .collect()
 }
 
 /// The generated views of the entries (`INDEX.md`, `CANDIDATES.md`) that no longer match their
@@ -294,19 +266,5 @@ impl Report for LintReport {
 
     fn exit_code(&self) -> u8 {
         u8::from(self.count(Severity::Error) > 0)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn two_threads_give_every_result_in_order() {
-        for n in 0..9 {
-            let items: Vec<usize> = (0..n).collect();
-            let doubled = on_two_threads(&items, |&i| i * 2);
-            assert_eq!(doubled, items.iter().map(|i| i * 2).collect::<Vec<_>>());
-        }
     }
 }

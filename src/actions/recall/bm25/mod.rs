@@ -41,6 +41,7 @@ use crate::error::Result;
 use crate::js::json::Object;
 use crate::store::journal;
 use crate::store::layout::JOURNAL;
+use crate::store::parallel::on_two_threads;
 use crate::store::paths::read_loose;
 use crate::store::sections::{Section, sections};
 
@@ -707,37 +708,6 @@ impl Pass {
         scores.sort_by(|a, b| b.0.total_cmp(&a.0));
         scores
     }
-}
-
-/// `f` of `0..n`, in order, computed on two threads (each taking the next index left) when
-/// there is more than one.
-fn on_two_threads<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
-    if n < 2 {
-        return (0..n).map(f).collect();
-    }
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let work = || {
-        let mut done = Vec::new();
-        loop {
-            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            if i >= n {
-                return done;
-            }
-            done.push((i, f(i)));
-        }
-    };
-    let mut done = std::thread::scope(|scope| {
-        let other = scope.spawn(work);
-        let mut done = work();
-        done.extend(
-            other
-                .join()
-                .unwrap_or_else(|e| std::panic::resume_unwind(e)),
-        );
-        done
-    });
-    done.sort_unstable_by_key(|&(i, _)| i);
-    done.into_iter().map(|(_, t)| t).collect()
 }
 
 /// Runs a BM25 recall with the default constants.
