@@ -434,7 +434,7 @@ pub(crate) fn in_range(word: u64, lo: u8, hi: u8) -> u64 {
 
 /// For each byte of `word` (all below 0x80): 0x80 when it equals the same byte of `pattern`
 /// (also below 0x80), else 0. `v + 0x7f` reaches 0x80 exactly when the byte `v` is not 0.
-fn equal(word: u64, pattern: u64) -> u64 {
+pub(crate) fn equal(word: u64, pattern: u64) -> u64 {
     !((word ^ pattern) + ONES * 0x7f) & HIGH
 }
 

@@ -1,21 +1,20 @@
 //! Lexical recall: reads the journal and the note files within the loose reader's bounds and
 //! keeps the best `--limit` candidates, on two threads for a large store (docs §5).
 
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, OnceLock, PoisonError, RwLock};
+use std::path::PathBuf;
+use std::sync::OnceLock;
 
 use crate::actions::recall::counter::QueryCounter;
 use crate::actions::recall::score::{
-    Best, NoteFile, Request, Scored, note_files, query_tokens, score_events_from,
-    score_some_sections, sort,
+    Best, Request, Scored, note_files, query_tokens, score_events_from, score_some_sections, sort,
 };
+use crate::actions::recall::shared::{SharedNotes, Spare};
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::store::archived::{Store, archive_names};
 use crate::store::layout::{ARCHIVE_DIR, JOURNAL};
 use crate::store::parallel::on_two_threads;
-use crate::store::paths::{Loose, Skip, read_loose_into};
+use crate::store::paths::{Loose, Skip};
 use crate::store::sections::{sections, sections_before, split_point};
 
 /// A store this large is scored on two threads (below it, starting one costs more than it saves).
@@ -39,11 +38,6 @@ enum Part {
     /// Those from the file's middle heading on.
     Second,
 }
-
-/// A note file as read once for all its jobs: its text (taken back by the last job to be
-/// done with it, for the next file to be read into), or the read error (taken by the first job
-/// to see it, which reports it).
-type SharedNote = std::result::Result<Loose<RwLock<String>>, Mutex<Option<Error>>>;
 
 /// What [`lexical`] found: the best candidates, and a warning for each file it skipped.
 #[derive(Debug)]
@@ -92,17 +86,7 @@ pub(crate) fn lexical(ctx: &Context, request: &Request, portfolio: Option<&str>)
         .collect();
     let spare = Spare::default();
     let event_skips: Vec<OnceLock<Skip>> = events.iter().map(|_| OnceLock::new()).collect();
-    let texts: Vec<OnceLock<SharedNote>> = notes.iter().map(|_| OnceLock::new()).collect();
-    let jobs_left: Vec<AtomicUsize> = notes
-        .iter()
-        .map(|_| AtomicUsize::new(if is_parallel { 2 } else { 1 }))
-        .collect();
-    let shared_text = |i: usize| {
-        texts[i].get_or_init(|| match spare.read(&notes[i].path, &notes[i].within) {
-            Ok(text) => Ok(text.map(RwLock::new)),
-            Err(e) => Err(Mutex::new(Some(e))),
-        })
-    };
+    let shared = SharedNotes::new(&notes, if is_parallel { 2 } else { 1 }, &spare);
     let run = |job: Job| -> Result<Vec<Scored>> {
         let mut scored = Best::new(request.limit);
         match job {
@@ -122,30 +106,17 @@ pub(crate) fn lexical(ctx: &Context, request: &Request, portfolio: Option<&str>)
                     let _ = event_skips[i].set(skip);
                 }
             },
-            Job::Note(i, part) => match shared_text(i) {
-                Ok(Loose::Missing | Loose::Skipped(_)) => {}
-                Ok(Loose::Read(shared)) => {
-                    {
-                        let text = shared.read().unwrap_or_else(PoisonError::into_inner);
-                        let split = || split_point(&text, text.len() / 2);
-                        let cut = match part {
-                            Part::Whole => sections(&text),
-                            Part::First => sections_before(&text, split()),
-                            Part::Second => sections(&text[split()..]),
-                        };
-                        score_some_sections(&notes[i], cut, &counter, &mut scored);
-                    }
-                    if jobs_left[i].fetch_sub(1, Ordering::AcqRel) == 1 {
-                        let mut text = shared.write().unwrap_or_else(PoisonError::into_inner);
-                        spare.give_back(std::mem::take(&mut *text));
-                    }
-                }
-                Err(error) => {
-                    if let Some(e) = error.lock().unwrap_or_else(PoisonError::into_inner).take() {
-                        return Err(e);
-                    }
-                }
-            },
+            Job::Note(i, part) => {
+                shared.with_text(i, |text| {
+                    let split = || split_point(text, text.len() / 2);
+                    let cut = match part {
+                        Part::Whole => sections(text),
+                        Part::First => sections_before(text, split()),
+                        Part::Second => sections(&text[split()..]),
+                    };
+                    score_some_sections(&notes[i], cut, &counter, &mut scored);
+                })?;
+            }
         }
         Ok(scored.into_sorted())
     };
@@ -157,7 +128,7 @@ pub(crate) fn lexical(ctx: &Context, request: &Request, portfolio: Option<&str>)
     scored.truncate(request.limit);
     Ok(Found {
         scored,
-        warnings: skip_warnings(&events, &event_skips, &notes, &texts),
+        warnings: skip_warnings(&events, &event_skips, &shared),
     })
 }
 
@@ -166,8 +137,7 @@ pub(crate) fn lexical(ctx: &Context, request: &Request, portfolio: Option<&str>)
 fn skip_warnings(
     events: &[(Option<String>, PathBuf)],
     event_skips: &[OnceLock<Skip>],
-    notes: &[NoteFile],
-    texts: &[OnceLock<SharedNote>],
+    notes: &SharedNotes<'_>,
 ) -> Vec<String> {
     let event_warnings = events
         .iter()
@@ -176,14 +146,7 @@ fn skip_warnings(
             skip.get()
                 .map(|skip| skip.warning(source.as_deref().unwrap_or(JOURNAL)))
         });
-    let note_warnings = notes
-        .iter()
-        .zip(texts)
-        .filter_map(|(note, text)| match text.get() {
-            Some(Ok(Loose::Skipped(skip))) => Some(skip.warning(&note.source_file)),
-            _ => None,
-        });
-    event_warnings.chain(note_warnings).collect()
+    event_warnings.chain(notes.warnings()).collect()
 }
 
 /// The files whose events are candidates, in candidate order: with `include_archive`, the
@@ -213,24 +176,4 @@ fn run_all<T: Send>(jobs: &[Job], parallel: bool, run: impl Fn(Job) -> T + Sync)
         return jobs.iter().map(|&job| run(job)).collect();
     }
     on_two_threads(jobs.len(), |i| run(jobs[i]))
-}
-
-/// Buffers of texts read and done with, for the next file to be read into.
-#[derive(Debug, Default)]
-struct Spare(Mutex<Vec<Vec<u8>>>);
-
-impl Spare {
-    /// [`read_loose_into`] a spare buffer, or a new one.
-    fn read(&self, path: &Path, within: &Path) -> Result<Loose<String>> {
-        let buffer = self.0.lock().unwrap_or_else(PoisonError::into_inner).pop();
-        read_loose_into(path, within, buffer.unwrap_or_default())
-    }
-
-    /// Keeps `text`'s memory for the next read.
-    fn give_back(&self, text: String) {
-        self.0
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .push(text.into_bytes());
-    }
 }

@@ -17,6 +17,7 @@ pub(crate) mod counter;
 pub(crate) mod evidence;
 pub(crate) mod lexical;
 pub mod score;
+pub(crate) mod shared;
 
 use std::fmt::Write;
 use std::path::Path;

@@ -28,22 +28,22 @@
 //! Candidates with a score above zero are sorted, highest first, ties in candidate order (the
 //! journal's events, then the note files in search order), as lexical recall sorts them.
 
+mod anchors;
 pub mod tokens;
 
 use std::collections::HashMap;
-use std::rc::Rc;
 
-use aho_corasick::{AhoCorasick, Input, MatchKind};
-
+use crate::actions::recall::bm25::anchors::{Also, Anchors};
 use crate::actions::recall::score::{self, Candidate, Note, NoteFile, Request, Scored};
+use crate::actions::recall::shared::{SharedNotes, Spare};
 use crate::context::Context;
 use crate::error::Result;
 use crate::js::json::Object;
 use crate::store::journal;
 use crate::store::layout::JOURNAL;
-use crate::store::parallel::on_two_threads;
-use crate::store::paths::read_loose;
-use crate::store::sections::{Section, sections};
+use crate::store::parallel::on_two_threads_with;
+use crate::store::paths::{Loose, Skip};
+use crate::store::sections::{Section, sections, sections_before, split_point};
 
 /// The ranking's constants.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -69,8 +69,6 @@ impl Default for Params {
     }
 }
 
-/// A store this large is counted on two threads.
-const PARALLEL_FROM_BYTES: usize = 1024 * 1024;
 /// A field of a candidate.
 const HEADING: usize = 0;
 const BODY: usize = 1;
@@ -140,6 +138,16 @@ fn query_terms(text: &str, lexicon: &mut Lexicon) -> (Vec<Term>, bool) {
     (terms, keep_stop)
 }
 
+/// The anchors of the query terms' stems, in both languages.
+fn anchors_of(lexicon: &Lexicon, terms: &[Term]) -> Anchors {
+    Anchors::new(
+        terms
+            .iter()
+            .flat_map(|t| [t.en, t.fr])
+            .map(|stem| &*lexicon.names[stem as usize]),
+    )
+}
+
 /// A candidate's counts: the length of each field, and each query term's frequency per field.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Counts {
@@ -148,159 +156,20 @@ pub struct Counts {
     pub terms: Vec<(u16, [u32; 2])>,
 }
 
-/// Where a query term may stand in a text: the leading letters of each of its stems, found by one
-/// automaton (ASCII case ignored, SIMD prefilter).
-///
-/// Both stemmers keep the leading letters of a plain ASCII word, but for its last one or two
-/// (Porter2 adds an `e` or turns a `y` into an `i`; both drop suffixes): a word whose stem is `s`
-/// starts with `s`'s first `min(|s| − 1, 4)` letters (all of them when `s` has two or fewer), an
-/// `i` among them possibly written `y` (`dying` is `die`). A word part starts a run of ASCII
-/// letters and digits or a camel-case hump. So an ASCII stretch where no word part starts with
-/// one of these anchors, with no `'` (an apostrophe inside a word is dropped from its stem) and
-/// no non-ASCII byte (case and accent folding), holds no query term; the tests hold every word of
-/// the benchmark corpus and random words to that.
-#[derive(Debug)]
-struct Anchors {
-    automaton: AhoCorasick,
-    /// Some anchor could come out of the text an event's values give but not their JSON
-    /// (numbers written anew, `[object Object]`): every journal line is then parsed.
-    parse_every_event: bool,
-}
-
-impl Anchors {
-    fn new<'s>(stems: impl IntoIterator<Item = &'s str>) -> Self {
-        let mut patterns: Vec<Vec<u8>> = Vec::new();
-        let mut parse_every_event = false;
-        for stem in stems {
-            // A stem with a non-ASCII letter is no ASCII word's: those are read exactly anyway.
-            if !stem.is_ascii() || stem.is_empty() {
-                continue;
-            }
-            let len = if stem.len() <= 2 {
-                stem.len()
-            } else {
-                (stem.len() - 1).min(4)
-            };
-            let anchor = &stem.as_bytes()[..len];
-            parse_every_event |= anchor.iter().all(|c| c.is_ascii_digit() || *c == b'e')
-                || [&b"object"[..], b"infinity", b"nan"]
-                    .iter()
-                    .any(|w| w.starts_with(anchor));
-            let mut variants = vec![anchor.to_vec()];
-            for (i, &c) in anchor.iter().enumerate() {
-                if c == b'i' {
-                    for k in 0..variants.len() {
-                        let mut v = variants[k].clone();
-                        v[i] = b'y';
-                        variants.push(v);
-                    }
-                }
-            }
-            patterns.extend(variants);
-        }
-        patterns.sort_unstable();
-        patterns.dedup();
-        let automaton = AhoCorasick::builder()
-            .match_kind(MatchKind::LeftmostFirst)
-            .build(&patterns)
-            .unwrap_or_else(|_| AhoCorasick::new([b"\0"]).expect("one pattern"));
-        Self {
-            automaton,
-            parse_every_event,
-        }
-    }
-
-    /// Calls `chunk` with each whitespace-delimited chunk of `text` that may hold a query term:
-    /// one holding an anchor, a `'` or a non-ASCII byte; each once, in order.
-    /// `hits` are [`Anchors::hits`] of `text`.
-    fn chunks<'t>(text: &'t str, hits: &[usize], mut chunk: impl FnMut(&'t str)) {
-        let b = text.as_bytes();
-        let is_ascii = text.is_ascii();
-        let (mut quote, mut high) = (0, if is_ascii { usize::MAX } else { 0 });
-        let mut next = 0;
-        let mut pos = 0;
-        while pos < b.len() {
-            // The next position of each kind at or after `pos` (`usize::MAX`: none).
-            while hits.get(next).is_some_and(|&h| h < pos) {
-                next += 1;
-            }
-            let hit = hits.get(next).copied().unwrap_or(usize::MAX);
-            if quote < pos || pos == 0 {
-                quote = memchr::memchr(b'\'', &b[pos..]).map_or(usize::MAX, |i| pos + i);
-            }
-            if high < pos || (pos == 0 && !is_ascii) {
-                high = tokens::first_non_ascii(&b[pos..]).map_or(usize::MAX, |i| pos + i);
-            }
-            let at = hit.min(quote).min(high);
-            if at == usize::MAX {
-                return;
-            }
-            let start = b[..at]
-                .iter()
-                .rposition(u8::is_ascii_whitespace)
-                .map_or(0, |i| i + 1);
-            let end = b[at..]
-                .iter()
-                .position(u8::is_ascii_whitespace)
-                .map_or(b.len(), |i| at + i);
-            chunk(&text[start..end]);
-            pos = end + 1;
-        }
-    }
-
-    /// Every position of `b` where an anchor starts a word part (after a byte that is no ASCII
-    /// letter or digit, or an uppercase letter after a lowercase one), in order. The automaton
-    /// looks for lowercase anchors in a lowercase copy (`lower`): with a few patterns and no case
-    /// to ignore, its SIMD prefilter skips most of the text.
-    fn hits(&self, b: &[u8], lower: &mut Vec<u8>) -> Vec<usize> {
-        lower.clear();
-        lower.extend_from_slice(b);
-        lower.make_ascii_lowercase();
-        let mut hits = Vec::new();
-        let mut pos = 0;
-        // Leftmost matches, the search resumed one byte after each: every start is seen.
-        while let Some(m) = self
-            .automaton
-            .find(Input::new(&lower[..]).span(pos..b.len()))
-        {
-            let at = m.start();
-            let starts_part = at == 0 || {
-                let before = b[at - 1];
-                !before.is_ascii_alphanumeric()
-                    || (before.is_ascii_lowercase() && b[at].is_ascii_uppercase())
-            };
-            if starts_part {
-                hits.push(at);
-            }
-            pos = at + 1;
-        }
-        hits
-    }
-
-    /// Whether a journal line must be parsed: it may hold a query term, or a backslash (an
-    /// escape may write any letter).
-    fn event_may_match(&self, line: &str) -> bool {
-        self.parse_every_event
-            || !line.is_ascii()
-            || memchr::memchr2(b'\'', b'\\', line.as_bytes()).is_some()
-            || !self.hits(line.as_bytes(), &mut Vec::new()).is_empty()
-    }
-}
-
 /// The term of each word of a chunk, per language (`NONE`: none).
 const NONE: u16 = u16::MAX;
 
-/// One pass's view of the words: which term each stem is, where terms may stand, and the terms
+/// One job's view of the words: which term each stem is, where terms may stand, and the terms
 /// of every chunk met so far.
-struct Counter<'l> {
-    lexicon: &'l mut Lexicon,
+struct Counter<'a> {
+    lexicon: Lexicon,
     keep_stop: bool,
     /// The term index of each stem interned when the pass began (`NONE`: none), per language.
     en_terms: Vec<u16>,
     fr_terms: Vec<u16>,
-    anchors: Rc<Anchors>,
-    /// A field in lowercase, for the anchors' search.
-    lower: Vec<u8>,
+    anchors: &'a Anchors,
+    /// Where chunks may hold a term, in the text being counted ([`Anchors::positions`]).
+    positions: Vec<usize>,
     /// Each chunk met, as a range of `found`: its words that are a term in either language.
     chunks: HashMap<Box<str>, (u32, u32), foldhash::fast::FixedState>,
     found: Vec<(u16, u16)>,
@@ -312,8 +181,8 @@ struct Counter<'l> {
 /// `ç`… in UTF-8).
 const FRENCH_FROM: usize = 64;
 
-impl<'l> Counter<'l> {
-    fn new(lexicon: &'l mut Lexicon, terms: &[Term], keep_stop: bool) -> Self {
+impl<'a> Counter<'a> {
+    fn new(lexicon: Lexicon, anchors: &'a Anchors, terms: &[Term], keep_stop: bool) -> Self {
         let mut en_terms = vec![NONE; lexicon.names.len()];
         let mut fr_terms = vec![NONE; lexicon.names.len()];
         for (i, term) in terms.iter().enumerate().rev() {
@@ -321,19 +190,13 @@ impl<'l> Counter<'l> {
             en_terms[term.en as usize] = i;
             fr_terms[term.fr as usize] = i;
         }
-        let anchors = Anchors::new(
-            terms
-                .iter()
-                .flat_map(|t| [t.en, t.fr])
-                .map(|stem| &*lexicon.names[stem as usize]),
-        );
         Self {
             lexicon,
             keep_stop,
             en_terms,
             fr_terms,
-            anchors: Rc::new(anchors),
-            lower: Vec::new(),
+            anchors,
+            positions: Vec::new(),
             chunks: HashMap::default(),
             found: Vec::new(),
             en: vec![[0; 2]; terms.len()],
@@ -430,19 +293,107 @@ impl<'l> Counter<'l> {
     /// are frequent enough), and their lengths in bytes. Only the chunks where a term may stand
     /// are cut into words.
     fn count(&mut self, fields: [&str; 2]) -> Counts {
-        let anchors = Rc::clone(&self.anchors);
-        let mut lower = std::mem::take(&mut self.lower);
-        let hits = fields.map(|text| anchors.hits(text.as_bytes(), &mut lower));
-        self.lower = lower;
-        self.count_with(fields, &hits)
+        let mut positions = std::mem::take(&mut self.positions);
+        for (field, text) in fields.iter().enumerate() {
+            self.anchors
+                .positions(text.as_bytes(), Also::Apostrophe, &mut positions);
+            Anchors::chunks(text, positions.iter().copied(), |chunk| {
+                self.take_chunk(chunk, field);
+            });
+        }
+        self.positions = positions;
+        self.finish(fields)
     }
 
-    /// [`Counter::count`] with each field's [`Anchors::hits`] given.
-    fn count_with(&mut self, fields: [&str; 2], hits: &[Vec<usize>; 2]) -> Counts {
-        for (field, text) in fields.iter().enumerate() {
-            Anchors::chunks(text, &hits[field], |chunk| self.take_chunk(chunk, field));
+    /// Counts every section of `text` (`sections`, cut from it), the anchors searched once in
+    /// the whole text; returns the collection and the sections that hold a term.
+    fn count_notes<'t>(
+        &mut self,
+        text: &'t str,
+        sections: Vec<Section<'t>>,
+    ) -> (Collection, Vec<(Section<'t>, Counts)>) {
+        let mut collection = Collection::new(self.en.len());
+        let mut counted = Vec::with_capacity(sections.len());
+        let mut positions = std::mem::take(&mut self.positions);
+        self.anchors
+            .positions(text.as_bytes(), Also::Apostrophe, &mut positions);
+        for section in sections {
+            let [heading, _, body, _] = section.parts();
+            let fields = [heading, body];
+            for (field, part) in fields.iter().enumerate() {
+                // Where the part lies in `text` (it always does, as `sections` cuts it).
+                let at = (part.as_ptr() as usize).wrapping_sub(text.as_ptr() as usize);
+                if at <= text.len() && part.len() <= text.len() - at {
+                    let first = positions.partition_point(|&p| p < at);
+                    let within = positions[first..]
+                        .iter()
+                        .take_while(|&&p| p < at + part.len())
+                        .map(|&p| p - at);
+                    Anchors::chunks(part, within, |chunk| self.take_chunk(chunk, field));
+                } else {
+                    let mut own = Vec::new();
+                    self.anchors
+                        .positions(part.as_bytes(), Also::Apostrophe, &mut own);
+                    Anchors::chunks(part, own, |chunk| self.take_chunk(chunk, field));
+                }
+            }
+            let counts = self.finish(fields);
+            collection.add(&counts);
+            // A section without a term scores nothing: only its lengths count.
+            if !counts.terms.is_empty() {
+                counted.push((section, counts));
+            }
         }
-        self.finish(fields)
+        self.positions = positions;
+        (collection, counted)
+    }
+
+    /// Counts the events of a journal's text: a line is parsed only when it may hold a term;
+    /// the others count only their length (as an event when shaped `{…}`, even if they would
+    /// not parse). Returns the collection and the events that hold a term, with their text.
+    fn count_events(&mut self, journal: &str) -> (Collection, Vec<(Object, String, Counts)>) {
+        let mut collection = Collection::new(self.en.len());
+        let mut matched = Vec::new();
+        let mut positions = std::mem::take(&mut self.positions);
+        let anchors = self.anchors;
+        anchors.positions(
+            journal.as_bytes(),
+            Also::ApostropheOrBackslash,
+            &mut positions,
+        );
+        let mut next = 0;
+        for line in journal::lines(journal) {
+            let at = (line.as_ptr() as usize).wrapping_sub(journal.as_ptr() as usize);
+            while positions.get(next).is_some_and(|&p| p < at) {
+                next += 1;
+            }
+            let length = u32::try_from(line.len()).unwrap_or(u32::MAX);
+            let may_match = anchors.parse_every_event
+                || line.as_bytes().first().is_some_and(|&c| c >= 0x80)
+                || positions.get(next).is_some_and(|&p| p < at + line.len());
+            if !may_match {
+                if line.starts_with('{') && line.ends_with('}') {
+                    collection.add(&Counts {
+                        lengths: [0, length],
+                        terms: Vec::new(),
+                    });
+                }
+                continue;
+            }
+            let Some(event) = journal::event(line) else {
+                continue;
+            };
+            let text = score::event_text(&event);
+            // `self.positions` is free: `count` takes it for the event's text.
+            let mut counts = self.count(["", &text]);
+            counts.lengths = [0, length];
+            collection.add(&counts);
+            if !counts.terms.is_empty() {
+                matched.push((event, text, counts));
+            }
+        }
+        self.positions = positions;
+        (collection, matched)
     }
 }
 
@@ -498,12 +449,43 @@ impl Collection {
     /// The BM25F score of a candidate of this collection.
     #[must_use]
     pub fn score(&self, counts: &Counts, params: &Params) -> f64 {
+        self.scorer(params).score(counts)
+    }
+
+    /// What scoring many candidates of this collection needs, worked out once.
+    fn scorer<'p>(&self, params: &'p Params) -> Scorer<'p> {
+        let mut averages = [0.0; 2];
+        for field in [HEADING, BODY] {
+            #[expect(clippy::cast_precision_loss, reason = "lengths are far below 2^53")]
+            let average = self.total_lengths[field] as f64 / f64::from(self.size.max(1));
+            averages[field] = average;
+        }
+        let idfs = (0..self.frequencies.len())
+            .map(|t| self.idf(u16::try_from(t).unwrap_or(u16::MAX)))
+            .collect();
+        Scorer {
+            params,
+            averages,
+            idfs,
+        }
+    }
+}
+
+/// A [`Collection`]'s average field lengths and terms' idf, with the constants.
+struct Scorer<'p> {
+    params: &'p Params,
+    averages: [f64; 2],
+    idfs: Vec<f64>,
+}
+
+impl Scorer<'_> {
+    fn score(&self, counts: &Counts) -> f64 {
+        let params = self.params;
         let field_weights = [params.heading_weight, 1.0];
         let bs = [params.heading_b, params.body_b];
         let mut norms = [1.0; 2];
         for field in [HEADING, BODY] {
-            #[expect(clippy::cast_precision_loss, reason = "word counts are far below 2^53")]
-            let average = self.total_lengths[field] as f64 / f64::from(self.size.max(1));
+            let average = self.averages[field];
             if average > 0.0 {
                 norms[field] =
                     1.0 - bs[field] + bs[field] * f64::from(counts.lengths[field]) / average;
@@ -517,196 +499,239 @@ impl Collection {
                 let tf: f64 = (0..2)
                     .map(|f| field_weights[f] * f64::from(tf[f]) / norms[f])
                     .sum();
-                self.idf(t) * (k1 + 1.0) * tf / (k1 + tf)
+                self.idfs[usize::from(t)] * (k1 + 1.0) * tf / (k1 + tf)
             })
             .sum()
     }
 }
 
-/// Every candidate: the journal's text (its events are parsed as they are counted), then the
-/// notes.
-struct Candidates<'t> {
-    journal: &'t str,
-    notes: Vec<(&'t NoteFile, Section<'t>)>,
-    /// Each note file's text.
-    texts: Vec<(&'t NoteFile, &'t str)>,
+/// A piece of the pass, in candidate order: the journal's events, then each note file's
+/// sections in two halves (a large file is cut at a section heading near its middle, so that
+/// both threads stay busy to the end; a small one is counted whole by its first job).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Job {
+    Journal,
+    Notes(usize, Half),
 }
 
-/// One pass's result: both collections, the events that hold a term (with their text and
-/// counts), and every note's counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Half {
+    First,
+    Second,
+}
+
+/// A note file this large is counted in two halves.
+const SPLIT_FROM_BYTES: usize = 256 * 1024;
+
+/// The sections of `half` of `text`, with the part of `text` they were cut from.
+fn half_of(text: &str, half: Half) -> (&str, Vec<Section<'_>>) {
+    let split = if text.len() >= SPLIT_FROM_BYTES {
+        split_point(text, text.len() / 2)
+    } else {
+        text.len()
+    };
+    match half {
+        Half::First if split == text.len() => (text, sections(text)),
+        Half::First => (&text[..split], sections_before(text, split)),
+        Half::Second => (&text[split..], sections(&text[split..])),
+    }
+}
+
+/// Which notes a job copies out of its file before the file's memory goes to the next read:
+/// its best `Some(n)` by the job's own statistics, or every note that holds a term.
+///
+/// The final ranking needs the statistics of every job, so a note is only known to be among
+/// the best once every file is counted. A note of the final best that its job did not keep
+/// sends the recall round again keeping every note; with the job's own statistics close to
+/// the whole store's, that is rare (a test makes it happen).
+type Keep = Option<usize>;
+
+/// With `--limit` n up to [`KEEP_UP_TO_LIMIT`], each job keeps its best
+/// `n × KEEP_PER_RESULT + KEEP_EXTRA` notes.
+const KEEP_PER_RESULT: usize = 8;
+const KEEP_EXTRA: usize = 32;
+const KEEP_UP_TO_LIMIT: usize = 32;
+
+/// What the pass found: both collections, the events that hold a term (with their text and
+/// counts), and per notes job the counts of its notes that hold a term with the copies it kept
+/// (by index among those).
 struct Pass {
+    warnings: Vec<String>,
     events: Collection,
     notes: Collection,
     matched_events: Vec<(Object, String, Counts)>,
-    note_counts: Vec<Counts>,
+    note_counts: Vec<Vec<Counts>>,
+    kept: Vec<Vec<(usize, Note)>>,
 }
 
-/// Journal bytes cost this many times note bytes to count (most lines are only searched, as
-/// notes are): the weight that balances the two threads.
-const JOURNAL_COST: usize = 1;
+/// What a job found.
+enum Done {
+    Nothing,
+    /// The journal's collection and the events that hold a term.
+    Events(Collection, Vec<(Object, String, Counts)>),
+    Notes(NotesCounted),
+    JournalSkipped(Skip),
+}
+
+/// What a notes job found: its share of the collection, the counts of its notes that hold a
+/// term, and the copies it kept (by index among those).
+struct NotesCounted {
+    collection: Collection,
+    counts: Vec<Counts>,
+    kept: Vec<(usize, Note)>,
+}
+
+/// Which of a job's `counted` notes it keeps: every one, or its best `n` by `collection`'s
+/// statistics (ties to the first); in order.
+fn kept_indices(
+    collection: &Collection,
+    counted: &[(Section<'_>, Counts)],
+    keep: Keep,
+    params: &Params,
+) -> Vec<usize> {
+    let Some(n) = keep.filter(|&n| n < counted.len()) else {
+        return (0..counted.len()).collect();
+    };
+    if n == 0 {
+        return Vec::new();
+    }
+    let local = collection.scorer(params);
+    let mut scores: Vec<(f64, usize)> = counted
+        .iter()
+        .enumerate()
+        .map(|(i, (_, c))| (local.score(c), i))
+        .collect();
+    let best_first = |a: &(f64, usize), b: &(f64, usize)| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1));
+    scores.select_nth_unstable_by(n - 1, best_first);
+    let mut kept: Vec<usize> = scores[..n].iter().map(|&(_, i)| i).collect();
+    kept.sort_unstable();
+    kept
+}
+
+/// Reads and counts every candidate on two threads: the journal, then the note files' halves.
+///
+/// # Errors
+/// A directory where a file should be, or another read error (the first in file order).
+#[expect(
+    clippy::too_many_arguments,
+    reason = "one pass's inputs, named where they are used"
+)]
+fn count_all(
+    ctx: &Context,
+    files: &[NoteFile],
+    lexicon: &Lexicon,
+    anchors: &Anchors,
+    terms: &[Term],
+    keep_stop: bool,
+    keep: Keep,
+    params: &Params,
+) -> Result<Pass> {
+    let journal_path = ctx.root.join(JOURNAL);
+    let spare = Spare::default();
+    let shared = SharedNotes::new(files, 2, &spare);
+    let jobs: Vec<Job> = std::iter::once(Job::Journal)
+        .chain(
+            (0..files.len())
+                .flat_map(|f| [Job::Notes(f, Half::First), Job::Notes(f, Half::Second)]),
+        )
+        .collect();
+    let done = on_two_threads_with(
+        jobs.len(),
+        || Counter::new(lexicon.clone(), anchors, terms, keep_stop),
+        |counter, j| -> Result<Done> {
+            match jobs[j] {
+                Job::Journal => match spare.read(&journal_path, &ctx.root)? {
+                    Loose::Read(text) if !terms.is_empty() => {
+                        let (collection, matched) = counter.count_events(&text);
+                        spare.give_back(text);
+                        Ok(Done::Events(collection, matched))
+                    }
+                    Loose::Read(_) | Loose::Missing => Ok(Done::Nothing),
+                    Loose::Skipped(skip) => Ok(Done::JournalSkipped(skip)),
+                },
+                Job::Notes(f, half) => {
+                    let counted = shared.with_text(f, |text| {
+                        if terms.is_empty() {
+                            return Done::Nothing;
+                        }
+                        let (part, cut) = half_of(text, half);
+                        let (collection, counted) = counter.count_notes(part, cut);
+                        let kept = kept_indices(&collection, &counted, keep, params)
+                            .into_iter()
+                            .map(|i| (i, Note::new(&files[f], &counted[i].0)))
+                            .collect();
+                        let counts = counted.into_iter().map(|(_, c)| c).collect();
+                        Done::Notes(NotesCounted {
+                            collection,
+                            counts,
+                            kept,
+                        })
+                    })?;
+                    Ok(counted.unwrap_or(Done::Nothing))
+                }
+            }
+        },
+    );
+    let mut pass = Pass {
+        warnings: Vec::new(),
+        events: Collection::new(terms.len()),
+        notes: Collection::new(terms.len()),
+        matched_events: Vec::new(),
+        note_counts: Vec::new(),
+        kept: Vec::new(),
+    };
+    for done in done {
+        match done? {
+            Done::Nothing => {}
+            Done::Events(events, matched) => {
+                pass.events = events;
+                pass.matched_events = matched;
+            }
+            Done::Notes(notes) => {
+                pass.notes.merge(&notes.collection);
+                pass.note_counts.push(notes.counts);
+                pass.kept.push(notes.kept);
+            }
+            Done::JournalSkipped(skip) => pass.warnings.push(skip.warning(JOURNAL)),
+        }
+    }
+    // The journal's warning first, then the note files'.
+    pass.warnings.extend(shared.warnings());
+    Ok(pass)
+}
 
 impl Pass {
-    /// Counts the events of `journal` and `notes`.
-    fn run(
-        journal: &str,
-        notes: &[(&NoteFile, Section<'_>)],
-        texts: &[(&NoteFile, &str)],
-        counter: &mut Counter<'_>,
-        terms: usize,
-    ) -> Self {
-        let mut pass = Self {
-            events: Collection::new(terms),
-            notes: Collection::new(terms),
-            matched_events: Vec::new(),
-            note_counts: Vec::with_capacity(notes.len()),
-        };
-        let anchors = Rc::clone(&counter.anchors);
-        for line in journal::lines(journal) {
-            let length = u32::try_from(line.len()).unwrap_or(u32::MAX);
-            if !anchors.event_may_match(line) {
-                // No term can be in its values: only its length counts, when it is shaped as an
-                // object (a malformed line of that shape counts too, unparsed).
-                if line.starts_with('{') && line.ends_with('}') {
-                    pass.events.add(&Counts {
-                        lengths: [0, length],
-                        terms: Vec::new(),
-                    });
+    /// The best `limit` notes scoring above zero, as `(score, note)`, in candidate order; `None`
+    /// when one of them was not kept by its job.
+    fn best_notes(&self, params: &Params, limit: usize) -> Option<Vec<(f64, Note)>> {
+        let whole = self.notes.scorer(params);
+        // Each note that holds a term as (job, index in the job), in candidate order.
+        let mut scores: Vec<(f64, (usize, usize))> = Vec::new();
+        for (job, counts) in self.note_counts.iter().enumerate() {
+            for (i, c) in counts.iter().enumerate() {
+                let score = whole.score(c);
+                if score > 0.0 {
+                    scores.push((score, (job, i)));
                 }
-                continue;
-            }
-            let Some(event) = journal::event(line) else {
-                continue;
-            };
-            let text = score::event_text(&event);
-            let mut counts = counter.count(["", &text]);
-            counts.lengths = [0, length];
-            pass.events.add(&counts);
-            if !counts.terms.is_empty() {
-                pass.matched_events.push((event, text, counts));
             }
         }
-        // The anchors are searched once per file's run of sections, not once per field.
-        let anchors = Rc::clone(&counter.anchors);
-        let mut lower = Vec::new();
-        let mut rest = notes;
-        while let Some(((file, _), _)) = rest.split_first() {
-            let same = rest
-                .iter()
-                .take_while(|(f, _)| std::ptr::eq(*f, *file))
-                .count();
-            let (group, after) = rest.split_at(same);
-            rest = after;
-            let text = texts
-                .iter()
-                .find(|(f, _)| std::ptr::eq(*f, *file))
-                .map_or("", |(_, t)| *t);
-            // Where a part lies in the file's text (`None`: not in it).
-            let within = |part: &str| {
-                let at = (part.as_ptr() as usize).wrapping_sub(text.as_ptr() as usize);
-                (at <= text.len() && part.len() <= text.len() - at).then_some(at)
-            };
-            let [first_heading, _, first_body, _] = group[0].1.parts();
-            let [.., last_body, _] = group[group.len() - 1].1.parts();
-            let from = within(first_heading).or(within(first_body)).unwrap_or(0);
-            let to = within(last_body).map_or(text.len(), |at| at + last_body.len());
-            let hits = anchors.hits(&text.as_bytes()[from..to.max(from)], &mut lower);
-            for (_, section) in group {
-                let [heading, _, body, _] = section.parts();
-                let field_hits = [heading, body].map(|part| match within(part) {
-                    Some(at) if at >= from && at + part.len() <= to => {
-                        let (start, end) = (at - from, at - from + part.len());
-                        let first = hits.partition_point(|&h| h < start);
-                        hits[first..]
-                            .iter()
-                            .take_while(|&&h| h < end)
-                            .map(|&h| h - start)
-                            .collect()
-                    }
-                    _ => anchors.hits(part.as_bytes(), &mut lower),
-                });
-                let counts = counter.count_with([heading, body], &field_hits);
-                pass.notes.add(&counts);
-                pass.note_counts.push(counts);
-            }
-        }
-        pass
-    }
-
-    /// Counts every candidate; on a large store on two threads, each with its own copy of the
-    /// lexicon: one takes the journal and the first notes, the other the notes after the point
-    /// that shares the work in two.
-    fn run_all(
-        candidates: &Candidates<'_>,
-        lexicon: &mut Lexicon,
-        terms: &[Term],
-        keep_stop: bool,
-    ) -> Self {
-        let bytes = |(_, s): &(&NoteFile, Section<'_>)| s.parts().iter().map(|p| p.len()).sum();
-        let note_bytes: Vec<usize> = candidates.notes.iter().map(bytes).collect();
-        let journal_bytes = candidates.journal.len();
-        let total = journal_bytes + note_bytes.iter().sum::<usize>();
-        if total < PARALLEL_FROM_BYTES {
-            let mut counter = Counter::new(lexicon, terms, keep_stop);
-            return Self::run(
-                candidates.journal,
-                &candidates.notes,
-                &candidates.texts,
-                &mut counter,
-                terms.len(),
-            );
-        }
-        let work = journal_bytes * JOURNAL_COST + (total - journal_bytes);
-        let mut seen = journal_bytes * JOURNAL_COST;
-        let split = if seen >= work / 2 {
-            0
-        } else {
-            note_bytes
-                .iter()
-                .position(|&b| {
-                    seen += b;
-                    seen > work / 2
-                })
-                .unwrap_or(note_bytes.len())
+        // Best first, ties in candidate order.
+        let best_first = |a: &(f64, (usize, usize)), b: &(f64, (usize, usize))| {
+            b.0.total_cmp(&a.0).then(a.1.cmp(&b.1))
         };
-        let (first, second) = candidates.notes.split_at(split);
-        let mut other = lexicon.clone();
-        let (mut a, b) = std::thread::scope(|scope| {
-            let later = scope.spawn(|| {
-                let mut counter = Counter::new(&mut other, terms, keep_stop);
-                Self::run("", second, &candidates.texts, &mut counter, terms.len())
-            });
-            let mut counter = Counter::new(lexicon, terms, keep_stop);
-            let a = Self::run(
-                candidates.journal,
-                first,
-                &candidates.texts,
-                &mut counter,
-                terms.len(),
-            );
-            (
-                a,
-                later
-                    .join()
-                    .unwrap_or_else(|e| std::panic::resume_unwind(e)),
-            )
-        });
-        a.notes.merge(&b.notes);
-        a.note_counts.extend(b.note_counts);
-        a
-    }
-
-    /// The notes scoring above zero, as `(score, index)`, best first, ties in candidate order.
-    fn best_notes(&self, params: &Params) -> Vec<(f64, usize)> {
-        let mut scores: Vec<(f64, usize)> = self
-            .note_counts
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| !c.terms.is_empty())
-            .map(|(i, c)| (self.notes.score(c, params), i))
-            .filter(|&(s, _)| s > 0.0)
-            .collect();
-        scores.sort_by(|a, b| b.0.total_cmp(&a.0));
+        if scores.len() > limit && limit > 0 {
+            scores.select_nth_unstable_by(limit - 1, best_first);
+        }
+        scores.truncate(limit);
+        scores.sort_unstable_by_key(|&(_, at)| at);
         scores
+            .into_iter()
+            .map(|(score, (job, i))| {
+                let kept = &self.kept[job];
+                let at = kept.binary_search_by_key(&i, |&(k, _)| k).ok()?;
+                Some((score, kept[at].1.clone()))
+            })
+            .collect()
     }
 }
 
@@ -735,49 +760,44 @@ pub fn recall_with(
     portfolio: Option<&str>,
     params: &Params,
 ) -> Result<(Vec<Object>, Vec<String>)> {
-    let mut warnings = Vec::new();
+    let limit = request.limit;
+    let keep = (limit <= KEEP_UP_TO_LIMIT).then_some(limit * KEEP_PER_RESULT + KEEP_EXTRA);
+    recall_keeping(ctx, request, portfolio, params, keep)
+}
+
+/// [`recall_with`], each notes job keeping its best `keep` notes.
+fn recall_keeping(
+    ctx: &Context,
+    request: &Request,
+    portfolio: Option<&str>,
+    params: &Params,
+    keep: Keep,
+) -> Result<(Vec<Object>, Vec<String>)> {
     let files = score::note_files(ctx, portfolio);
-    // The journal, then the note files, read on two threads; errors and warnings in file order.
-    let journal_path = ctx.root.join(JOURNAL);
-    let mut reads = on_two_threads(files.len() + 1, |i| match i.checked_sub(1) {
-        None => read_loose(&journal_path, &ctx.root),
-        Some(f) => read_loose(&files[f].path, &files[f].within),
-    })
-    .into_iter();
-    let journal_text = reads
-        .next()
-        .unwrap_or(Ok(crate::store::paths::Loose::Missing))?
-        .or_warn(JOURNAL, &mut warnings);
-    let mut texts = Vec::with_capacity(files.len());
-    for (file, read) in files.iter().zip(reads) {
-        texts.push(read?.or_warn(&file.source_file, &mut warnings));
-    }
     let mut lexicon = Lexicon::default();
     let (terms, keep_stop) = query_terms(&request.query, &mut lexicon);
+    let anchors = anchors_of(&lexicon, &terms);
+    let limit = request.limit;
+    let count = |keep| {
+        count_all(
+            ctx, &files, &lexicon, &anchors, &terms, keep_stop, keep, params,
+        )
+    };
+    let mut pass = count(keep)?;
     if terms.is_empty() {
-        return Ok((Vec::new(), warnings));
+        return Ok((Vec::new(), pass.warnings));
     }
-    let cut = on_two_threads(texts.len(), |i| sections(texts[i].as_deref().unwrap_or("")));
-    let candidates = Candidates {
-        journal: journal_text.as_deref().unwrap_or(""),
-        notes: files
-            .iter()
-            .zip(cut)
-            .flat_map(|(file, cut)| cut.into_iter().map(move |s| (file, s)))
-            .collect(),
-        texts: files
-            .iter()
-            .zip(&texts)
-            .map(|(file, text)| (file, text.as_deref().unwrap_or("")))
-            .collect(),
+    let best = if let Some(best) = pass.best_notes(params, limit) {
+        best
+    } else {
+        pass = count(None)?;
+        pass.best_notes(params, limit).unwrap_or_default()
     };
 
-    let mut pass = Pass::run_all(&candidates, &mut lexicon, &terms, keep_stop);
-
     let mut scored: Vec<Scored> = Vec::new();
+    let events = pass.events.scorer(params);
     for (event, text, counts) in std::mem::take(&mut pass.matched_events) {
-        let score = pass.events.score(&counts, params);
-        let score = score::decay(score, event.get("ts"), ctx.now.ms);
+        let score = score::decay(events.score(&counts), event.get("ts"), ctx.now.ms);
         if score > 0.0 {
             scored.push(Scored {
                 score,
@@ -789,24 +809,19 @@ pub fn recall_with(
             });
         }
     }
-    // Only the notes that can be among the best are copied out of their file.
-    let mut best = pass.best_notes(params);
-    best.truncate(request.limit);
-    best.sort_by_key(|&(_, i)| i);
-    for (score, i) in best {
-        let (file, section) = &candidates.notes[i];
+    for (score, note) in best {
         scored.push(Scored {
             score,
-            candidate: Candidate::Note(Note::new(file, section)),
+            candidate: Candidate::Note(note),
         });
     }
     score::sort(&mut scored);
-    scored.truncate(request.limit);
+    scored.truncate(limit);
     let results = scored
         .into_iter()
         .map(|s| score::entry(s.score, s.candidate))
         .collect();
-    Ok((results, warnings))
+    Ok((results, pass.warnings))
 }
 
 #[cfg(test)]
@@ -888,7 +903,8 @@ mod tests {
     fn counter_counts(query: &str, fields: [&str; 2]) -> Counts {
         let mut lexicon = Lexicon::default();
         let (terms, keep_stop) = query_terms(query, &mut lexicon);
-        Counter::new(&mut lexicon, &terms, keep_stop).count(fields)
+        let anchors = anchors_of(&lexicon, &terms);
+        Counter::new(lexicon, &anchors, &terms, keep_stop).count(fields)
     }
 
     #[test]
@@ -913,7 +929,7 @@ mod tests {
     }
 
     #[test]
-    fn two_threads_count_what_one_counts() {
+    fn halves_count_what_the_whole_counts() {
         use std::fmt::Write as _;
         let mut text = String::new();
         for i in 0..15_000 {
@@ -924,50 +940,41 @@ mod tests {
                 if i % 3 == 0 { "caching" } else { "queues" }
             );
         }
-        assert!(text.len() > PARALLEL_FROM_BYTES);
-        let file = NoteFile {
-            source: "decisions.md",
-            path: std::path::PathBuf::from("decisions.md"),
-            source_file: "decisions.md".to_owned(),
-            within: std::path::PathBuf::from("."),
-        };
-        let candidates = Candidates {
-            journal: "{\"task\":\"cache events\"}\n{\"task\":\"queue\"}\nnull\n",
-            notes: sections(&text).into_iter().map(|s| (&file, s)).collect(),
-            texts: vec![(&file, &text)],
-        };
+        assert!(text.len() > 2 * SPLIT_FROM_BYTES);
         let mut lexicon = Lexicon::default();
         let (terms, keep_stop) = query_terms("cached queue équipe", &mut lexicon);
-        let mut one = lexicon.clone();
-        let mut counter = Counter::new(&mut one, &terms, keep_stop);
-        let single = Pass::run(
-            candidates.journal,
-            &candidates.notes,
-            &candidates.texts,
-            &mut counter,
-            terms.len(),
-        );
-        let both = Pass::run_all(&candidates, &mut lexicon, &terms, keep_stop);
-        assert_eq!(both.notes, single.notes);
-        assert_eq!(both.events, single.events);
-        assert_eq!(both.note_counts, single.note_counts);
-        let events = |p: &Pass| -> Vec<(String, Counts)> {
-            p.matched_events
-                .iter()
-                .map(|(_, text, counts)| (text.clone(), counts.clone()))
+        let anchors = anchors_of(&lexicon, &terms);
+        let mut counter = Counter::new(lexicon, &anchors, &terms, keep_stop);
+        let (whole, whole_counts) = counter.count_notes(&text, sections(&text));
+        let (first, first_half) = half_of(&text, Half::First);
+        let (second, second_half) = half_of(&text, Half::Second);
+        assert!(!first_half.is_empty() && !second_half.is_empty());
+        let (mut halves, mut counts) = counter.count_notes(first, first_half);
+        let (rest, rest_counts) = counter.count_notes(second, second_half);
+        halves.merge(&rest);
+        counts.extend(rest_counts);
+        assert_eq!(halves, whole);
+        let plain = |c: &[(Section<'_>, Counts)]| -> Vec<(String, Counts)> {
+            c.iter()
+                .map(|(s, c)| (s.heading.to_owned(), c.clone()))
                 .collect()
         };
-        assert_eq!(events(&both), events(&single));
-        assert_eq!(events(&single).len(), 2);
+        assert_eq!(plain(&counts), plain(&whole_counts));
         // "cached" is every note's "cache", "queue" two notes in three ("queues").
-        assert_eq!(single.notes.frequencies, [15_000, 10_000, 15_000]);
+        assert_eq!(whole.frequencies, [15_000, 10_000, 15_000]);
+        assert_eq!(whole.size, 15_000);
+        // A small file is counted whole by its first half.
+        let small = "### A\ncache\n### B\nqueue\n";
+        assert_eq!(half_of(small, Half::First).1.len(), 2);
+        assert!(half_of(small, Half::Second).1.is_empty());
     }
 
     /// Both ways of counting, on the same fields.
     fn both_counts(query: &str, fields: [&str; 2]) -> (Counts, Counts) {
         let mut lexicon = Lexicon::default();
         let (terms, keep_stop) = query_terms(query, &mut lexicon);
-        let mut counter = Counter::new(&mut lexicon, &terms, keep_stop);
+        let anchors = anchors_of(&lexicon, &terms);
+        let mut counter = Counter::new(lexicon, &anchors, &terms, keep_stop);
         let fast = counter.count(fields);
         (fast, counter.count_reference(fields))
     }
@@ -1001,29 +1008,29 @@ mod tests {
             "/benches/data/adr/corpus/.agents/memory"
         );
         let text = std::fs::read_to_string(format!("{dir}/decisions.md")).unwrap();
-        let file = NoteFile {
-            source: "decisions.md",
-            path: std::path::PathBuf::from("decisions.md"),
-            source_file: "decisions.md".to_owned(),
-            within: std::path::PathBuf::from("."),
-        };
-        let notes: Vec<_> = sections(&text).into_iter().map(|s| (&file, s)).collect();
         for query in [
             "rate limit auth-middleware session",
             "ParserCache dying yes",
         ] {
             let mut lexicon = Lexicon::default();
             let (terms, keep_stop) = query_terms(query, &mut lexicon);
-            let mut counter = Counter::new(&mut lexicon, &terms, keep_stop);
-            let pass = Pass::run("", &notes, &[(&file, &text)], &mut counter, terms.len());
-            for ((_, section), counts) in notes.iter().zip(&pass.note_counts) {
+            let anchors = anchors_of(&lexicon, &terms);
+            let mut counter = Counter::new(lexicon, &anchors, &terms, keep_stop);
+            let (collection, found) = counter.count_notes(&text, sections(&text));
+            let mut expected_collection = Collection::new(terms.len());
+            let mut expected = Vec::new();
+            for section in sections(&text) {
                 let [heading, _, body, _] = section.parts();
-                assert_eq!(
-                    counts,
-                    &counter.count_reference([heading, body]),
-                    "{heading:?}"
-                );
+                let counts = counter.count_reference([heading, body]);
+                expected_collection.add(&counts);
+                if !counts.terms.is_empty() {
+                    expected.push((heading, counts));
+                }
             }
+            let found: Vec<_> = found.iter().map(|(s, c)| (s.heading, c.clone())).collect();
+            assert!(!expected.is_empty());
+            assert_eq!(found, expected, "{query:?}");
+            assert_eq!(collection, expected_collection);
         }
     }
 
@@ -1060,8 +1067,9 @@ mod tests {
         [a.en, a.fr].iter().all(|stem| {
             let mut found = false;
             let anchors = Anchors::new([stem.as_str()]);
-            let hits = anchors.hits(word.as_bytes(), &mut Vec::new());
-            Anchors::chunks(word, &hits, |_| found = true);
+            let mut positions = Vec::new();
+            anchors.positions(word.as_bytes(), Also::Apostrophe, &mut positions);
+            Anchors::chunks(word, positions, |_| found = true);
             found
         })
     }
@@ -1127,6 +1135,47 @@ mod tests {
             word in "[a-z]{0,6}(y|ies|ied|ying|ing|ed|ly|ness|ational|ization|ement|euse|aux|eaux|ique|ité|ée)"
         ) {
             proptest::prop_assert!(anchored(&word), "{:?}", word);
+        }
+    }
+
+    #[test]
+    fn a_best_note_its_job_did_not_keep_sends_the_recall_round_again() {
+        use std::fmt::Write as _;
+        let dir = tempfile::tempdir().unwrap();
+        let memory = dir.path().join(".agents/memory");
+        std::fs::create_dir_all(&memory).unwrap();
+        let mut notes = String::from("# Lessons\n\n");
+        for i in 0..40 {
+            let words = "cache ".repeat(i % 5 + 1);
+            let _ = write!(notes, "### Lesson {i}\n{words} rate limit {i}\n\n");
+        }
+        std::fs::write(memory.join("lessons.md"), &notes).unwrap();
+        std::fs::write(memory.join("patterns.md"), "### Limits\nrate limit cache\n").unwrap();
+        let now = crate::context::Now::from_ms(1_760_779_800_000.0);
+        let ctx = Context::new(dir.path(), None, now).unwrap();
+        for limit in [1, 3, 8] {
+            let request = Request {
+                query: "cache rate".to_owned(),
+                portfolio: false,
+                ranking: score::Ranking::Bm25,
+                limit,
+                include_archive: false,
+            };
+            let params = Params::default();
+            let every = recall_keeping(&ctx, &request, None, &params, None).unwrap();
+            assert_eq!(every.0.len(), limit);
+            // Keeping nothing: every best note is missing, and the second round keeps all.
+            let none = recall_keeping(&ctx, &request, None, &params, Some(0)).unwrap();
+            let one = recall_keeping(&ctx, &request, None, &params, Some(1)).unwrap();
+            let usual = recall_with(&ctx, &request, None, &params).unwrap();
+            for other in [&none, &one, &usual] {
+                let json = |r: &(Vec<Object>, Vec<String>)| -> Vec<String> {
+                    r.0.iter()
+                        .map(|o| crate::js::json::Value::Object(o.clone()).compact())
+                        .collect()
+                };
+                assert_eq!(json(other), json(&every), "limit {limit}");
+            }
         }
     }
 
