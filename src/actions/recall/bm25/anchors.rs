@@ -65,7 +65,10 @@ impl Anchors {
         let mut patterns: Vec<Vec<u8>> = Vec::new();
         let mut parse_every_event = false;
         for anchor in stems.into_iter().filter_map(anchor) {
+            // Numbers are written anew (only digits and `e` make words of them), an object
+            // is `[object Object]` and an array its items joined with `,` (`1,2` one word).
             parse_every_event |= anchor.iter().all(|c| c.is_ascii_digit() || *c == b'e')
+                || anchor.contains(&b',')
                 || [&b"object"[..], b"infinity", b"nan"]
                     .iter()
                     .any(|w| w.starts_with(anchor));

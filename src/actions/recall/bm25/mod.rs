@@ -170,11 +170,22 @@ struct Counter<'a> {
     anchors: &'a Anchors,
     /// Where chunks may hold a term, in the text being counted ([`Anchors::positions`]).
     positions: Vec<usize>,
-    /// Each chunk met, as a range of `found`: its words that are a term in either language.
-    chunks: HashMap<Box<str>, (u32, u32), foldhash::fast::FixedState>,
+    /// Each chunk met, as a range of `found` (its words that are a term in either language)
+    /// and its number of accented letters ([`accented_letters`]).
+    chunks: HashMap<Box<str>, (u32, u32, u32), foldhash::fast::FixedState>,
+    /// The accented letters of the chunks of the candidate being counted.
+    accented: usize,
     found: Vec<(u16, u16)>,
     en: Vec<[u32; 2]>,
     fr: Vec<[u32; 2]>,
+}
+
+/// How many bytes of `text` are `0xC3`, the first byte of `é`, `à`, `ç`… in UTF-8.
+fn accented_letters(text: &str) -> usize {
+    if text.is_ascii() {
+        return 0;
+    }
+    memchr::memchr_iter(0xC3, text.as_bytes()).count()
 }
 
 /// A text is French when at least one byte in this many is `0xC3` (the first byte of `é`, `à`,
@@ -198,6 +209,7 @@ impl<'a> Counter<'a> {
             anchors,
             positions: Vec::new(),
             chunks: HashMap::default(),
+            accented: 0,
             found: Vec::new(),
             en: vec![[0; 2]; terms.len()],
             fr: vec![[0; 2]; terms.len()],
@@ -226,37 +238,42 @@ impl<'a> Counter<'a> {
 
     /// Counts the terms of `chunk` in `field`; a chunk met before is not cut again.
     fn take_chunk(&mut self, chunk: &str, field: usize) {
-        let (from, to) = if let Some(&range) = self.chunks.get(chunk) {
-            range
-        } else {
-            let from = self.found.len();
-            let mut words = Vec::new();
-            tokens::for_each_word(chunk, |w| words.push(w));
-            for word in words {
-                if let Some(t) = self.terms_of(word) {
-                    self.found.push(t);
-                }
-            }
-            let at = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
-            let range = (at(from), at(self.found.len()));
-            self.chunks.insert(chunk.into(), range);
-            range
-        };
+        let (from, to, accented) = self.chunk_terms(chunk);
+        self.accented += accented as usize;
         for i in from as usize..to as usize {
             self.tally(self.found[i], field);
         }
     }
 
+    /// Where `chunk`'s words that are a term lie in `found`, and its accented letters: cut
+    /// into words the first time, remembered after.
+    fn chunk_terms(&mut self, chunk: &str) -> (u32, u32, u32) {
+        if let Some(&seen) = self.chunks.get(chunk) {
+            return seen;
+        }
+        let from = self.found.len();
+        let mut words = Vec::new();
+        tokens::for_each_word(chunk, |w| words.push(w));
+        for word in words {
+            if let Some(t) = self.terms_of(word) {
+                self.found.push(t);
+            }
+        }
+        let at = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        let seen = (at(from), at(self.found.len()), at(accented_letters(chunk)));
+        self.chunks.insert(chunk.into(), seen);
+        seen
+    }
+
     /// The counts of what was seen, in the candidate's language; the per-term tallies are
     /// cleared for the next candidate.
+    ///
+    /// Every accented letter of the fields lies in a chunk with a non-ASCII byte, which is
+    /// always read: the chunks' tallies of them add up to the fields'.
     fn finish(&mut self, fields: [&str; 2]) -> Counts {
         let lengths = fields.map(|f| u32::try_from(f.len()).unwrap_or(u32::MAX));
         let bytes: usize = fields.iter().map(|f| f.len()).sum();
-        let accented: usize = fields
-            .iter()
-            .filter(|f| !f.is_ascii())
-            .map(|f| memchr::memchr_iter(0xC3, f.as_bytes()).count())
-            .sum();
+        let accented = std::mem::take(&mut self.accented);
         let chosen = if accented * FRENCH_FROM >= bytes && accented > 0 {
             &self.fr
         } else {
@@ -277,6 +294,7 @@ impl<'a> Counter<'a> {
     /// reference the tests hold it to.
     #[cfg(test)]
     fn count_reference(&mut self, fields: [&str; 2]) -> Counts {
+        self.accented = fields.iter().map(|f| accented_letters(f)).sum();
         for (field, text) in fields.iter().enumerate() {
             let mut words = Vec::new();
             tokens::for_each_word(text, |w| words.push(w));
@@ -351,6 +369,14 @@ impl<'a> Counter<'a> {
     /// Counts the events of a journal's text: a line is parsed only when it may hold a term;
     /// the others count only their length (as an event when shaped `{…}`, even if they would
     /// not parse). Returns the collection and the events that hold a term, with their text.
+    ///
+    /// A line may hold a term when the anchors' search finds a position in it. When the line
+    /// is plain ASCII with no `\` or `'`, and not every line is to be parsed (see [`Anchors`]:
+    /// a number written anew gives only words of digits and `e`), the event's text holds a term
+    /// only if the line does, between the same quotes: the values are the line's strings as
+    /// they are written, and its `true`, `false` and `null` (its keys and `"` only add to the
+    /// line). So the piece around each position, cut at whitespace and `"`, is read first; a
+    /// line whose pieces hold no term is not parsed.
     fn count_events(&mut self, journal: &str) -> (Collection, Vec<(Object, String, Counts)>) {
         let mut collection = Collection::new(self.en.len());
         let mut matched = Vec::new();
@@ -368,9 +394,20 @@ impl<'a> Counter<'a> {
                 next += 1;
             }
             let length = u32::try_from(line.len()).unwrap_or(u32::MAX);
-            let may_match = anchors.parse_every_event
+            let within = positions[next..]
+                .iter()
+                .take_while(|&&p| p < at + line.len())
+                .map(|&p| p - at);
+            let mut may_match = anchors.parse_every_event
                 || line.as_bytes().first().is_some_and(|&c| c >= 0x80)
-                || positions.get(next).is_some_and(|&p| p < at + line.len());
+                || within.clone().next().is_some();
+            if may_match
+                && !anchors.parse_every_event
+                && line.is_ascii()
+                && memchr::memchr2(b'\\', b'\'', line.as_bytes()).is_none()
+            {
+                may_match = within.into_iter().any(|p| self.piece_holds_term(line, p));
+            }
             if !may_match {
                 if line.starts_with('{') && line.ends_with('}') {
                     collection.add(&Counts {
@@ -394,6 +431,16 @@ impl<'a> Counter<'a> {
         }
         self.positions = positions;
         (collection, matched)
+    }
+
+    /// Whether the piece of `line` around byte `at`, cut at whitespace and `"`, holds a term.
+    fn piece_holds_term(&mut self, line: &str, at: usize) -> bool {
+        let b = line.as_bytes();
+        let bound = |c: &u8| *c == b'"' || c.is_ascii_whitespace();
+        let start = b[..at].iter().rposition(bound).map_or(0, |i| i + 1);
+        let end = b[at..].iter().position(bound).map_or(b.len(), |i| at + i);
+        let (from, to, _) = self.chunk_terms(&line[start..end]);
+        from != to
     }
 }
 
@@ -1176,6 +1223,100 @@ mod tests {
                 };
                 assert_eq!(json(other), json(&every), "limit {limit}");
             }
+        }
+    }
+
+    /// [`Counter::count_events`] without its shortcuts: every line parsed, every event's text
+    /// cut into words.
+    fn reference_events(
+        counter: &mut Counter<'_>,
+        journal: &str,
+    ) -> (Collection, Vec<(String, Counts)>) {
+        let mut collection = Collection::new(counter.en.len());
+        let mut matched = Vec::new();
+        for line in journal::lines(journal) {
+            let Some(event) = journal::event(line) else {
+                continue;
+            };
+            let text = score::event_text(&event);
+            let mut counts = counter.count_reference(["", &text]);
+            counts.lengths = [0, u32::try_from(line.len()).unwrap()];
+            collection.add(&counts);
+            if !counts.terms.is_empty() {
+                matched.push((text, counts));
+            }
+        }
+        (collection, matched)
+    }
+
+    fn json_value() -> impl proptest::strategy::Strategy<Value = serde_json::Value> {
+        use proptest::prelude::*;
+        use serde_json::Value as J;
+        let words = "(rate|Rate|rateLimit|rate_limit|limits|pirate|session|x'rate|l'équipe|été|1,2|1|2|3|object|true|null|Infinity|task|agent|ra|sess|[a-z]{1,8}|[A-Z][a-z]{1,5}|\\\\|\"|\t| ){0,6}";
+        let leaf = prop_oneof![
+            words.prop_map(J::String),
+            any::<i32>().prop_map(J::from),
+            (0..30i32).prop_map(J::from),
+            prop_oneof![Just(1e21), Just(0.5), Just(0.50), Just(-0.0), Just(1.25e-7)]
+                .prop_map(J::from),
+            any::<bool>().prop_map(J::Bool),
+            Just(J::Null),
+        ];
+        leaf.prop_recursive(2, 8, 3, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..3).prop_map(J::Array),
+                proptest::collection::vec(("(ci|evalScore|acceptance|rate|x)", inner), 0..3)
+                    .prop_map(|pairs| J::Object(pairs.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(128))]
+        #[test]
+        fn events_count_as_every_line_parsed(
+            query in "(rate|limit|session|rates|object|true|null|x|12|1e|21|0.5|1,2|ab|été|[a-z]{2,6}| ){1,5}",
+            lines in proptest::collection::vec(
+                proptest::collection::vec(
+                    ("(ts|agent|cli|model|task|outcome|signals|id|artifactHashes|rate)", json_value()),
+                    0..6,
+                ),
+                0..12,
+            ),
+        ) {
+            let journal: String = lines
+                .into_iter()
+                .map(|pairs| {
+                    let object: serde_json::Map<String, serde_json::Value> = pairs.into_iter().collect();
+                    serde_json::Value::Object(object).to_string() + "\n"
+                })
+                .collect();
+            let mut lexicon = Lexicon::default();
+            let (terms, keep_stop) = query_terms(&query, &mut lexicon);
+            let anchors = anchors_of(&lexicon, &terms);
+            let mut counter = Counter::new(lexicon, &anchors, &terms, keep_stop);
+            let (collection, matched) = counter.count_events(&journal);
+            let matched: Vec<(String, Counts)> = matched.into_iter().map(|(_, t, c)| (t, c)).collect();
+            let (expected_collection, expected) = reference_events(&mut counter, &journal);
+            proptest::prop_assert_eq!(collection, expected_collection);
+            proptest::prop_assert_eq!(matched, expected);
+        }
+    }
+
+    #[test]
+    fn an_array_of_values_is_read_as_its_text_joins_them() {
+        // The event's text joins an array's items with ",": "1,2" is one word there, though no
+        // line writes it.
+        for query in ["1,2", "rate"] {
+            let journal = "{\"task\":[\"1\",\"2\"],\"agent\":\"rate\"}\n{\"task\":\"x\"}\n";
+            let mut lexicon = Lexicon::default();
+            let (terms, keep_stop) = query_terms(query, &mut lexicon);
+            let anchors = anchors_of(&lexicon, &terms);
+            let mut counter = Counter::new(lexicon, &anchors, &terms, keep_stop);
+            let (collection, matched) = counter.count_events(journal);
+            assert_eq!(matched.len(), 1, "{query}");
+            assert_eq!(matched[0].1, "rate 1,2 {}");
+            assert_eq!(collection, reference_events(&mut counter, journal).0);
         }
     }
 
