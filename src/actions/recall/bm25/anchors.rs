@@ -36,6 +36,10 @@ pub(super) struct Anchors {
     /// first byte; `ranges[c]` is where those starting with `c` lie in `flat`.
     flat: Vec<(u32, u32)>,
     ranges: [(u32, u32); 128],
+    /// Bit `128 × a + b` set when an anchor starts with the bytes `a`, `b`, or is the one byte
+    /// `a` (then for every `b`); bit `a` of `singles` in that last case.
+    pairs: Box<[u64; 256]>,
+    singles: u128,
     /// The distinct first bytes, each with whether it is a letter (then compared in either
     /// case), as 8 copies in a word and, on `x86_64`, as 16 lanes.
     firsts: Vec<(u64, bool)>,
@@ -105,11 +109,29 @@ impl Anchors {
             flat.push((value, mask));
             range.1 = at + 1;
         }
+        let mut pairs = Box::new([0u64; 256]);
+        let mut singles = 0u128;
+        for p in &patterns {
+            let row = usize::from(p[0]) * 128;
+            match p.get(1) {
+                Some(&second) => {
+                    let at = row + usize::from(second);
+                    pairs[at / 64] |= 1 << (at % 64);
+                }
+                None => {
+                    singles |= 1 << p[0];
+                    pairs[row / 64] = u64::MAX;
+                    pairs[row / 64 + 1] = u64::MAX;
+                }
+            }
+        }
         let mut first_bytes: Vec<u8> = patterns.iter().map(|p| p[0]).collect();
         first_bytes.dedup();
         Self {
             flat,
             ranges,
+            pairs,
+            singles,
             firsts: first_bytes
                 .iter()
                 .map(|&b| (ONES * u64::from(b), b.is_ascii_lowercase()))
@@ -125,7 +147,18 @@ impl Anchors {
 
     /// Whether an anchor starts at `b[at]`, compared with the text in lowercase.
     fn matches_at(&self, b: &[u8], at: usize) -> bool {
-        let (from, to) = self.ranges[usize::from(b[at].to_ascii_lowercase() & 0x7f)];
+        let first = b[at].to_ascii_lowercase() & 0x7f;
+        // Most candidates are told apart by their first two bytes (past the end: 0).
+        let second = b.get(at + 1).map_or(0, u8::to_ascii_lowercase);
+        if second < 0x80 {
+            let pair = usize::from(first) * 128 + usize::from(second);
+            if self.pairs[pair / 64] & (1 << (pair % 64)) == 0 {
+                return false;
+            }
+        } else if self.singles & (1 << first) == 0 {
+            return false;
+        }
+        let (from, to) = self.ranges[usize::from(first)];
         let anchors = &self.flat[from as usize..to as usize];
         if let Some(four) = b.get(at..at + 4) {
             let word = lowercase(u32::from_le_bytes(four.try_into().expect("4 bytes")));
