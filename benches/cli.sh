@@ -126,6 +126,7 @@ T=$WORK/typical F=$WORK/full R=$WORK/receipts
 OUTCOMES=.bmad/memory/outcomes.ndjson
 bench recall-typical "" "$BIN -d $T recall $QUERY --json"
 bench recall-full "" "$BIN -d $F recall $QUERY --json"
+bench recall-bm25-full "" "$BIN -d $F recall $QUERY --ranking bm25 --json"
 bench lint "" "$BIN -d $F lint --json"
 bench lint-full "" "$BIN -d $F lint --full --json"
 bench recall-portfolio "" "$BIN -d $F recall $QUERY --scope portfolio --portfolio $WORK/brain --json"
@@ -151,6 +152,14 @@ log "timing the growth series"
 hyperfine -N --warmup 5 --min-runs 40 --style none --export-json "$WORK/json/growth.json" \
 	"$BIN -d $WORK/grow-10 recall $QUERY --json" "$BIN -d $WORK/grow-25 recall $QUERY --json" \
 	"$BIN -d $WORK/grow-50 recall $QUERY --json" "$BIN -d $WORK/grow-100 recall $QUERY --json" >/dev/null
+# --ranking bm25 beside lexical recall, back to back in one hyperfine call per store, so a change
+# in the machine's speed between two calls does not enter the ratio of their medians.
+for store in typical full; do
+	log "timing recall --ranking bm25 beside lexical recall ($store)"
+	hyperfine -N --warmup 5 --min-runs 40 --style none --export-json "$WORK/json/bm25-$store.json" \
+		"$BIN -d $WORK/$store recall $QUERY --json" \
+		"$BIN -d $WORK/$store recall $QUERY --ranking bm25 --json" >/dev/null
+done
 LOAD_END=$(load1)
 
 # row NAME LABEL BYTES TARGET_MS: one line of the main table.
@@ -194,6 +203,7 @@ echo "| command | bytes read | median | p95 | min | runs | peak RSS (× bytes re
 echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |"
 row recall-typical "\`recall\`, typical store" "$BT" 3
 row recall-full "\`recall\`, full store" "$BF" 40
+row recall-bm25-full "\`recall --ranking bm25\`, full store" "$BF" -
 row lint "\`lint\`, full store" "$BF" 1000
 row lint-full "\`lint --full\`, full store" "$BF" "$LINT_TARGET"
 row recall-portfolio "\`recall --scope portfolio\`, full store + 6 MiB brain" "$BP" -
@@ -211,6 +221,10 @@ awk -v o="$(stats outcomes | cut -d' ' -f1)" -v b="$BASE" \
 	'BEGIN {printf "outcomes / sha256 baseline (medians): %.2f× (target ≤ 1.5×).\n", o / b}'
 awk -v l="$(stats lint-full | cut -d' ' -f1)" -v r="$RECALL_FULL" \
 	'BEGIN {printf "lint --full / recall on the full store (medians): %.2f× (target ≤ 10×).\n", l / r}'
+for store in typical full; do
+	awk -v l="$(stats "bm25-$store" 0 | cut -d' ' -f1)" -v b="$(stats "bm25-$store" 1 | cut -d' ' -f1)" -v s="$store" \
+		'BEGIN {printf "recall --ranking bm25 / recall on the %s store, one hyperfine call (medians %.2f / %.2f ms): %.2f× (target on the full store ≤ 1.5×).\n", s, b, l, b / l}'
+done
 
 echo
 echo "Growth: \`recall\` over 10/25/50/100 % of a full store (every file filled to that share of 2 MiB)."
