@@ -113,16 +113,13 @@ impl Anchors {
         let mut singles = 0u128;
         for p in &patterns {
             let row = usize::from(p[0]) * 128;
-            match p.get(1) {
-                Some(&second) => {
-                    let at = row + usize::from(second);
-                    pairs[at / 64] |= 1 << (at % 64);
-                }
-                None => {
-                    singles |= 1 << p[0];
-                    pairs[row / 64] = u64::MAX;
-                    pairs[row / 64 + 1] = u64::MAX;
-                }
+            if let Some(&second) = p.get(1) {
+                let at = row + usize::from(second);
+                pairs[at / 64] |= 1 << (at % 64);
+            } else {
+                singles |= 1 << p[0];
+                pairs[row / 64] = u64::MAX;
+                pairs[row / 64 + 1] = u64::MAX;
             }
         }
         let mut first_bytes: Vec<u8> = patterns.iter().map(|p| p[0]).collect();

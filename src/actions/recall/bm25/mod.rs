@@ -10,10 +10,15 @@
 //!   short stop-word lists, Snowball English and French stems. A candidate is French (its French
 //!   stems count) when at least one byte in 64 of it is the first byte of `é`, `à`, `ç`…
 //! * **Only where a term can be**: the query stems' leading letters ([`Anchors`]) are searched
-//!   in each file once; only the whitespace-delimited chunks where one starts a word part, or
-//!   that hold a `'` or a non-ASCII byte, are cut into words and stemmed (once per distinct
-//!   chunk), which gives the same term frequencies as cutting every word. A journal line is
-//!   parsed only when it may hold a term.
+//!   in each file once, 64 bytes at a time; only the whitespace-delimited chunks where one
+//!   starts a word part, or that hold a `'` or a non-ASCII byte, are cut into words and stemmed
+//!   (once per distinct chunk), which gives the same term frequencies as cutting every word. A
+//!   journal line is parsed only when the piece of it around such a place holds a term.
+//! * **Read where counted**: the journal and each note file's two halves are jobs for two
+//!   threads, each reading its file into the memory of a text already done with
+//!   (`recall::shared`). The final ranking needs every job's statistics, so a
+//!   notes job keeps copies of only its best notes by its own statistics; in the rare case
+//!   where a final best note is not among them, the recall runs again keeping every note.
 //! * **Lengths in bytes**: a field's length is its size in bytes (an event's, its line's), each
 //!   collection with its own average: BM25 needs only the ratio to the average.
 //! * **Two collections**: the notes (`###` sections, with the heading and the body as two fields
