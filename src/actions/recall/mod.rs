@@ -15,6 +15,7 @@
 pub mod bm25;
 pub(crate) mod counter;
 pub(crate) mod evidence;
+pub(crate) mod lanes;
 pub(crate) mod lexical;
 pub mod score;
 pub(crate) mod shared;

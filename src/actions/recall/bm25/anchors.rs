@@ -19,7 +19,7 @@
 //! apostrophe and the first byte of every run of non-ASCII bytes — is where
 //! [`Anchors::chunks`] finds the chunks to cut into words.
 
-use crate::actions::recall::counter::{HIGH, ONES, equal, gather, in_range};
+use crate::actions::recall::lanes::{HIGH, ONES, equal, gather, in_range};
 
 /// The byte besides `'` that makes a chunk worth reading: a backslash in a journal line (a JSON
 /// escape may write any letter), none in a note.
@@ -64,6 +64,21 @@ pub(super) fn anchor(stem: &str) -> Option<&[u8]> {
     Some(&stem.as_bytes()[..len])
 }
 
+/// `anchor` with each `i` in it also written `y`, every combination.
+fn with_y(anchor: &[u8]) -> Vec<Vec<u8>> {
+    let mut variants = vec![anchor.to_vec()];
+    for (i, &c) in anchor.iter().enumerate() {
+        if c == b'i' {
+            for k in 0..variants.len() {
+                let mut v = variants[k].clone();
+                v[i] = b'y';
+                variants.push(v);
+            }
+        }
+    }
+    variants
+}
+
 impl Anchors {
     pub(super) fn new<'s>(stems: impl IntoIterator<Item = &'s str>) -> Self {
         let mut patterns: Vec<Vec<u8>> = Vec::new();
@@ -76,17 +91,7 @@ impl Anchors {
                 || [&b"object"[..], b"infinity", b"nan"]
                     .iter()
                     .any(|w| w.starts_with(anchor));
-            let mut variants = vec![anchor.to_vec()];
-            for (i, &c) in anchor.iter().enumerate() {
-                if c == b'i' {
-                    for k in 0..variants.len() {
-                        let mut v = variants[k].clone();
-                        v[i] = b'y';
-                        variants.push(v);
-                    }
-                }
-            }
-            patterns.extend(variants);
+            patterns.extend(with_y(anchor));
         }
         // The text is compared in lowercase: an anchor with an uppercase letter matches nothing.
         patterns.retain(|p| !p.iter().any(u8::is_ascii_uppercase));
@@ -328,29 +333,11 @@ struct Masks {
 /// [`Anchors::block_masks`] with SSE2, 16 bytes per instruction.
 #[cfg(target_arch = "x86_64")]
 mod sse2 {
-    use safe_arch::{
-        bitor_m128i, cmp_eq_mask_i8_m128i, load_unaligned_m128i, m128i, min_u8_m128i,
-        move_mask_i8_m128i, set_splat_i8_m128i, sub_i8_m128i,
-    };
+    use safe_arch::{bitor_m128i, cmp_eq_mask_i8_m128i, load_unaligned_m128i, sub_i8_m128i};
 
     use super::Also;
-
-    pub(super) type Bytes = m128i;
-
-    /// `byte` in each of 16 lanes.
-    pub(super) fn splat(byte: u8) -> Bytes {
-        set_splat_i8_m128i(byte.cast_signed())
-    }
-
-    /// 0xff in each lane where `x <= n` (unsigned), else 0.
-    fn at_most(x: Bytes, n: u8) -> Bytes {
-        cmp_eq_mask_i8_m128i(min_u8_m128i(x, splat(n)), x)
-    }
-
-    /// The high bits of 16 lanes as 16 bits.
-    fn bits(lanes: Bytes) -> u64 {
-        u64::from(move_mask_i8_m128i(lanes).cast_unsigned() & 0xffff)
-    }
+    pub(super) use crate::actions::recall::lanes::sse2::{Bytes, splat};
+    use crate::actions::recall::lanes::sse2::{at_most, bits};
 
     pub(super) fn masks(block: &[u8; 64], firsts: &[(Bytes, bool)], also: Also) -> super::Masks {
         let mut masks = super::Masks::default();
@@ -391,17 +378,7 @@ mod tests {
     fn reference_positions(stems: &[&str], b: &[u8], also: Also) -> Vec<usize> {
         let mut patterns: Vec<Vec<u8>> = Vec::new();
         for anchor in stems.iter().copied().filter_map(anchor) {
-            let mut variants = vec![anchor.to_vec()];
-            for (i, &c) in anchor.iter().enumerate() {
-                if c == b'i' {
-                    for k in 0..variants.len() {
-                        let mut v = variants[k].clone();
-                        v[i] = b'y';
-                        variants.push(v);
-                    }
-                }
-            }
-            patterns.extend(variants);
+            patterns.extend(with_y(anchor));
         }
         let lower = b.to_ascii_lowercase();
         (0..b.len())

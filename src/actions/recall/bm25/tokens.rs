@@ -21,7 +21,7 @@ use unicode_normalization::UnicodeNormalization;
 use unicode_normalization::char::is_combining_mark;
 use unicode_segmentation::UnicodeSegmentation;
 
-use crate::actions::recall::counter::{gather, in_range};
+use crate::actions::recall::lanes::{gather, in_range};
 
 /// A stop-word list as a `match` (the test) and as a list (for tables built from it), from one
 /// spelling so the two cannot disagree.
