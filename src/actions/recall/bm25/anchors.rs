@@ -14,8 +14,8 @@
 //! (ASCII letters and digits, lowercase and uppercase letters, bytes that are an anchor's first
 //! letter in either case, apostrophes, bytes of 0x80 and above) — on `x86_64` from SSE2 compares,
 //! elsewhere from bit arithmetic on 8-byte words, which the tests hold to the SSE2 masks. Shifts
-//! of the masks give the word-part starts; only those whose first letter starts some anchor are
-//! compared with the anchors, four bytes at once. What it returns — those matches, every
+//! of the masks give the word-part starts; only those whose first two bytes begin some anchor
+//! (a bit table) are compared with the anchors, four bytes at once. What it returns — those matches, every
 //! apostrophe and the first byte of every run of non-ASCII bytes — is where
 //! [`Anchors::chunks`] finds the chunks to cut into words.
 
@@ -46,7 +46,8 @@ pub(super) struct Anchors {
     #[cfg(target_arch = "x86_64")]
     vector_firsts: Vec<(sse2::Bytes, bool)>,
     /// Some anchor could come out of the text an event's values give but not their JSON
-    /// (numbers written anew, `[object Object]`): every journal line is then parsed.
+    /// (numbers written anew, `[object Object]`, an array's items joined with `,`): every
+    /// journal line is then parsed.
     pub(super) parse_every_event: bool,
 }
 
