@@ -1,5 +1,6 @@
 //! The hot paths of `recall` on full-size inputs (docs §11): tokenizing and scoring a 2 MiB
-//! note file, cutting it into sections, and reading a 2 MiB journal.
+//! note file, cutting it into sections, and reading a 2 MiB journal; then a whole recall of a
+//! 14 MiB store in-process, lexical and `--ranking bm25` side by side.
 //!
 //! Inputs come from the same generator as `examples/gen-store.rs` (seed 1), so the figures
 //! match the whole-process benches in `benches/cli.sh`. Throughput is reported in bytes, which
@@ -12,6 +13,8 @@ use std::time::Duration;
 use bmad_mem::actions::recall::score::{
     Best, NoteFile, query_tokens, score, score_events, score_sections,
 };
+use bmad_mem::actions::recall::{self, RecallArgs};
+use bmad_mem::context::{Context, Now};
 use bmad_mem::js::text::for_each_token;
 use bmad_mem::store::journal::events;
 use bmad_mem::store::sections::sections;
@@ -100,10 +103,57 @@ fn benches(c: &mut Criterion) {
     group.finish();
 }
 
+/// A full store (the journal and six note files, each 2 MiB) written into `dir`.
+fn write_store(dir: &std::path::Path) -> usize {
+    let vocab = Vocabulary::new(SEED);
+    let mut total = 0;
+    let mut put = |label: &str, text: String| {
+        let path = dir.join(label);
+        std::fs::create_dir_all(path.parent().expect("a folder")).expect("the store's folders");
+        std::fs::write(&path, &text).expect("a store file");
+        total += text.len();
+    };
+    put(
+        ".bmad/memory/journal.ndjson",
+        corpus::journal(&vocab, SEED, Amount::Bytes(CAP)),
+    );
+    for folder in [".bmad/memory", ".agents/memory"] {
+        for kind in Kind::ALL {
+            let label = format!("{folder}/{}", kind.file_name());
+            let text = corpus::note_file(&vocab, SEED, &label, kind, Amount::Bytes(CAP));
+            put(&label, text);
+        }
+    }
+    total
+}
+
+fn whole_recall(c: &mut Criterion) {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let bytes = write_store(dir.path());
+    let ctx = Context::new(dir.path(), None, Now::from_ms(NOW_MS)).expect("the store's context");
+    let mut group = configure(c, "store_14MiB", bytes);
+    for ranking in ["lexical", "bm25"] {
+        let args = RecallArgs {
+            query: vec![QUERY.to_owned()],
+            ranking: Some(ranking.to_owned()),
+            ..RecallArgs::default()
+        };
+        group.bench_function(format!("recall_{ranking}"), |b| {
+            b.iter(|| {
+                recall::run(black_box(&args), &ctx)
+                    .expect("a recall")
+                    .results
+                    .len()
+            });
+        });
+    }
+    group.finish();
+}
+
 criterion_group! {
     name = recall;
     // Plots take longer to draw than some benches take to run; the figures are in the log.
     config = Criterion::default().without_plots();
-    targets = benches
+    targets = benches, whole_recall
 }
 criterion_main!(recall);
