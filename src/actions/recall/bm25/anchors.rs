@@ -19,6 +19,7 @@
 //! apostrophe and the first byte of every run of non-ASCII bytes — is where
 //! [`Anchors::chunks`] finds the chunks to cut into words.
 
+use crate::actions::recall::bm25::tokens::piece_around;
 use crate::actions::recall::lanes::{HIGH, ONES, equal, gather, in_range};
 
 /// The byte besides `'` that makes a chunk worth reading: a backslash in a journal line (a JSON
@@ -239,14 +240,7 @@ impl Anchors {
             if at < from {
                 continue;
             }
-            let start = b[from..at]
-                .iter()
-                .rposition(u8::is_ascii_whitespace)
-                .map_or(from, |i| from + i + 1);
-            let end = b[at..]
-                .iter()
-                .position(u8::is_ascii_whitespace)
-                .map_or(b.len(), |i| at + i);
+            let (start, end) = piece_around(b, from, at, u8::is_ascii_whitespace);
             chunk(&text[start..end]);
             from = end + 1;
         }

@@ -440,10 +440,8 @@ impl<'a> Counter<'a> {
 
     /// Whether the piece of `line` around byte `at`, cut at whitespace and `"`, holds a term.
     fn piece_holds_term(&mut self, line: &str, at: usize) -> bool {
-        let b = line.as_bytes();
         let bound = |c: &u8| *c == b'"' || c.is_ascii_whitespace();
-        let start = b[..at].iter().rposition(bound).map_or(0, |i| i + 1);
-        let end = b[at..].iter().position(bound).map_or(b.len(), |i| at + i);
+        let (start, end) = tokens::piece_around(line.as_bytes(), 0, at, bound);
         let (from, to, _) = self.chunk_terms(&line[start..end]);
         from != to
     }

@@ -203,19 +203,27 @@ fn for_each_chunk<'a>(text: &'a str, mut each: impl FnMut(&'a str, bool)) {
             each(&text[rest..], true);
             return;
         };
-        let at = rest + at;
-        let start = b[rest..at]
-            .iter()
-            .rposition(u8::is_ascii_whitespace)
-            .map_or(rest, |q| rest + q + 1);
-        let end = b[at..]
-            .iter()
-            .position(u8::is_ascii_whitespace)
-            .map_or(b.len(), |q| at + q);
+        let (start, end) = piece_around(b, rest, rest + at, u8::is_ascii_whitespace);
         each(&text[rest..start], true);
         each(&text[start..end], false);
         rest = end;
     }
+}
+
+/// The piece of `b` around byte `at` between two bytes that are `bound` (or `from` and the
+/// end), as `(start, end)`: `start` not before `from`, `end` at the first bound byte from `at`.
+pub fn piece_around(
+    b: &[u8],
+    from: usize,
+    at: usize,
+    bound: impl Fn(&u8) -> bool,
+) -> (usize, usize) {
+    let start = b[from..at]
+        .iter()
+        .rposition(&bound)
+        .map_or(from, |i| from + i + 1);
+    let end = b[at..].iter().position(bound).map_or(b.len(), |i| at + i);
+    (start, end)
 }
 
 /// Where the first byte above 127 is, eight bytes at a time.
