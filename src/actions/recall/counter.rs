@@ -21,7 +21,7 @@
 //!   start one (a 128 × 128 bit table) are looked at individually (their length from the mask,
 //!   then a case-insensitive comparison): in a typical text, a few per cent of them.
 
-use crate::actions::recall::lanes::{HIGH, ONES, equal, gather, in_range};
+use crate::actions::recall::lanes::{HIGH, ONES, below, equal, gather, in_range};
 use crate::js::text::{ASCII_TOKEN, Token, is_ascii_separator, slow_tokens};
 
 /// Counts the tokens of a query in texts (the query: lowercase tokens, as `tokens` gives).
@@ -400,11 +400,6 @@ mod sse2 {
         }
         masks
     }
-}
-
-/// The bits below bit `n` (all 64 from `n` = 64 on).
-fn below(n: u32) -> u64 {
-    u64::MAX.checked_shl(n).map_or(u64::MAX, |m| !m)
 }
 
 #[cfg(test)]

@@ -25,6 +25,11 @@ pub(crate) fn gather(flags: u64) -> u64 {
     ((flags >> 7).wrapping_mul(0x0102_0408_1020_4080)) >> 56
 }
 
+/// The bits below bit `n` (all 64 from `n` = 64 on).
+pub(crate) fn below(n: u32) -> u64 {
+    u64::MAX.checked_shl(n).map_or(u64::MAX, |m| !m)
+}
+
 /// SSE2 helpers over 16 lanes of one byte.
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod sse2 {

@@ -20,7 +20,7 @@
 //! [`Anchors::chunks`] finds the chunks to cut into words.
 
 use crate::actions::recall::bm25::tokens::piece_around;
-use crate::actions::recall::lanes::{HIGH, ONES, equal, gather, in_range};
+use crate::actions::recall::lanes::{HIGH, ONES, below, equal, gather, in_range};
 
 /// The byte besides `'` that makes a chunk worth reading: a backslash in a journal line (a JSON
 /// escape may write any letter), none in a note.
@@ -195,7 +195,7 @@ impl Anchors {
                 // The last bytes, padded with zeros (no letter, digit or non-ASCII byte).
                 let mut padded = [0u8; 64];
                 padded[..rest.len()].copy_from_slice(rest);
-                let valid = below(rest.len());
+                let valid = below(u32::try_from(rest.len()).unwrap_or(u32::MAX));
                 let m = self.block_masks(&padded, also);
                 Masks {
                     first: m.first & valid,
@@ -299,13 +299,6 @@ fn lowercase(word: u32) -> u32 {
     let past_z = ascii + 0x2525_2525;
     let upper = from_a & !past_z & !word & 0x8080_8080;
     word | (upper >> 2)
-}
-
-/// The bits below bit `n` (all 64 from `n` = 64 on).
-fn below(n: usize) -> u64 {
-    u64::MAX
-        .checked_shl(u32::try_from(n).unwrap_or(u32::MAX))
-        .map_or(u64::MAX, |m| !m)
 }
 
 /// What a block of 64 bytes holds, bit `i` for byte `i`.
