@@ -950,11 +950,25 @@ mod tests {
         assert_eq!(c.score(&both, &params), 2.0 * one);
     }
 
-    fn counter_counts(query: &str, fields: [&str; 2]) -> Counts {
+    /// `f` of a fresh counter for `query`'s terms.
+    fn with_counter<R>(query: &str, f: impl FnOnce(&mut Counter<'_>) -> R) -> R {
         let mut lexicon = Lexicon::default();
         let (terms, keep_stop) = query_terms(query, &mut lexicon);
         let anchors = anchors_of(&lexicon, &terms);
-        Counter::new(lexicon, &anchors, &terms, keep_stop).count(fields)
+        f(&mut Counter::new(lexicon, &anchors, &terms, keep_stop))
+    }
+
+    /// A note file of the benchmark corpus.
+    fn corpus_file(name: &str) -> String {
+        let dir = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/benches/data/adr/corpus/.agents/memory"
+        );
+        std::fs::read_to_string(format!("{dir}/{name}")).unwrap()
+    }
+
+    fn counter_counts(query: &str, fields: [&str; 2]) -> Counts {
+        with_counter(query, |counter| counter.count(fields))
     }
 
     #[test]
@@ -991,16 +1005,16 @@ mod tests {
             );
         }
         assert!(text.len() > 2 * SPLIT_FROM_BYTES);
-        let mut lexicon = Lexicon::default();
-        let (terms, keep_stop) = query_terms("cached queue équipe", &mut lexicon);
-        let anchors = anchors_of(&lexicon, &terms);
-        let mut counter = Counter::new(lexicon, &anchors, &terms, keep_stop);
-        let (whole, whole_counts) = counter.count_notes(&text, sections(&text));
-        let (first, first_half) = half_of(&text, Half::First);
-        let (second, second_half) = half_of(&text, Half::Second);
-        assert!(!first_half.is_empty() && !second_half.is_empty());
-        let (mut halves, mut counts) = counter.count_notes(first, first_half);
-        let (rest, rest_counts) = counter.count_notes(second, second_half);
+        let (whole, whole_counts, mut halves, mut counts, rest, rest_counts) =
+            with_counter("cached queue équipe", |counter| {
+                let (whole, whole_counts) = counter.count_notes(&text, sections(&text));
+                let (first, first_half) = half_of(&text, Half::First);
+                let (second, second_half) = half_of(&text, Half::Second);
+                assert!(!first_half.is_empty() && !second_half.is_empty());
+                let (halves, counts) = counter.count_notes(first, first_half);
+                let (rest, rest_counts) = counter.count_notes(second, second_half);
+                (whole, whole_counts, halves, counts, rest, rest_counts)
+            });
         halves.merge(&rest);
         counts.extend(rest_counts);
         assert_eq!(halves, whole);
@@ -1021,21 +1035,15 @@ mod tests {
 
     /// Both ways of counting, on the same fields.
     fn both_counts(query: &str, fields: [&str; 2]) -> (Counts, Counts) {
-        let mut lexicon = Lexicon::default();
-        let (terms, keep_stop) = query_terms(query, &mut lexicon);
-        let anchors = anchors_of(&lexicon, &terms);
-        let mut counter = Counter::new(lexicon, &anchors, &terms, keep_stop);
-        let fast = counter.count(fields);
-        (fast, counter.count_reference(fields))
+        with_counter(query, |counter| {
+            let fast = counter.count(fields);
+            (fast, counter.count_reference(fields))
+        })
     }
 
     #[test]
     fn counts_are_the_reference_counts_on_the_corpus() {
-        let dir = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/benches/data/adr/corpus/.agents/memory"
-        );
-        let text = std::fs::read_to_string(format!("{dir}/decisions.md")).unwrap();
+        let text = corpus_file("decisions.md");
         for query in [
             "rate limit auth-middleware session",
             "the of and",
@@ -1053,30 +1061,26 @@ mod tests {
 
     #[test]
     fn a_whole_file_searched_once_counts_as_the_reference_counts() {
-        let dir = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/benches/data/adr/corpus/.agents/memory"
-        );
-        let text = std::fs::read_to_string(format!("{dir}/decisions.md")).unwrap();
+        let text = corpus_file("decisions.md");
         for query in [
             "rate limit auth-middleware session",
             "ParserCache dying yes",
         ] {
-            let mut lexicon = Lexicon::default();
-            let (terms, keep_stop) = query_terms(query, &mut lexicon);
-            let anchors = anchors_of(&lexicon, &terms);
-            let mut counter = Counter::new(lexicon, &anchors, &terms, keep_stop);
-            let (collection, found) = counter.count_notes(&text, sections(&text));
-            let mut expected_collection = Collection::new(terms.len());
-            let mut expected = Vec::new();
-            for section in sections(&text) {
-                let [heading, _, body, _] = section.parts();
-                let counts = counter.count_reference([heading, body]);
-                expected_collection.add(&counts);
-                if !counts.terms.is_empty() {
-                    expected.push((heading, counts));
-                }
-            }
+            let (collection, found, expected_collection, expected) =
+                with_counter(query, |counter| {
+                    let (collection, found) = counter.count_notes(&text, sections(&text));
+                    let mut expected_collection = Collection::new(counter.en.len());
+                    let mut expected = Vec::new();
+                    for section in sections(&text) {
+                        let [heading, _, body, _] = section.parts();
+                        let counts = counter.count_reference([heading, body]);
+                        expected_collection.add(&counts);
+                        if !counts.terms.is_empty() {
+                            expected.push((heading, counts));
+                        }
+                    }
+                    (collection, found, expected_collection, expected)
+                });
             let found: Vec<_> = found.iter().map(|(s, c)| (s.heading, c.clone())).collect();
             assert!(!expected.is_empty());
             assert_eq!(found, expected, "{query:?}");
@@ -1126,13 +1130,9 @@ mod tests {
 
     #[test]
     fn every_word_holds_the_anchors_of_its_stems() {
-        let dir = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/benches/data/adr/corpus/.agents/memory"
-        );
         let mut words = std::collections::BTreeSet::new();
         for name in ["decisions.md", "lessons.md", "patterns.md"] {
-            let text = std::fs::read_to_string(format!("{dir}/{name}")).unwrap();
+            let text = corpus_file(name);
             tokens::for_each_word(&text, |w| {
                 words.insert(w.to_owned());
             });
@@ -1294,13 +1294,12 @@ mod tests {
                     serde_json::Value::Object(object).to_string() + "\n"
                 })
                 .collect();
-            let mut lexicon = Lexicon::default();
-            let (terms, keep_stop) = query_terms(&query, &mut lexicon);
-            let anchors = anchors_of(&lexicon, &terms);
-            let mut counter = Counter::new(lexicon, &anchors, &terms, keep_stop);
-            let (collection, matched) = counter.count_events(&journal);
+            let (collection, matched, expected_collection, expected) = with_counter(&query, |counter| {
+                let (collection, matched) = counter.count_events(&journal);
+                let (expected_collection, expected) = reference_events(counter, &journal);
+                (collection, matched, expected_collection, expected)
+            });
             let matched: Vec<(String, Counts)> = matched.into_iter().map(|(_, t, c)| (t, c)).collect();
-            let (expected_collection, expected) = reference_events(&mut counter, &journal);
             proptest::prop_assert_eq!(collection, expected_collection);
             proptest::prop_assert_eq!(matched, expected);
         }
@@ -1312,14 +1311,12 @@ mod tests {
         // line writes it.
         for query in ["1,2", "rate"] {
             let journal = "{\"task\":[\"1\",\"2\"],\"agent\":\"rate\"}\n{\"task\":\"x\"}\n";
-            let mut lexicon = Lexicon::default();
-            let (terms, keep_stop) = query_terms(query, &mut lexicon);
-            let anchors = anchors_of(&lexicon, &terms);
-            let mut counter = Counter::new(lexicon, &anchors, &terms, keep_stop);
-            let (collection, matched) = counter.count_events(journal);
-            assert_eq!(matched.len(), 1, "{query}");
-            assert_eq!(matched[0].1, "rate 1,2 {}");
-            assert_eq!(collection, reference_events(&mut counter, journal).0);
+            with_counter(query, |counter| {
+                let (collection, matched) = counter.count_events(journal);
+                assert_eq!(matched.len(), 1, "{query}");
+                assert_eq!(matched[0].1, "rate 1,2 {}");
+                assert_eq!(collection, reference_events(counter, journal).0);
+            });
         }
     }
 
