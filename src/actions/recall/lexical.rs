@@ -8,17 +8,13 @@ use crate::actions::recall::counter::QueryCounter;
 use crate::actions::recall::score::{
     Best, Request, Scored, note_files, query_tokens, score_events_from, score_some_sections, sort,
 };
-use crate::actions::recall::shared::{SharedNotes, Spare};
+use crate::actions::recall::shared::{Part, SharedNotes, Spare, is_large};
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::store::archived::{Store, archive_names};
 use crate::store::layout::{ARCHIVE_DIR, JOURNAL};
 use crate::store::parallel::on_two_threads;
 use crate::store::paths::{Loose, Skip};
-use crate::store::sections::{sections, sections_before, split_point};
-
-/// A store this large is scored on two threads (below it, starting one costs more than it saves).
-const PARALLEL_FROM_BYTES: u64 = 1024 * 1024;
 
 /// One piece of [`lexical`]'s work.
 #[derive(Debug, Clone, Copy)]
@@ -27,16 +23,6 @@ enum Job {
     Events(usize),
     /// The sections of note file `.0` that [`Part`] `.1` names.
     Note(usize, Part),
-}
-
-/// Which sections of a note file a [`Job`] scores.
-#[derive(Debug, Clone, Copy)]
-enum Part {
-    Whole,
-    /// Those before the file's middle heading.
-    First,
-    /// Those from the file's middle heading on.
-    Second,
 }
 
 /// What [`lexical`] found: the best candidates, and a warning for each file it skipped.
@@ -65,28 +51,21 @@ pub(crate) fn lexical(ctx: &Context, request: &Request, portfolio: Option<&str>)
     let counter = QueryCounter::new(&query);
     let events = event_files(ctx, request.include_archive)?;
     let notes = note_files(ctx, portfolio);
-    let bytes: u64 = events
-        .iter()
-        .map(|(_, path)| path)
-        .chain(notes.iter().map(|n| &n.path))
-        .filter_map(|p| std::fs::metadata(p).ok())
-        .map(|m| m.len())
-        .sum();
-    let is_parallel = bytes >= PARALLEL_FROM_BYTES;
+    let is_parallel = is_large(
+        events
+            .iter()
+            .map(|(_, path)| path.as_path())
+            .chain(notes.iter().map(|n| n.path.as_path())),
+    );
+    let parts = Part::of_file(is_parallel);
     // In file order: the event files, then each note file (whole, or its two halves).
     let jobs: Vec<Job> = (0..events.len())
         .map(Job::Events)
-        .chain((0..notes.len()).flat_map(|i| {
-            if is_parallel {
-                vec![Job::Note(i, Part::First), Job::Note(i, Part::Second)]
-            } else {
-                vec![Job::Note(i, Part::Whole)]
-            }
-        }))
+        .chain((0..notes.len()).flat_map(|i| parts.iter().map(move |&part| Job::Note(i, part))))
         .collect();
     let spare = Spare::default();
     let event_skips: Vec<OnceLock<Skip>> = events.iter().map(|_| OnceLock::new()).collect();
-    let shared = SharedNotes::new(&notes, if is_parallel { 2 } else { 1 }, &spare);
+    let shared = SharedNotes::new(&notes, parts.len(), &spare);
     let run = |job: Job| -> Result<Vec<Scored>> {
         let mut scored = Best::new(request.limit);
         match job {
@@ -108,13 +87,7 @@ pub(crate) fn lexical(ctx: &Context, request: &Request, portfolio: Option<&str>)
             },
             Job::Note(i, part) => {
                 shared.with_text(i, |text| {
-                    let split = || split_point(text, text.len() / 2);
-                    let cut = match part {
-                        Part::Whole => sections(text),
-                        Part::First => sections_before(text, split()),
-                        Part::Second => sections(&text[split()..]),
-                    };
-                    score_some_sections(&notes[i], cut, &counter, &mut scored);
+                    score_some_sections(&notes[i], part.cut(text).1, &counter, &mut scored);
                 })?;
             }
         }

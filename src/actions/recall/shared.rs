@@ -12,6 +12,7 @@ use std::sync::{Mutex, OnceLock, PoisonError, RwLock};
 use crate::actions::recall::score::NoteFile;
 use crate::error::{Error, Result};
 use crate::store::paths::{Loose, read_loose_into};
+use crate::store::sections::{Section, sections, sections_before, split_point};
 
 /// Buffers of texts read and done with, for the next file to be read into.
 #[derive(Debug, Default)]
@@ -103,5 +104,59 @@ impl<'n> SharedNotes<'n> {
                 Some(Ok(Loose::Skipped(skip))) => Some(skip.warning(&note.source_file)),
                 _ => None,
             })
+    }
+}
+
+/// Which sections of a note file a job takes: all of them, or those of one half (the file cut
+/// at the first section heading from its middle on, so that two threads share a large file).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Part {
+    Whole,
+    /// Those before the file's middle heading.
+    First,
+    /// Those from the file's middle heading on.
+    Second,
+}
+
+/// A store this large is read on two threads, each large file in two halves (below it, starting
+/// a thread and cutting files costs more than it saves).
+const PARALLEL_FROM_BYTES: u64 = 1024 * 1024;
+
+/// Whether the files at `paths` (those that exist) make a store worth two threads.
+pub(crate) fn is_large<'p>(paths: impl IntoIterator<Item = &'p Path>) -> bool {
+    let bytes: u64 = paths
+        .into_iter()
+        .filter_map(|p| std::fs::metadata(p).ok())
+        .map(|m| m.len())
+        .sum();
+    bytes >= PARALLEL_FROM_BYTES
+}
+
+impl Part {
+    /// The parts each note file is cut into: two halves in a large store ([`is_large`]), else
+    /// the whole.
+    pub(crate) fn of_file(large: bool) -> &'static [Part] {
+        if large {
+            &[Part::First, Part::Second]
+        } else {
+            &[Part::Whole]
+        }
+    }
+
+    /// The sections of `text` this part takes, with the part of `text` they are cut from. The
+    /// two halves' sections, one after the other, are the whole's.
+    pub(crate) fn cut(self, text: &str) -> (&str, Vec<Section<'_>>) {
+        let split = || split_point(text, text.len() / 2);
+        match self {
+            Part::Whole => (text, sections(text)),
+            Part::First => {
+                let split = split();
+                (&text[..split], sections_before(text, split))
+            }
+            Part::Second => {
+                let split = split();
+                (&text[split..], sections(&text[split..]))
+            }
+        }
     }
 }

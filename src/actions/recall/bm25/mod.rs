@@ -40,7 +40,7 @@ use std::collections::HashMap;
 
 use crate::actions::recall::bm25::anchors::{Also, Anchors};
 use crate::actions::recall::score::{self, Candidate, Note, NoteFile, Request, Scored};
-use crate::actions::recall::shared::{SharedNotes, Spare};
+use crate::actions::recall::shared::{Part, SharedNotes, Spare, is_large};
 use crate::context::Context;
 use crate::error::Result;
 use crate::js::json::Object;
@@ -48,7 +48,7 @@ use crate::store::journal;
 use crate::store::layout::JOURNAL;
 use crate::store::parallel::on_two_threads_with;
 use crate::store::paths::{Loose, Skip};
-use crate::store::sections::{Section, sections, sections_before, split_point};
+use crate::store::sections::Section;
 
 /// The ranking's constants.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -556,35 +556,12 @@ impl Scorer<'_> {
 }
 
 /// A piece of the pass, in candidate order: the journal's events, then each note file's
-/// sections in two halves (a large file is cut at a section heading near its middle, so that
-/// both threads stay busy to the end; a small one is counted whole by its first job).
+/// sections, in a large store in two halves (cut at a section heading near the file's middle,
+/// so that both threads stay busy to the end).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Job {
     Journal,
-    Notes(usize, Half),
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Half {
-    First,
-    Second,
-}
-
-/// A note file this large is counted in two halves.
-const SPLIT_FROM_BYTES: usize = 256 * 1024;
-
-/// The sections of `half` of `text`, with the part of `text` they were cut from.
-fn half_of(text: &str, half: Half) -> (&str, Vec<Section<'_>>) {
-    let split = if text.len() >= SPLIT_FROM_BYTES {
-        split_point(text, text.len() / 2)
-    } else {
-        text.len()
-    };
-    match half {
-        Half::First if split == text.len() => (text, sections(text)),
-        Half::First => (&text[..split], sections_before(text, split)),
-        Half::Second => (&text[split..], sections(&text[split..])),
-    }
+    Notes(usize, Part),
 }
 
 /// Which notes a job copies out of its file before the file's memory goes to the next read:
@@ -677,13 +654,13 @@ fn count_all(
     params: &Params,
 ) -> Result<Pass> {
     let journal_path = ctx.root.join(JOURNAL);
+    let parts = Part::of_file(is_large(
+        std::iter::once(journal_path.as_path()).chain(files.iter().map(|f| f.path.as_path())),
+    ));
     let spare = Spare::default();
-    let shared = SharedNotes::new(files, 2, &spare);
+    let shared = SharedNotes::new(files, parts.len(), &spare);
     let jobs: Vec<Job> = std::iter::once(Job::Journal)
-        .chain(
-            (0..files.len())
-                .flat_map(|f| [Job::Notes(f, Half::First), Job::Notes(f, Half::Second)]),
-        )
+        .chain((0..files.len()).flat_map(|f| parts.iter().map(move |&part| Job::Notes(f, part))))
         .collect();
     let done = on_two_threads_with(
         jobs.len(),
@@ -699,13 +676,13 @@ fn count_all(
                     Loose::Read(_) | Loose::Missing => Ok(Done::Nothing),
                     Loose::Skipped(skip) => Ok(Done::JournalSkipped(skip)),
                 },
-                Job::Notes(f, half) => {
+                Job::Notes(f, part) => {
                     let counted = shared.with_text(f, |text| {
                         if terms.is_empty() {
                             return Done::Nothing;
                         }
-                        let (part, cut) = half_of(text, half);
-                        let (collection, counted) = counter.count_notes(part, cut);
+                        let (within, cut) = part.cut(text);
+                        let (collection, counted) = counter.count_notes(within, cut);
                         let kept = kept_indices(&collection, &counted, keep, params)
                             .into_iter()
                             .map(|i| (i, Note::new(&files[f], &counted[i].0)))
@@ -877,6 +854,7 @@ fn recall_keeping(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::sections::sections;
 
     fn counts(lengths: [u32; 2], terms: &[(u16, [u32; 2])]) -> Counts {
         Counts {
@@ -1004,12 +982,11 @@ mod tests {
                 if i % 3 == 0 { "caching" } else { "queues" }
             );
         }
-        assert!(text.len() > 2 * SPLIT_FROM_BYTES);
         let (whole, whole_counts, mut halves, mut counts, rest, rest_counts) =
             with_counter("cached queue équipe", |counter| {
                 let (whole, whole_counts) = counter.count_notes(&text, sections(&text));
-                let (first, first_half) = half_of(&text, Half::First);
-                let (second, second_half) = half_of(&text, Half::Second);
+                let (first, first_half) = Part::First.cut(&text);
+                let (second, second_half) = Part::Second.cut(&text);
                 assert!(!first_half.is_empty() && !second_half.is_empty());
                 let (halves, counts) = counter.count_notes(first, first_half);
                 let (rest, rest_counts) = counter.count_notes(second, second_half);
@@ -1027,10 +1004,16 @@ mod tests {
         // "cached" is every note's "cache", "queue" two notes in three ("queues").
         assert_eq!(whole.frequencies, [15_000, 10_000, 15_000]);
         assert_eq!(whole.size, 15_000);
-        // A small file is counted whole by its first half.
+        // A small store's files are counted whole; a large one's in two halves, which cut a
+        // small file too (with no heading after its middle, the second half is empty).
+        assert_eq!(Part::of_file(false), [Part::Whole]);
+        assert_eq!(Part::of_file(true), [Part::First, Part::Second]);
         let small = "### A\ncache\n### B\nqueue\n";
-        assert_eq!(half_of(small, Half::First).1.len(), 2);
-        assert!(half_of(small, Half::Second).1.is_empty());
+        assert_eq!(Part::First.cut(small).1.len(), 1);
+        assert_eq!(Part::Second.cut(small).1.len(), 1);
+        let one = "### A\ncache and queue and more\n";
+        assert_eq!(Part::First.cut(one).1.len(), 1);
+        assert!(Part::Second.cut(one).1.is_empty());
     }
 
     /// Both ways of counting, on the same fields.
