@@ -772,7 +772,7 @@ pub(crate) fn bad_reason(max: usize) -> String {
 /// A decision whose status value is none of the known ones.
 pub(crate) fn unreadable_status(heading: &str, value: &str) -> String {
     format!(
-        "the status of \"{heading}\" reads \"{value}\", not one of active, superseded, abrogated, rolled-back, proposed; correct it first"
+        "the status of \"{heading}\" reads \"{value}\", not one of active, superseded, abrogated, rolled-back, proposed, rejected, deprecated; correct it first"
     )
 }
 

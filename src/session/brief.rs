@@ -779,7 +779,7 @@ mod tests {
 
     #[test]
     fn decisions_shown_active_or_unreadable() {
-        let text = "### A\n- **Status**: active\n### B\n**Status:** superseded\n### C\n- **Decision**: x\n### D\n- **Status** : `Rolled-back`\n### E\n- **Status**: deprecated\nwhy\n### F\n- **Status**: proposed\n";
+        let text = "### A\n- **Status**: active\n### B\n**Status:** superseded\n### C\n- **Decision**: x\n### D\n- **Status** : `Rolled-back`\n### E\n- **Status**: TBD\nwhy\n### F\n- **Status**: deprecated\n### G\n- **Status**: proposed\n";
         let shown: Vec<String> = sections(text)
             .iter()
             .filter_map(decision_entry)
@@ -790,7 +790,7 @@ mod tests {
             [
                 "### A\n- **Status**: active",
                 "### C\n- **Decision**: x",
-                "### E (status unreadable)\n- **Status**: deprecated\nwhy"
+                "### E (status unreadable)\n- **Status**: TBD\nwhy"
             ]
         );
     }

@@ -46,13 +46,18 @@ pub enum Status {
     RolledBack,
     /// Not yet decided (`proposed`, `draft`, `proposé`, `brouillon`).
     Proposed,
+    /// Considered and turned down, never in force (`rejected`, `declined`, `rejeté`, `refusé`).
+    Rejected,
+    /// Left to fade without a successor named (`deprecated`, `obsolete`, `déprécié`,
+    /// `obsolète`).
+    Deprecated,
     /// A status line whose value names none of the above: the value as written, trimmed.
     Unreadable(String),
 }
 
 impl Status {
     /// The canonical spelling: `active`, `superseded`, `abrogated`, `rolled-back`, `proposed`,
-    /// or `unreadable`.
+    /// `rejected`, `deprecated`, or `unreadable`.
     #[must_use]
     pub fn as_str(&self) -> &'static str {
         match self {
@@ -61,8 +66,30 @@ impl Status {
             Status::Abrogated => "abrogated",
             Status::RolledBack => "rolled-back",
             Status::Proposed => "proposed",
+            Status::Rejected => "rejected",
+            Status::Deprecated => "deprecated",
             Status::Unreadable(_) => "unreadable",
         }
+    }
+
+    /// Known to be in force (`active` and its synonyms).
+    #[must_use]
+    pub fn is_in_force(&self) -> bool {
+        *self == Status::Active
+    }
+
+    /// Known to be no longer in force, or never to have been: superseded, abrogated, rolled
+    /// back, rejected, deprecated.
+    #[must_use]
+    pub fn is_ended(&self) -> bool {
+        matches!(
+            self,
+            Status::Superseded { .. }
+                | Status::Abrogated
+                | Status::RolledBack
+                | Status::Rejected
+                | Status::Deprecated
+        )
     }
 
     /// The value to write on a status line: the canonical spelling, `superseded by <heading>`
@@ -293,6 +320,12 @@ fn status_word(text: &str) -> Option<Status> {
         "rolled" | "rolledback" if first != "rolled" || second == "back" => Status::RolledBack,
         "rollback" | "reverted" => Status::RolledBack,
         "proposed" | "draft" | "proposé" | "proposée" | "brouillon" => Status::Proposed,
+        "rejected" | "declined" | "rejeté" | "rejetée" | "refusé" | "refusée" => {
+            Status::Rejected
+        }
+        "deprecated" | "obsolete" | "déprécié" | "dépréciée" | "obsolète" => {
+            Status::Deprecated
+        }
         _ => return None,
     })
 }
@@ -424,9 +457,13 @@ mod tests {
             "- **Status**: superseded → [[2026-10-05 — Redis]]",
             superseded(Some("2026-10-05 — Redis")),
         );
+        case("- **Status**: deprecated", Some(Status::Deprecated));
+        case("- **Status**: ❌ Rejected", Some(Status::Rejected));
+        case("- **Statut** : refusée", Some(Status::Rejected));
+        case("- **Status**: Obsolete", Some(Status::Deprecated));
         case(
-            "- **Status**: deprecated",
-            Some(Status::Unreadable("deprecated".into())),
+            "- **Status**: in force",
+            Some(Status::Unreadable("in force".into())),
         );
         case("- **Status**:", Some(Status::Unreadable(String::new())));
         case("- **Status**: 🤷", Some(Status::Unreadable("🤷".into())));
@@ -460,7 +497,7 @@ mod tests {
 
     #[test]
     fn what_may_be_in_force() {
-        let text = "### A\n**Status:** active\n### B\ntext\n### C\n**Status:** deprecated\n### D\n**Status:** superseded\n### E\n**Status:** proposed\n";
+        let text = "### A\n**Status:** active\n### B\ntext\n### C\n**Status:** to be confirmed\n### D\n**Status:** superseded\n### E\n**Status:** proposed\n";
         let all = sections(text);
         let known: Vec<bool> = all.iter().map(is_active).collect();
         let may: Vec<bool> = all.iter().map(may_be_in_force).collect();
@@ -571,7 +608,9 @@ mod tests {
             Status::Abrogated,
             Status::RolledBack,
             Status::Proposed,
-            Status::Unreadable("deprecated".into()),
+            Status::Rejected,
+            Status::Deprecated,
+            Status::Unreadable("TBD".into()),
         ] {
             assert_eq!(parse_status(&status.to_value()), status, "{status:?}");
         }

@@ -30,6 +30,8 @@ pub const REFUSED_FILE: &str = ".bmad/memory/refused.md";
 pub const CANDIDATES_VIEW: &str = ".bmad/memory/CANDIDATES.md";
 /// The generated view of every entry of the note files.
 pub const INDEX_VIEW: &str = ".bmad/memory/INDEX.md";
+/// The project's settings, written by hand (`store::config`).
+pub const CONFIG_FILE: &str = ".bmad/memory/config.json";
 /// Claude Code's per-agent memories, which `import` reads.
 pub const CLAUDE_AGENT_MEMORY: &str = ".claude/agent-memory";
 

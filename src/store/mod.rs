@@ -3,6 +3,7 @@
 //! `###` section cutter. It knows nothing of actions.
 
 pub(crate) mod archived;
+pub mod config;
 pub(crate) mod confined;
 pub(crate) mod document;
 pub mod entry;

@@ -37,7 +37,7 @@ pub fn check(
                         "format",
                         Severity::Warning,
                         format!(
-                            "status \"{value}\" is not one of active, superseded, abrogated, rolled-back, proposed"
+                            "status \"{value}\" is not one of active, superseded, abrogated, rolled-back, proposed, rejected, deprecated"
                         ),
                         Some("write one of the five statuses".to_owned()),
                     ));

@@ -363,14 +363,13 @@ fn a_crash_between_the_ledger_and_the_file_is_named_by_lint_and_completed_by_a_r
 
 #[test]
 fn adopting_nothing_new_creates_nothing() {
-    let notes =
-        "### A\n**Status:** active\n### A\n**Status:** active\n### B\n- **Status**: deprecated\n";
+    let notes = "### A\n**Status:** active\n### A\n**Status:** active\n### B\n- **Status**: TBD\n";
     let _ = TestProject::new()
         .write(DECISIONS, notes)
         .args(["decision", "adopt", "--all"])
         .code(0)
         .stdout(&format!(
-            "mem decision: adopted 0 decision(s) into {LEDGER}\n  = {DECISIONS} § A: the heading heads 2 sections of the file\n  = {DECISIONS} § B: its status value is not one of active, superseded, abrogated, rolled-back, proposed\n"
+            "mem decision: adopted 0 decision(s) into {LEDGER}\n  = {DECISIONS} § A: the heading heads 2 sections of the file\n  = {DECISIONS} § B: its status value is not one of active, superseded, abrogated, rolled-back, proposed, rejected, deprecated\n"
         ))
         .unchanged()
         .run();

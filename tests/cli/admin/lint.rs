@@ -226,7 +226,7 @@ fn status_links_must_lead_to_a_decision_in_force_without_a_cycle() {
 
 #[test]
 fn format_headings_and_links() {
-    let decisions = "# Decisions\n\n### Same\n**Date:** 2026-01-01\n**Status:** active\n### Same\n**Date:** 2026-01-02\n**Status:** active\n### Undated\n**Status:** active\n### Loose date\n**Date:** 18/10/2026\n**Status:** active\n### 2026-02-30 — Impossible\n**Status:** deprecated\nSee [[Undated]], [[lessons#2026-01-03 — Keep it]], [[lessons]], [[Nothing here]] and [[patterns#Gone|the gone one]].\n```\n### Fenced\n```\n";
+    let decisions = "# Decisions\n\n### Same\n**Date:** 2026-01-01\n**Status:** active\n### Same\n**Date:** 2026-01-02\n**Status:** active\n### Undated\n**Status:** active\n### Loose date\n**Date:** 18/10/2026\n**Status:** active\n### 2026-02-30 — Impossible\n**Status:** TBD\nSee [[Undated]], [[lessons#2026-01-03 — Keep it]], [[lessons]], [[Nothing here]] and [[patterns#Gone|the gone one]].\n```\n### Fenced\n```\n";
     let lessons = "### 2026-01-03 — Keep it\nText.\n";
     let (_, report) = lint(
         TestProject::new()
@@ -290,7 +290,7 @@ fn format_headings_and_links() {
                 "format",
                 Some(14),
                 "warning",
-                "status \"deprecated\" is not one of active, superseded, abrogated, rolled-back, proposed"
+                "status \"TBD\" is not one of active, superseded, abrogated, rolled-back, proposed, rejected, deprecated"
             ),
             (
                 "broken-link",

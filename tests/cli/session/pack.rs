@@ -193,7 +193,7 @@ fn every_status_spelling_is_read_and_an_unreadable_one_is_marked() {
         ### Sessions in Redis\n**Status:** active\n\n\
         ### Polyrepo\n- **Status** : ✅ Active\n\n\
         ### Blue-green deploys\n- **Decision**: two fleets behind the balancer\n\n\
-        ### Shared CDN\n- **Status**: deprecated\n- **Decision**: one CDN for every site\n";
+        ### Shared CDN\n- **Status**: TBD\n- **Decision**: one CDN for every site\n";
     let (brief, _) = run_brief(project().write(DECISIONS_MD, decisions), &[]);
     assert_eq!(
         brief.text,
@@ -202,7 +202,7 @@ fn every_status_spelling_is_read_and_an_unreadable_one_is_marked() {
          ### Sessions in Redis\n**Status:** active\n\n\
          ### Polyrepo\n- **Status** : ✅ Active\n\n\
          ### Blue-green deploys\n- **Decision**: two fleets behind the balancer\n\n\
-         ### Shared CDN (status unreadable)\n- **Status**: deprecated\n- **Decision**: one CDN for every site\n"
+         ### Shared CDN (status unreadable)\n- **Status**: TBD\n- **Decision**: one CDN for every site\n"
     );
 }
 
