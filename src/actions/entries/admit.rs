@@ -129,9 +129,7 @@ pub(crate) fn run(args: &AdmitArgs, ctx: &Context) -> Result<AdmitReport> {
         if reason.is_empty() {
             return Err(Error::refused(messages::REASON_REQUIRED));
         }
-        if let Some(finding) = secrets::find(&reason) {
-            return Err(Error::refused(messages::secret_in("the reason", finding)));
-        }
+        secrets::refuse(ctx, &[("the reason", &reason)])?;
         check_id(id)?;
         return refuse(ctx, id, &reason, &by);
     }
@@ -250,7 +248,7 @@ fn admit(ctx: &Context, id: &str, expect: &str, by: &str) -> Result<AdmitReport>
             expect,
         )));
     }
-    candidate.check()?;
+    candidate.check(ctx)?;
     let rel = candidate.kind.entries_file();
     let old = read_note(ctx, &rel)?;
     let mark = marker(id, &stored.sha256);

@@ -235,11 +235,12 @@ impl Candidate {
     }
 
     /// Checks everything a candidate must satisfy to be written or admitted: a one-line title
-    /// with a topic, bounded content, no secret anywhere, no evidence naming a secret file.
+    /// with a topic, bounded content, no secret anywhere (unless the project turned the check
+    /// off), no evidence naming a secret file.
     ///
     /// # Errors
     /// The first rule broken, named; a secret is named by its rule and line, never echoed.
-    pub(crate) fn check(&self) -> Result<()> {
+    pub(crate) fn check(&self, ctx: &Context) -> Result<()> {
         check_title(&self.title)?;
         if trim(&self.content).is_empty() {
             return Err(Error::refused(messages::CONTENT_EMPTY));
@@ -267,18 +268,16 @@ impl Candidate {
                 return Err(Error::refused(messages::evidence_names_secret(item, what)));
             }
         }
-        for (part, text) in [
-            ("the title", self.title.as_str()),
-            ("the context", self.context.as_str()),
-            ("the content", self.content.as_str()),
-            ("the evidence", &self.evidence.join(", ")),
-            ("the source", self.source.as_str()),
-        ] {
-            if let Some(finding) = secrets::find(text) {
-                return Err(Error::refused(messages::secret_in(part, finding)));
-            }
-        }
-        Ok(())
+        secrets::refuse(
+            ctx,
+            &[
+                ("the title", self.title.as_str()),
+                ("the context", self.context.as_str()),
+                ("the content", self.content.as_str()),
+                ("the evidence", &self.evidence.join(", ")),
+                ("the source", self.source.as_str()),
+            ],
+        )
     }
 }
 

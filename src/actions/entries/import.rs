@@ -102,7 +102,7 @@ pub(crate) fn run(args: &ImportArgs, ctx: &Context) -> Result<ImportReport> {
                 &[],
                 &format!("import:{shown}"),
             );
-            if let Err(e) = candidate.check() {
+            if let Err(e) = candidate.check(ctx) {
                 report.refused.push(Refusal {
                     file: shown.clone(),
                     line: item.line,

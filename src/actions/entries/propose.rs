@@ -148,7 +148,7 @@ pub(crate) fn run_with_input(
         &split_list(args.evidence.as_deref().unwrap_or_default()),
         args.source.as_deref().unwrap_or_default(),
     );
-    candidate.check()?;
+    candidate.check(ctx)?;
     let lock = WriterLock::acquire(&ctx.root)?;
     match write(ctx, &lock, candidate, WhenPending::NextId)? {
         Ok(proposed) => Ok(proposed),

@@ -10,4 +10,5 @@ mod crash;
 mod hostile;
 mod readers;
 mod recovery;
+mod secrets;
 mod terminal;

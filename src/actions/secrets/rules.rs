@@ -1,0 +1,875 @@
+//! The rule table: what each rule matches, the keywords that let it run, and what it checks of
+//! the value it matched.
+//!
+//! The vendor rules derive from the public gitleaks rule set
+//! (<https://github.com/gitleaks/gitleaks>, MIT licence, Copyright (c) 2019 Zachary Rice): their
+//! ids are gitleaks' where a rule follows one of theirs (several of their rules are sometimes
+//! merged into one here), so a person can look a rule up there. The rules of the `named-value`,
+//! `prose`, `auth-header` and `url-credentials` families are ours.
+//!
+//! Every pattern is matched on bytes with Unicode off (ASCII classes, linear time: the `regex`
+//! crate never backtracks), and only after one of its keywords was seen in the text.
+
+/// What a rule checks of the value it matched (beyond its pattern).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Check {
+    /// The pattern is specific enough (a vendor prefix and a fixed shape); the value must only
+    /// not be a placeholder.
+    Shape,
+    /// The value (capture group 1, else the whole match) must reach this Shannon entropy, in
+    /// bits per character, and not be a placeholder.
+    Entropy(f64),
+    /// Like `Entropy`, and the value must not be shaped like an identifier (a dotted name of
+    /// long words could otherwise pass for a token without a prefix).
+    Token(f64),
+    /// A private key's header: the block's body decides (a header alone is enough).
+    PemBlock,
+    /// The password of a URL's user information (group 2; group 1 is the user).
+    UrlPassword,
+    /// A named value: the key name in group `key`, the value in the first other group that
+    /// took part; the name's tier sets the bar.
+    Named { key: usize },
+    /// The value of an `Authorization` header or after `Bearer` (group 1): machine-made.
+    Header,
+    /// The password of `curl -u user:password` (group 2).
+    CurlUser,
+    /// Prose naming a secret (group 1) and giving it (group 2): "the password is …".
+    Prose,
+}
+
+/// One detection rule.
+pub(crate) struct Rule {
+    /// The rule's id (gitleaks' where the rule follows theirs).
+    pub id: &'static str,
+    /// What the rule finds, as the refusal names it.
+    pub what: &'static str,
+    /// The family the rule belongs to, for the reliability figures.
+    pub family: &'static str,
+    /// Lowercase literals, one of which every match contains; empty: the rule always runs.
+    pub keywords: &'static [&'static str],
+    /// The regular expression, matched on bytes with Unicode off.
+    pub pattern: &'static str,
+    pub check: Check,
+}
+
+/// The key-name words the named rules look for (lowercase).
+const NAME_WORDS: &[&str] = &[
+    "pass", "pwd", "secret", "token", "key", "bearer", "auth", "cred",
+];
+
+/// The rules, most specific first: the first rule that matches names the finding.
+pub(crate) const RULES: &[Rule] = &[
+    // private-key
+    Rule {
+        id: "private-key",
+        what: "a private key block",
+        family: "private-key",
+        keywords: &["-----begin"],
+        pattern: r"(?i)-----BEGIN[ A-Z0-9_-]{0,100}?PRIVATE KEY(?: BLOCK)?-----",
+        check: Check::PemBlock,
+    },
+    Rule {
+        id: "putty-private-key",
+        what: "a PuTTY private key",
+        family: "private-key",
+        keywords: &["putty-user-key-file-"],
+        pattern: r"PuTTY-User-Key-File-[0-9]+: *[a-z0-9-]+",
+        check: Check::Shape,
+    },
+    Rule {
+        id: "age-secret-key",
+        what: "an age secret key",
+        family: "private-key",
+        keywords: &["age-secret-key-1"],
+        pattern: r"AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}",
+        check: Check::Shape,
+    },
+    // cloud
+    Rule {
+        id: "aws-access-token",
+        what: "an AWS access key id",
+        family: "cloud",
+        keywords: &["akia", "asia", "abia", "acca", "a3t"],
+        pattern: r"\b((?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16})\b",
+        check: Check::Entropy(3.0),
+    },
+    Rule {
+        id: "gcp-api-key",
+        what: "a Google Cloud API key",
+        family: "cloud",
+        keywords: &["aiza"],
+        pattern: r"\bAIza[0-9A-Za-z_-]{35}",
+        check: Check::Entropy(3.0),
+    },
+    Rule {
+        id: "azure-ad-client-secret",
+        what: "an Azure AD client secret",
+        family: "cloud",
+        keywords: &["q~"],
+        pattern: r"(?:^|[\\'`\s>=:(,)])([a-zA-Z0-9_~.]{3}[0-9]Q~[a-zA-Z0-9_~.-]{31,34})(?:$|[\\'`\s<),])",
+        check: Check::Entropy(3.0),
+    },
+    Rule {
+        id: "alibaba-access-key-id",
+        what: "an Alibaba Cloud access key id",
+        family: "cloud",
+        keywords: &["ltai"],
+        pattern: r"\b(LTAI[a-zA-Z0-9]{20})\b",
+        check: Check::Entropy(3.0),
+    },
+    Rule {
+        id: "digitalocean-token",
+        what: "a DigitalOcean token",
+        family: "cloud",
+        keywords: &["dop_v1_", "doo_v1_", "dor_v1_"],
+        pattern: r"\bdo[por]_v1_[a-f0-9]{64}\b",
+        check: Check::Shape,
+    },
+    Rule {
+        id: "hashicorp-tf-api-token",
+        what: "a Terraform Cloud API token",
+        family: "cloud",
+        keywords: &[".atlasv1."],
+        pattern: r"(?i)[a-z0-9]{14}\.atlasv1\.[a-z0-9_=-]{60,70}",
+        check: Check::Shape,
+    },
+    Rule {
+        id: "vault-token",
+        what: "a HashiCorp Vault token",
+        family: "cloud",
+        keywords: &["hvs.", "hvb."],
+        pattern: r"\b(?:hvs\.[\w-]{90,120}|hvb\.[\w-]{138,300})",
+        check: Check::Shape,
+    },
+    Rule {
+        id: "heroku-api-key-v2",
+        what: "a Heroku API key",
+        family: "cloud",
+        keywords: &["hrku-aa"],
+        pattern: r"\bHRKU-AA[0-9a-zA-Z_-]{58}",
+        check: Check::Shape,
+    },
+    Rule {
+        id: "flyio-access-token",
+        what: "a Fly.io access token",
+        family: "cloud",
+        keywords: &["fo1_", "fm1a_", "fm1r_", "fm2_"],
+        pattern: r"\b(?:fo1_[\w-]{43}|fm1[ar]_[a-zA-Z0-9+/]{100,}={0,3}|fm2_[a-zA-Z0-9+/]{100,}={0,3})",
+        check: Check::Shape,
+    },
+    Rule {
+        id: "cloudflare-origin-ca-key",
+        what: "a Cloudflare origin CA key",
+        family: "cloud",
+        keywords: &["v1.0-"],
+        pattern: r"\bv1\.0-[a-f0-9]{24}-[a-f0-9]{146}",
+        check: Check::Shape,
+    },
+    Rule {
+        id: "doppler-api-token",
+        what: "a Doppler API token",
+        family: "cloud",
+        keywords: &["dp.pt."],
+        pattern: r"dp\.pt\.[a-zA-Z0-9]{43}",
+        check: Check::Shape,
+    },
+    Rule {
+        id: "1password-service-account-token",
+        what: "a 1Password service account token",
+        family: "cloud",
+        keywords: &["ops_eyj"],
+        pattern: r"ops_eyJ[a-zA-Z0-9+/]{250,}={0,3}",
+        check: Check::Shape,
+    },
+    Rule {
+        id: "1password-secret-key",
+        what: "a 1Password secret key",
+        family: "cloud",
+        keywords: &["a3-"],
+        pattern: r"\bA3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}\b",
+        check: Check::Entropy(3.0),
+    },
+    Rule {
+        id: "scalingo-api-token",
+        what: "a Scalingo API token",
+        family: "cloud",
+        keywords: &["tk-us-"],
+        pattern: r"\btk-us-[\w-]{48}",
+        check: Check::Shape,
+    },
+    Rule {
+        id: "openshift-user-token",
+        what: "an OpenShift user token",
+        family: "cloud",
+        keywords: &["sha256~"],
+        pattern: r"\bsha256~[\w-]{43}",
+        check: Check::Shape,
+    },
+    Rule {
+        id: "planetscale-token",
+        what: "a PlanetScale password or token",
+        family: "cloud",
+        keywords: &["pscale_"],
+        pattern: r"\bpscale_(?:pw|tkn|oauth)_[\w=.-]{32,64}",
+        check: Check::Shape,
+    },
+    Rule {
+        id: "pulumi-api-token",
+        what: "a Pulumi API token",
+        family: "cloud",
+        keywords: &["pul-"],
+        pattern: r"\bpul-[a-f0-9]{40}\b",
+        check: Check::Shape,
+    },
+    Rule {
+        id: "databricks-api-token",
+        what: "a Databricks API token",
+        family: "cloud",
+        keywords: &["dapi"],
+        pattern: r"\b(dapi[a-f0-9]{32})(?:-[0-9])?\b",
+        check: Check::Entropy(3.0),
+    },
+    Rule {
+        id: "dynatrace-api-token",
+        what: "a Dynatrace API token",
+        family: "cloud",
+        keywords: &["dt0c01."],
+        pattern: r"dt0c01\.[a-zA-Z0-9]{24}\.[a-zA-Z0-9]{64}",
+        check: Check::Shape,
+    },
+    Rule {
+        id: "grafana-token",
+        what: "a Grafana API key or token",
+        family: "cloud",
+        keywords: &["eyjrijoi", "glc_", "glsa_"],
+        pattern: r"\b(?:eyJrIjoi[A-Za-z0-9]{70,400}={0,3}|glc_[A-Za-z0-9+/]{32,400}={0,3}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8})",
+        check: Check::Entropy(3.0),
+    },
+    Rule {
+        id: "new-relic-key",
+        what: "a New Relic API key",
+        family: "cloud",
+        keywords: &["nrak-", "nrjs-", "nrii-"],
+        pattern: r"\bNR(?:AK-[A-Za-z0-9]{27}|JS-[a-f0-9]{19}|II-[A-Za-z0-9-]{32})\b",
+        check: Check::Entropy(3.0),
+    },
+    Rule {
+        id: "sentry-token",
+        what: "a Sentry token",
+        family: "cloud",
+        keywords: &["sntryu_", "sntrys_"],
+        pattern: r"\b(?:sntryu_[a-f0-9]{64}|sntrys_eyJ[a-zA-Z0-9+/=_]{50,})",
+        check: Check::Shape,
+    },
+    Rule {
+        id: "harness-api-key",
+        what: "a Harness API key",
+        family: "cloud",
+        keywords: &["pat.", "sat."],
+        pattern: r"\b(?:pat|sat)\.[a-zA-Z0-9_-]{22}\.[a-zA-Z0-9]{24}\.[a-zA-Z0-9]{20}",
+        check: Check::Shape,
+    },
+    Rule {
+        id: "infracost-api-token",
+        what: "an Infracost API token",
+        family: "cloud",
+        keywords: &["ico-"],
+        pattern: r"\b(ico-[a-zA-Z0-9]{32})\b",
+        check: Check::Entropy(3.0),
+    },
+    Rule {
+        id: "prefect-api-token",
+        what: "a Prefect API token",
+        family: "cloud",
+        keywords: &["pnu_"],
+        pattern: r"\bpnu_[a-zA-Z0-9]{36}",
+        check: Check::Shape,
+    },
+    // code-hosting
+    Rule {
+        id: "github-pat",
+        what: "a GitHub personal access token",
+        family: "code-hosting",
+        keywords: &["ghp_"],
+        pattern: r"ghp_[0-9a-zA-Z]{36}",
+        check: Check::Shape,
+    },
+    Rule {
+        id: "github-fine-grained-pat",
+        what: "a GitHub fine-grained access token",
+        family: "code-hosting",
+        keywords: &["github_pat_"],
+        pattern: r"github_pat_[0-9a-zA-Z_]{82}",
+        check: Check::Shape,
+    },
+    Rule {
+        id: "github-oauth",
+        what: "a GitHub OAuth access token",
+        family: "code-hosting",
+        keywords: &["gho_"],
+        pattern: r"gho_[0-9a-zA-Z]{36}",
+        check: Check::Shape,
+    },
+    Rule {
+        id: "github-app-token",
+        what: "a GitHub app token",
+        family: "code-hosting",
+        keywords: &["ghu_", "ghs_"],
+        pattern: r"(?:ghu|ghs)_[0-9a-zA-Z]{36}",
+        check: Check::Shape,
+    },
+    Rule {
+        id: "github-refresh-token",
+        what: "a GitHub refresh token",
+        family: "code-hosting",
+        keywords: &["ghr_"],
+        pattern: r"ghr_[0-9a-zA-Z]{36}",
+        check: Check::Shape,
+    },
+    Rule {
+        id: "gitlab-pat",
+        what: "a GitLab personal access token",
+        family: "code-hosting",
+        keywords: &["glpat-"],
+        pattern: r"glpat-[0-9a-zA-Z_-]{20}",
+        check: Check::Shape,
+    },
+    Rule {
+        id: "gitlab-token",
+        what: "a GitLab token",
+        family: "code-hosting",
+        keywords: &[
+            "glptt-",
+            "gldt-",
+            "glrt-",
+            "glcbt-",
+            "glimt-",
+            "glsoat-",
+            "glffct-",
+            "glft-",
+            "glagent-",
+            "gloas-",
+            "gr1348941",
+        ],
+        pattern: r"\b(?:glptt-[0-9a-f]{40}|gldt-[\w-]{20}|glrt-[\w-]{20}|glcbt-[0-9a-zA-Z]{1,5}_[\w-]{20}|glimt-[\w-]{25}|glsoat-[\w-]{20}|glffct-[\w-]{20}|glft-[\w-]{20}|glagent-[\w-]{50}|gloas-[\w-]{64}|GR1348941[\w-]{20})",
+        check: Check::Shape,
+    },
+    Rule {
+        id: "sourcegraph-access-token",
+        what: "a Sourcegraph access token",
+        family: "code-hosting",
+        keywords: &["sgp_"],
+        pattern: r"\bsgp_(?:(?:[a-fA-F0-9]{16}|local)_)?[a-fA-F0-9]{40}\b",
+        check: Check::Shape,
+    },
+    // chat
+    Rule {
+        id: "slack-bot-token",
+        what: "a Slack bot token",
+        family: "chat",
+        keywords: &["xoxb-"],
+        pattern: r"xoxb-[0-9]{8,14}-(?:[0-9]{10,13}[a-zA-Z0-9-]*|[a-zA-Z0-9]{18,26})",
+        check: Check::Shape,
+    },
+    Rule {
+        id: "slack-user-token",
+        what: "a Slack user token",
+        family: "chat",
+        keywords: &["xoxp-", "xoxe-"],
+        pattern: r"xox[pe](?:-[0-9]{10,13}){3}-[a-zA-Z0-9-]{28,34}",
+        check: Check::Shape,
+    },
+    Rule {
+        id: "slack-app-token",
+        what: "a Slack app or configuration token",
+        family: "chat",
+        keywords: &["xapp-", "xoxe"],
+        pattern: r"(?i)xapp-[0-9]-[A-Z0-9]+-[0-9]+-[a-z0-9]+|xoxe\.xox[bp]-[0-9]-[A-Z0-9]{163,166}|xoxe-[0-9]-[A-Z0-9]{146}",
+        check: Check::Shape,
+    },
+    Rule {
+        id: "slack-legacy-token",
+        what: "a Slack legacy token",
+        family: "chat",
+        keywords: &["xoxa-", "xoxr-", "xoxo-", "xoxs-", "xoxp-"],
+        pattern: r"xox[ar]-(?:[0-9]-)?[0-9a-zA-Z]{8,48}|xox[ospr]-[0-9]+-[0-9]+-[0-9]+-[a-fA-F0-9]+",
+        check: Check::Entropy(3.0),
+    },
+    Rule {
+        id: "slack-webhook-url",
+        what: "a Slack webhook URL",
+        family: "chat",
+        keywords: &["hooks.slack.com"],
+        pattern: r"hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9+/]{43,56}",
+        check: Check::Shape,
+    },
+    Rule {
+        id: "microsoft-teams-webhook",
+        what: "a Microsoft Teams webhook URL",
+        family: "chat",
+        keywords: &["webhook.office.com"],
+        pattern: r"https://[a-z0-9]+\.webhook\.office\.com/webhookb2/[a-z0-9]{8}-(?:[a-z0-9]{4}-){3}[a-z0-9]{12}@[a-z0-9]{8}-(?:[a-z0-9]{4}-){3}[a-z0-9]{12}/IncomingWebhook/[a-z0-9]{32}/[a-z0-9]{8}-(?:[a-z0-9]{4}-){3}[a-z0-9]{12}",
+        check: Check::Shape,
+    },
+    Rule {
+        id: "discord-webhook-url",
+        what: "a Discord webhook URL",
+        family: "chat",
+        keywords: &["/api/webhooks/"],
+        pattern: r"discord(?:app)?\.com/api/webhooks/[0-9]{17,20}/([A-Za-z0-9_-]{60,68})",
+        check: Check::Entropy(3.0),
+    },
+    Rule {
+        id: "discord-bot-token",
+        what: "a Discord bot token",
+        family: "chat",
+        keywords: &[],
+        pattern: r"\b([MNO][a-zA-Z0-9_-]{23,25}\.[a-zA-Z0-9_-]{6}\.[a-zA-Z0-9_-]{27,38})\b",
+        check: Check::Token(3.5),
+    },
+    Rule {
+        id: "telegram-bot-api-token",
+        what: "a Telegram bot token",
+        family: "chat",
+        keywords: &[":aa"],
+        pattern: r"(?:^|[^0-9A-Za-z_])([0-9]{8,10}:AA[0-9A-Za-z_-]{33})\b",
+        check: Check::Entropy(3.0),
+    },
+    // payments
+    Rule {
+        id: "stripe-access-token",
+        what: "a Stripe secret or restricted key",
+        family: "payments",
+        keywords: &[
+            "sk_test", "sk_live", "sk_prod", "rk_test", "rk_live", "rk_prod",
+        ],
+        pattern: r"\b(?:sk|rk)_(?:test|live|prod)_[a-zA-Z0-9]{10,99}",
+        check: Check::Entropy(3.0),
+    },
+    Rule {
+        id: "square-token",
+        what: "a Square access token or secret",
+        family: "payments",
+        keywords: &["eaaa", "sq0atp-", "sq0csp-"],
+        pattern: r"\b(?:EAAA[\w-]{22,60}|sq0atp-[\w-]{22,60}|sq0csp-[\w-]{43})",
+        check: Check::Entropy(3.0),
+    },
+    Rule {
+        id: "shopify-token",
+        what: "a Shopify access token or shared secret",
+        family: "payments",
+        keywords: &["shpat_", "shpss_", "shpca_", "shppa_"],
+        pattern: r"\bshp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}",
+        check: Check::Shape,
+    },
+    Rule {
+        id: "flutterwave-secret-key",
+        what: "a Flutterwave secret key",
+        family: "payments",
+        keywords: &["flwseck_test-"],
+        pattern: r"FLWSECK_TEST-[a-hA-H0-9]{12,32}",
+        check: Check::Shape,
+    },
+    Rule {
+        id: "easypost-api-token",
+        what: "an EasyPost API key",
+        family: "payments",
+        keywords: &["ezak", "eztk"],
+        pattern: r"\bEZ[AT]K[a-zA-Z0-9]{54}\b",
+        check: Check::Shape,
+    },
+    Rule {
+        id: "shippo-api-token",
+        what: "a Shippo API token",
+        family: "payments",
+        keywords: &["shippo_"],
+        pattern: r"\bshippo_(?:live|test)_[a-fA-F0-9]{40}",
+        check: Check::Shape,
+    },
+    Rule {
+        id: "duffel-api-token",
+        what: "a Duffel API token",
+        family: "payments",
+        keywords: &["duffel_"],
+        pattern: r"duffel_(?:test|live)_[A-Za-z0-9_=-]{43}",
+        check: Check::Shape,
+    },
+    // ai
+    Rule {
+        id: "openai-api-key",
+        what: "an OpenAI API key",
+        family: "ai",
+        keywords: &["t3blbkfj"],
+        pattern: r"\bsk-(?:(?:proj|svcacct|admin)-(?:[A-Za-z0-9_-]{74}|[A-Za-z0-9_-]{58})T3BlbkFJ(?:[A-Za-z0-9_-]{74}|[A-Za-z0-9_-]{58})|[a-zA-Z0-9]{20}T3BlbkFJ[a-zA-Z0-9]{20})",
+        check: Check::Shape,
+    },
+    Rule {
+        id: "anthropic-api-key",
+        what: "an Anthropic API key",
+        family: "ai",
+        keywords: &["sk-ant-api03-"],
+        pattern: r"sk-ant-api03-[a-zA-Z0-9_-]{93}AA",
+        check: Check::Shape,
+    },
+    Rule {
+        id: "anthropic-admin-api-key",
+        what: "an Anthropic admin API key",
+        family: "ai",
+        keywords: &["sk-ant-admin01-"],
+        pattern: r"sk-ant-admin01-[a-zA-Z0-9_-]{93}AA",
+        check: Check::Shape,
+    },
+    Rule {
+        id: "huggingface-access-token",
+        what: "a Hugging Face access token",
+        family: "ai",
+        keywords: &["hf_", "api_org_"],
+        pattern: r"\b(?:hf|api_org)_[a-zA-Z]{34}\b",
+        check: Check::Entropy(3.0),
+    },
+    Rule {
+        id: "perplexity-api-key",
+        what: "a Perplexity API key",
+        family: "ai",
+        keywords: &["pplx-"],
+        pattern: r"\bpplx-[a-zA-Z0-9]{48}\b",
+        check: Check::Shape,
+    },
+    // packages
+    Rule {
+        id: "npm-access-token",
+        what: "an npm access token",
+        family: "packages",
+        keywords: &["npm_"],
+        pattern: r"(?i)\b(npm_[a-z0-9]{36})\b",
+        check: Check::Entropy(3.0),
+    },
+    Rule {
+        id: "pypi-upload-token",
+        what: "a PyPI upload token",
+        family: "packages",
+        keywords: &["pypi-ageichlwas5vcmc"],
+        pattern: r"pypi-AgEIcHlwaS5vcmc[0-9A-Za-z_-]{50,}",
+        check: Check::Shape,
+    },
+    Rule {
+        id: "rubygems-api-token",
+        what: "a RubyGems API token",
+        family: "packages",
+        keywords: &["rubygems_"],
+        pattern: r"\brubygems_[a-f0-9]{48}\b",
+        check: Check::Shape,
+    },
+    Rule {
+        id: "clojars-api-token",
+        what: "a Clojars API token",
+        family: "packages",
+        keywords: &["clojars_"],
+        pattern: r"(?i)\bCLOJARS_[a-z0-9]{60}",
+        check: Check::Shape,
+    },
+    Rule {
+        id: "artifactory-token",
+        what: "an Artifactory API key or reference token",
+        family: "packages",
+        keywords: &["akcp", "cmvmd"],
+        pattern: r"\b(?:AKCp[A-Za-z0-9]{69}|cmVmd[A-Za-z0-9]{59})\b",
+        check: Check::Entropy(3.0),
+    },
+    Rule {
+        id: "readme-api-token",
+        what: "a ReadMe API token",
+        family: "packages",
+        keywords: &["rdme_"],
+        pattern: r"\brdme_[a-z0-9]{70}\b",
+        check: Check::Shape,
+    },
+    // saas
+    Rule {
+        id: "sendgrid-api-token",
+        what: "a SendGrid API key",
+        family: "saas",
+        keywords: &["sg."],
+        pattern: r"\bSG\.[a-zA-Z0-9=_.-]{66}",
+        check: Check::Entropy(3.0),
+    },
+    Rule {
+        id: "sendinblue-api-token",
+        what: "a Sendinblue API key",
+        family: "saas",
+        keywords: &["xkeysib-"],
+        pattern: r"\bxkeysib-[a-f0-9]{64}-[a-zA-Z0-9]{16}",
+        check: Check::Shape,
+    },
+    Rule {
+        id: "mailgun-private-api-token",
+        what: "a Mailgun API key",
+        family: "saas",
+        keywords: &["key-"],
+        pattern: r"\b(key-[a-f0-9]{32})\b",
+        check: Check::Entropy(3.0),
+    },
+    Rule {
+        id: "mailchimp-api-key",
+        what: "a Mailchimp API key",
+        family: "saas",
+        keywords: &["-us"],
+        pattern: r"\b([a-f0-9]{32}-us[0-9]{1,2})\b",
+        check: Check::Entropy(3.0),
+    },
+    Rule {
+        id: "twilio-api-key",
+        what: "a Twilio API key",
+        family: "saas",
+        keywords: &["sk"],
+        pattern: r"\bSK[0-9a-fA-F]{32}\b",
+        check: Check::Entropy(3.0),
+    },
+    Rule {
+        id: "postman-api-token",
+        what: "a Postman API key",
+        family: "saas",
+        keywords: &["pmak-"],
+        pattern: r"\bPMAK-[a-fA-F0-9]{24}-[a-fA-F0-9]{34}\b",
+        check: Check::Shape,
+    },
+    Rule {
+        id: "linear-api-key",
+        what: "a Linear API key",
+        family: "saas",
+        keywords: &["lin_api_"],
+        pattern: r"\blin_api_[a-zA-Z0-9]{40}\b",
+        check: Check::Shape,
+    },
+    Rule {
+        id: "notion-api-token",
+        what: "a Notion API token",
+        family: "saas",
+        keywords: &["ntn_"],
+        pattern: r"\bntn_[0-9]{11}[A-Za-z0-9]{35}\b",
+        check: Check::Shape,
+    },
+    Rule {
+        id: "atlassian-api-token",
+        what: "an Atlassian API token",
+        family: "saas",
+        keywords: &["atatt3"],
+        pattern: r"\bATATT3[A-Za-z0-9_=-]{186}",
+        check: Check::Shape,
+    },
+    Rule {
+        id: "typeform-api-token",
+        what: "a Typeform API token",
+        family: "saas",
+        keywords: &["tfp_"],
+        pattern: r"\btfp_[a-zA-Z0-9_.=-]{59}",
+        check: Check::Shape,
+    },
+    Rule {
+        id: "frameio-api-token",
+        what: "a Frame.io API token",
+        family: "saas",
+        keywords: &["fio-u-"],
+        pattern: r"\bfio-u-[a-zA-Z0-9_=-]{64}",
+        check: Check::Shape,
+    },
+    Rule {
+        id: "settlemint-token",
+        what: "a SettleMint access token",
+        family: "saas",
+        keywords: &["sm_pat_", "sm_aat_", "sm_sat_"],
+        pattern: r"\b(sm_(?:pat|aat|sat)_[a-zA-Z0-9]{16})\b",
+        check: Check::Entropy(3.0),
+    },
+    Rule {
+        id: "adobe-client-secret",
+        what: "an Adobe client secret",
+        family: "saas",
+        keywords: &["p8e-"],
+        pattern: r"\b(p8e-[a-zA-Z0-9]{32})\b",
+        check: Check::Entropy(3.0),
+    },
+    Rule {
+        id: "airtable-personal-access-token",
+        what: "an Airtable personal access token",
+        family: "saas",
+        keywords: &["pat"],
+        pattern: r"\bpat[a-zA-Z0-9]{14}\.[a-f0-9]{64}\b",
+        check: Check::Shape,
+    },
+    Rule {
+        id: "facebook-token",
+        what: "a Facebook access token",
+        family: "saas",
+        keywords: &["eaam", "eaac", "|", "%7c"],
+        pattern: r"\b(?:EAA[MC][A-Za-z0-9]{100,}|[0-9]{15,16}(?:\||%7[Cc])[0-9A-Za-z_-]{27,40})",
+        check: Check::Entropy(3.0),
+    },
+    Rule {
+        id: "maxmind-license-key",
+        what: "a MaxMind license key",
+        family: "saas",
+        keywords: &["_mmk"],
+        pattern: r"\b[A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk\b",
+        check: Check::Shape,
+    },
+    Rule {
+        id: "octopus-deploy-api-key",
+        what: "an Octopus Deploy API key",
+        family: "saas",
+        keywords: &["api-"],
+        pattern: r"\b(API-[A-Z0-9]{26})\b",
+        check: Check::Entropy(3.0),
+    },
+    Rule {
+        id: "intra42-client-secret",
+        what: "an Intra42 client secret",
+        family: "saas",
+        keywords: &["s-s4t2"],
+        pattern: r"\bs-s4t2(?:ud|af)-[a-f0-9]{64}\b",
+        check: Check::Shape,
+    },
+    Rule {
+        id: "defined-networking-api-token",
+        what: "a Defined Networking API token",
+        family: "saas",
+        keywords: &["dnkey-"],
+        pattern: r"\bdnkey-[a-zA-Z0-9=_-]{26}-[a-zA-Z0-9=_-]{52}",
+        check: Check::Shape,
+    },
+    Rule {
+        id: "authress-service-client-access-key",
+        what: "an Authress access key",
+        family: "saas",
+        keywords: &[".acc_", ".acc-"],
+        pattern: r"\b(?:sc|ext|scauth|authress)_[a-zA-Z0-9]{5,30}\.[a-zA-Z0-9]{4,6}\.acc[_-][a-z0-9-]{10,32}\.[a-zA-Z0-9+/_=-]{30,120}",
+        check: Check::Shape,
+    },
+    Rule {
+        id: "clickhouse-cloud-api-secret-key",
+        what: "a ClickHouse Cloud API secret",
+        family: "saas",
+        keywords: &["4b1d"],
+        pattern: r"\b(4b1d[A-Za-z0-9]{38})\b",
+        check: Check::Entropy(3.0),
+    },
+    // jwt
+    Rule {
+        id: "jwt",
+        what: "a JSON Web Token",
+        family: "jwt",
+        keywords: &["ey"],
+        pattern: r"\bey[a-zA-Z0-9]{17,}\.ey[a-zA-Z0-9/\\_-]{17,}(?:\.[a-zA-Z0-9/\\_-]{10,}={0,2})?",
+        check: Check::Entropy(3.0),
+    },
+    // url-credentials
+    Rule {
+        id: "url-credentials",
+        what: "a password inside a URL",
+        family: "url-credentials",
+        keywords: &["://"],
+        pattern: r#"\b[a-zA-Z][a-zA-Z0-9+.-]*://([^\s:/@"'<>`]*):([^\s"'<>`]+)@[^\s/@"'<>`]"#,
+        check: Check::UrlPassword,
+    },
+    Rule {
+        id: "curl-auth-user",
+        what: "a password given to curl",
+        family: "url-credentials",
+        keywords: &["-u", "--user"],
+        pattern: r#"(?:^|[\s;|&(])(?:-u|--user)(?:=|[ \t]+)["']?([^\s:"']+):([^\s"']+)"#,
+        check: Check::CurlUser,
+    },
+    // auth-header
+    Rule {
+        id: "authorization-header",
+        what: "a credential in an Authorization header",
+        family: "auth-header",
+        keywords: &["authorization"],
+        pattern: r#"(?i)\b(?:proxy-)?authorization["']?[ \t]*[:=][ \t]*["']?(?:(?:bearer|basic|token|digest|bot|apikey|api-key|sso-key|negotiate|ntlm)[ \t]+)?([^\s"'`,;]+)"#,
+        check: Check::Header,
+    },
+    Rule {
+        id: "bearer-token",
+        what: "a bearer token",
+        family: "auth-header",
+        keywords: &["bearer"],
+        pattern: r"(?i)\bbearer[ \t]+([a-z0-9._~+/-]{8,}=*)",
+        check: Check::Header,
+    },
+    // named-value
+    Rule {
+        id: "generic-api-key",
+        what: "a key, token, secret or password assigned a value",
+        family: "named-value",
+        keywords: NAME_WORDS,
+        pattern: r#"(?i)((?:[a-z0-9]+[ \t]){0,2}[a-z0-9_.-]*(?:pass|pwd|secret|token|key|bearer|auth|cred)[a-z0-9_.-]*)(?:\*\*|__|["'`\]])?(?:[ \t]+(?:string|String|str|bytes|char\*?))?[ \t]*(?:\*\*|__)?(?:=>|:{1,3}=|:|={1,3}|!==?|\?=|\.=)[ \t]*(?:\*\*|__)?[ \t]*[@$]?(?:"([^"\s]+)"|'([^'\s]+)'|`([^`\s]+)`|([^\s"'`,;&\\:][^\s"'`,;&\\]*))"#,
+        check: Check::Named { key: 1 },
+    },
+    Rule {
+        id: "generic-api-key",
+        what: "a key, token, secret or password followed by a quoted value",
+        family: "named-value",
+        keywords: NAME_WORDS,
+        pattern: r#"(?i)\b([a-z0-9_.-]*(?:pass|pwd|secret|token|key|bearer|auth|cred)[a-z0-9_.-]*)[ \t]+"([^"\s]+)""#,
+        check: Check::Named { key: 1 },
+    },
+    Rule {
+        id: "generic-api-key",
+        what: "a key, token, secret or password compared with a value",
+        family: "named-value",
+        keywords: NAME_WORDS,
+        pattern: r#"(?i)["']([^"'\s]+)["'][ \t]*(?:===?|!==?)[ \t]*([a-z0-9_.]*(?:pass|pwd|secret|token|key|bearer|auth|cred)[a-z0-9_.]*)"#,
+        check: Check::Named { key: 2 },
+    },
+    Rule {
+        id: "generic-api-key",
+        what: "a key, token, secret or password given as an option",
+        family: "named-value",
+        keywords: NAME_WORDS,
+        pattern: r#"(?i)(?:^|[\s"'(])--?([a-z0-9-]*(?:pass|pwd|secret|token|key|auth)[a-z0-9-]*)[ \t]+["']?([^\s"'`]+)"#,
+        check: Check::Named { key: 1 },
+    },
+    Rule {
+        id: "generic-api-key",
+        what: "a key, token, secret or password in an XML element",
+        family: "named-value",
+        keywords: NAME_WORDS,
+        pattern: r"(?i)<([a-z0-9_.:-]*(?:pass|pwd|secret|token|key|auth|cred)[a-z0-9_.:-]*)>[ \t\r\n]*([^<\s]+)[ \t\r\n]*</",
+        check: Check::Named { key: 1 },
+    },
+    Rule {
+        id: "generic-api-key",
+        what: "a key, token, secret or password paired with a value",
+        family: "named-value",
+        keywords: NAME_WORDS,
+        pattern: r#"(?i)["']([a-z0-9_.-]*(?:pass|pwd|secret|token|key|auth|cred)[a-z0-9_.-]*)["'][ \t]*,[ \t]*["']([^"'\s]+)["']"#,
+        check: Check::Named { key: 1 },
+    },
+    // prose
+    Rule {
+        id: "prose-secret",
+        what: "a password or a token written out in prose",
+        family: "prose",
+        keywords: &["pass", "pwd", "secret", "token", "key"],
+        pattern: r#"(?i)\b(pass(?:word|phrase|code)?|pwd|secret|token|(?:api|access|secret)[ _-]?key)\b(?:[ \t]+[a-z0-9_@.-]+){0,4}?[ \t]+(?:(?:is|was)[ \t]+(?:now|set[ \t]+to|changed[ \t]+to)|set[ \t]+to|changed[ \t]+to|is|was|=|reads|equals|becomes|became)[ \t]+["'`*]*([^\s"'`*]+)"#,
+        check: Check::Prose,
+    },
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keywords_are_lowercase_and_patterns_compile() {
+        for rule in RULES {
+            for keyword in rule.keywords {
+                assert_eq!(*keyword, keyword.to_ascii_lowercase(), "{}", rule.id);
+            }
+            regex::bytes::RegexBuilder::new(rule.pattern)
+                .unicode(false)
+                .build()
+                .unwrap_or_else(|e| panic!("{}: {e}", rule.id));
+        }
+    }
+}
