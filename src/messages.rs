@@ -577,7 +577,8 @@ pub(crate) fn evidence_names_secret(item: &str, what: impl Display) -> String {
     format!("evidence `{item}` names {what}; secrets never enter the memory")
 }
 
-/// A secret found in one part of a candidate (or in admit's reason), named, never echoed.
+/// A secret found in one part of what a command stores (a candidate's part, `--task`,
+/// `--reason`, `--by`, `--from`, …), named with its rule and line, never echoed.
 pub(crate) fn secret_in(part: &str, finding: impl Display) -> String {
     format!("{part}: {finding}; secrets never enter the memory")
 }

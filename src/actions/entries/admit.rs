@@ -124,6 +124,7 @@ pub(crate) fn run(args: &AdmitArgs, ctx: &Context) -> Result<AdmitReport> {
             .filter(|user| !user.is_empty())
             .unwrap_or_else(|| "unknown".to_owned()),
     };
+    secrets::refuse(ctx, &[("--by", &by)])?;
     if let Some(id) = &args.refuse {
         let reason = collapse_whitespace(args.reason.as_deref().unwrap_or_default());
         if reason.is_empty() {

@@ -11,4 +11,5 @@ pub mod observe;
 mod outcomes;
 mod recall;
 mod reinforce;
+mod secrets;
 mod write;
