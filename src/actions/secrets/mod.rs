@@ -10,9 +10,11 @@
 //! How a text is checked:
 //! 1. it is normalised ([`normalize`]): invisible characters removed, fullwidth forms folded,
 //!    Markdown escapes and HTML character references undone, lines kept;
-//! 2. a keyword pre-filter: each rule names the lowercase literals any match must contain; one
-//!    Aho-Corasick pass finds which are present, and only their rules go further — most texts
-//!    run few regular expressions or none;
+//! 2. a keyword pre-filter: each rule names the lowercase literals any match must contain (one
+//!    of its keywords, and one of the literals it also needs, such as an `=` or a `:` after a
+//!    key name); they are looked up in the text (one by one in a short text, in one
+//!    Aho-Corasick pass in a long one), and only the rules whose literals are present go
+//!    further — most texts run few regular expressions or none;
 //! 3. the rule's regular expression ([`rules`]), compiled on first use (bytes, Unicode off,
 //!    linear time);
 //! 4. a check of the matched value alone ([`values`]): placeholders (`EXAMPLE`, `${VAR}`,
@@ -51,45 +53,34 @@ use crate::messages;
 /// Each rule's compiled expression, built on first use.
 static COMPILED: OnceLock<Vec<OnceLock<Regex>>> = OnceLock::new();
 
-/// The keyword pre-filter: one automaton over every rule's keywords, and for each keyword the
-/// rules it lets run.
+/// The keyword pre-filter for long texts: one automaton over every literal the rules name
+/// (their keywords and the literals they also need).
 struct Prefilter {
     automaton: AhoCorasick,
-    rules_of: Vec<Vec<usize>>,
-    always: Vec<usize>,
+    /// The automaton's patterns, each literal once.
+    literals: Vec<&'static str>,
 }
 
 static PREFILTER: OnceLock<Prefilter> = OnceLock::new();
 
 fn prefilter() -> &'static Prefilter {
     PREFILTER.get_or_init(|| {
-        let mut keywords: Vec<&str> = Vec::new();
-        let mut rules_of: Vec<Vec<usize>> = Vec::new();
-        let mut always = Vec::new();
-        for (index, rule) in RULES.iter().enumerate() {
-            if rule.keywords.is_empty() {
-                always.push(index);
-            }
-            for keyword in rule.keywords {
-                let at = keywords
-                    .iter()
-                    .position(|k| k == keyword)
-                    .unwrap_or_else(|| {
-                        keywords.push(keyword);
-                        rules_of.push(Vec::new());
-                        keywords.len() - 1
-                    });
-                rules_of[at].push(index);
+        let mut literals: Vec<&'static str> = Vec::new();
+        for literal in RULES
+            .iter()
+            .flat_map(|rule| rule.keywords.iter().chain(rule.also))
+        {
+            if !literals.contains(literal) {
+                literals.push(literal);
             }
         }
         let automaton = AhoCorasick::builder()
             .ascii_case_insensitive(true)
-            .build(&keywords)
+            .build(&literals)
             .expect("the rule table's keywords build an automaton");
         Prefilter {
             automaton,
-            rules_of,
-            always,
+            literals,
         }
     })
 }
@@ -154,16 +145,7 @@ pub(crate) fn refuse(ctx: &Context, parts: &[(&str, &str)]) -> Result<()> {
 fn scan(text: &str, first: bool) -> Vec<Finding> {
     let text = normalize(text);
     let bytes = text.as_bytes();
-    let prefilter = prefilter();
-    let mut runs = vec![false; RULES.len()];
-    for &index in &prefilter.always {
-        runs[index] = true;
-    }
-    for found in prefilter.automaton.find_overlapping_iter(bytes) {
-        for &index in &prefilter.rules_of[found.pattern().as_usize()] {
-            runs[index] = true;
-        }
-    }
+    let runs = rules_to_run(bytes);
     let compiled = COMPILED.get_or_init(|| RULES.iter().map(|_| OnceLock::new()).collect());
     let mut findings: Vec<Finding> = Vec::new();
     for (index, rule) in RULES.iter().enumerate() {
@@ -191,6 +173,48 @@ fn scan(text: &str, first: bool) -> Vec<Finding> {
         }
     }
     findings
+}
+
+/// Texts up to this length look their literals up one by one; longer ones go through the
+/// automaton, built once per process (it costs a few hundred microseconds to build, more than
+/// a short text's lookups).
+const SHORT_TEXT: usize = 8 * 1024;
+
+/// For each rule, whether `bytes` holds one of its keywords and one of its `also` literals
+/// (ASCII case ignored).
+fn rules_to_run(bytes: &[u8]) -> Vec<bool> {
+    if bytes.len() <= SHORT_TEXT {
+        let lower = bytes.to_ascii_lowercase();
+        wanted(|literal| memmem::find(&lower, literal.as_bytes()).is_some())
+    } else {
+        rules_found_by_automaton(bytes)
+    }
+}
+
+/// [`rules_to_run`] through the automaton.
+fn rules_found_by_automaton(bytes: &[u8]) -> Vec<bool> {
+    let prefilter = prefilter();
+    let mut found = vec![false; prefilter.literals.len()];
+    for hit in prefilter.automaton.find_overlapping_iter(bytes) {
+        found[hit.pattern().as_usize()] = true;
+    }
+    wanted(|literal| {
+        prefilter
+            .literals
+            .iter()
+            .position(|l| *l == literal)
+            .is_some_and(|i| found[i])
+    })
+}
+
+/// For each rule, whether `present` says one of its keywords and one of its `also` literals are
+/// in the text.
+fn wanted(present: impl Fn(&str) -> bool) -> Vec<bool> {
+    let any = |literals: &[&str]| literals.is_empty() || literals.iter().any(|l| present(l));
+    RULES
+        .iter()
+        .map(|rule| any(rule.keywords) && any(rule.also))
+        .collect()
 }
 
 /// Compiles a rule's pattern: bytes, Unicode off (ASCII classes, fast to build).
@@ -724,6 +748,16 @@ mod tests {
     }
 
     proptest::proptest! {
+        /// The automaton of long texts lets the same rules run as the lookups of short ones.
+        #[test]
+        fn both_prefilters_agree(
+            text in "(PASS|key|Token|-----BEGIN|://|@|=|:| is |ghp_|AKIA|xoxb-|[a-z ]){0,40}"
+        ) {
+            let lower = text.to_ascii_lowercase();
+            let by_lookup = wanted(|l| memmem::find(lower.as_bytes(), l.as_bytes()).is_some());
+            proptest::prop_assert_eq!(by_lookup, rules_found_by_automaton(text.as_bytes()));
+        }
+
         /// The detector never panics and only reports lines that exist.
         #[test]
         fn findings_name_existing_lines(text in "(?s).{0,400}") {
