@@ -25,13 +25,13 @@ const BODY: &str = "Flush the `rate_limit:*` keys in the test setup,\nnever in p
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct Proposed {
-    id: String,
+pub(super) struct Proposed {
+    pub(super) id: String,
     #[serde(rename = "type")]
     kind: String,
     title: String,
     file: String,
-    sha256: String,
+    pub(super) sha256: String,
 }
 
 #[derive(Debug, Deserialize)]
@@ -75,7 +75,8 @@ fn token() -> String {
     )
 }
 
-fn propose(project: TestProject, title: &str, body: &str) -> (TestProject, Proposed) {
+/// `propose --json` of a lesson by `forge`, which must succeed.
+pub(super) fn propose(project: TestProject, title: &str, body: &str) -> (TestProject, Proposed) {
     let ran = project
         .args([
             "--json", "propose", "--type", "lesson", "--title", title, "--body", body, "--source",

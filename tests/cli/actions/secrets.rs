@@ -8,6 +8,7 @@
 use serde_json::json;
 
 use crate::actions::decisions::ledgered;
+use crate::actions::entries::propose;
 use crate::actions::observe::{self as observing, INPUT};
 use crate::support::{JOURNAL, TestProject};
 
@@ -128,25 +129,10 @@ fn decision_reasons_are_checked_before_anything_is_written() {
 
 #[test]
 fn admit_checks_by_and_the_refusal_reason() {
-    let ran = TestProject::new()
-        .args([
-            "--json",
-            "propose",
-            "--type",
-            "lesson",
-            "--title",
-            "Flush the cache in setup",
-            "--body",
-            "Flush it.",
-        ])
-        .code(0)
-        .run();
-    let proposed: serde_json::Value = ran.json();
-    let id = proposed["id"].as_str().unwrap().to_owned();
-    let sha = proposed["sha256"].as_str().unwrap().to_owned();
+    let (project, proposed) = propose(TestProject::new(), "Flush the cache in setup", "Flush it.");
+    let (id, sha) = (proposed.id, proposed.sha256);
     let by = format!("alice {}", token());
-    let _ = ran
-        .then()
+    let _ = project
         .args(["admit", &id, "--expect", &sha, "--by", &by])
         .refused("admit", &format!("--by: {GITHUB}"))
         .args(["admit", "--refuse", &id, "--reason", "dup", "--by", &by])
