@@ -535,6 +535,13 @@ pub(crate) fn settings_not_json(rel: &str, error: impl Display) -> String {
     format!("{rel} does not parse as JSON ({error}); fix it, then run again — nothing was changed")
 }
 
+/// A TOML settings file that does not parse.
+pub(crate) fn settings_not_toml(rel: &str, error: impl Display) -> String {
+    let error = error.to_string();
+    let error = error.trim_end().replace('\n', " ");
+    format!("{rel} does not parse as TOML ({error}); fix it, then run again — nothing was changed")
+}
+
 /// A settings file whose shape bmad-mem cannot merge into (`what` says which part).
 pub(crate) fn settings_shape(rel: &str, what: &str) -> String {
     format!("{rel}: {what}; fix it, then run again — nothing was changed")
