@@ -54,7 +54,12 @@ pub(crate) fn latest_day_handoffs(dir: &Path) -> Vec<String> {
     let days: Vec<&String> = names.iter().filter(|n| heading_date(n) == day).collect();
     let mut keyed: Vec<_> = days
         .iter()
-        .map(|name| ((written_at(dir, name), suffix(name, &days)), (*name).clone()))
+        .map(|name| {
+            (
+                (written_at(dir, name), suffix(name, &days)),
+                (*name).clone(),
+            )
+        })
         .collect();
     keyed.sort_by(|a, b| b.cmp(a));
     keyed.into_iter().map(|(_, name)| name).collect()

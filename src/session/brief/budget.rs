@@ -165,7 +165,10 @@ impl<'a> Taking<'a> {
         }
         Self {
             groups,
-            kept: groups.iter().map(|g| vec![false; g.entries.len()]).collect(),
+            kept: groups
+                .iter()
+                .map(|g| vec![false; g.entries.len()])
+                .collect(),
             used: vec![0; parts.len()],
             parts,
             order: Vec::new(),
@@ -176,7 +179,12 @@ impl<'a> Taking<'a> {
     /// is the group's first entry.
     fn cost(&self, g: usize, e: usize) -> usize {
         let started = self.kept[g].iter().any(|k| *k);
-        entry_cost(&self.groups[g].entries[e]) + if started { 0 } else { header_cost(&self.groups[g]) }
+        entry_cost(&self.groups[g].entries[e])
+            + if started {
+                0
+            } else {
+                header_cost(&self.groups[g])
+            }
     }
 
     fn take(&mut self, part: usize, g: usize, e: usize) {
@@ -291,7 +299,8 @@ impl<'a> Taking<'a> {
     fn later_entry_fits(&self, part: usize, spare: usize) -> bool {
         (part + 1..self.parts.len()).any(|later| {
             self.waiting(later).into_iter().any(|(g, e)| {
-                self.cost(g, e) <= spare + line_cost(self.groups[g].part, &self.groups[g].entries[e])
+                self.cost(g, e)
+                    <= spare + line_cost(self.groups[g].part, &self.groups[g].entries[e])
             })
         })
     }
@@ -320,7 +329,11 @@ pub(crate) fn cut(title: &str, groups: &[Group], max: usize) -> Cut {
     // Step 3: the listing, in what the entries leave; the last entries taken make room for its
     // heading and count line when they do not fit — unless even dropping them all would not
     // make room: then they stay and the listing goes over the budget.
-    let greedy = (taking.kept.clone(), taking.used.clone(), taking.order.clone());
+    let greedy = (
+        taking.kept.clone(),
+        taking.used.clone(),
+        taking.order.clone(),
+    );
     let (listing, listed) = loop {
         let room = max.saturating_sub(title_len + taking.total());
         if let Some(found) = listing(&taking.left_out(), max, room) {
@@ -415,10 +428,9 @@ fn full_listing_cost(left_out: &[(Part, &Entry)], max: usize) -> Option<usize> {
     })
 }
 
-/// The listing of `left_out` within `room` units, and how many entries it names: titles
-/// shared between the parts as entries are (each part's titles, in order, within half of the
-/// room still free when its turn comes while a later part has entries left out), then more of
-/// each part's titles in order while they fit, and the count line of the rest. Empty when nothing is left out; `None`
+/// The listing of `left_out` within `room` units, and how many entries it names: each part's
+/// titles in order within half of the room still free when its turn comes, then more of each
+/// part's titles, the parts in order, while they fit; then the count line of the rest. Empty when nothing is left out; `None`
 /// when not even the heading and the count line fit.
 fn listing(left_out: &[(Part, &Entry)], max: usize, room: usize) -> Option<(String, usize)> {
     if left_out.is_empty() {
@@ -442,13 +454,13 @@ fn listing(left_out: &[(Part, &Entry)], max: usize, room: usize) -> Option<(Stri
                 _ => spans.push(i..i + 1),
             }
         }
-        // Each part's titles are a prefix of its left-out entries: listed in order until its
-        // share ends, then — in a second round, in the parts' order — until the room ends.
+        // Each part's titles are a prefix of its left-out entries: listed in order within half
+        // of the room still free when its turn comes, then — in a second round, in the parts'
+        // order — until the room ends.
         let mut ends: Vec<usize> = spans.iter().map(|span| span.start).collect();
-        let last = spans.len() - 1;
         for round in 0..2 {
             for (s, span) in spans.iter().enumerate() {
-                let share = if round == 1 || s == last { free } else { free / 2 };
+                let share = if round == 0 { free / 2 } else { free };
                 let mut used = 0;
                 while ends[s] < span.end && used + utf16_len(&lines[ends[s]]) <= share {
                     used += utf16_len(&lines[ends[s]]);
@@ -579,7 +591,10 @@ mod tests {
         ];
         let cut = cut("# T\n", &groups, 800);
         assert_eq!(cut.kept, [vec![false], vec![true; 3]], "{}", cut.text);
-        assert!(cut.text.ends_with("\n## Left out to fit 800 characters\n\n- decision: big\n"));
+        assert!(
+            cut.text
+                .ends_with("\n## Left out to fit 800 characters\n\n- decision: big\n")
+        );
     }
 
     #[test]

@@ -181,7 +181,10 @@ pub(crate) fn run(args: &BriefArgs, ctx: &Context) -> Result<BriefReport> {
         if len < ANSWER_LIMIT {
             break;
         }
-        report.max_chars = report.max_chars.saturating_sub(len + 1 - ANSWER_LIMIT).max(1);
+        report.max_chars = report
+            .max_chars
+            .saturating_sub(len + 1 - ANSWER_LIMIT)
+            .max(1);
         report.cut = cut(&title, &report.groups, report.max_chars);
     }
     Ok(report)

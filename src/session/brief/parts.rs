@@ -19,9 +19,9 @@ use crate::js::json::{Object, Value};
 use crate::js::text::{trim, truncate};
 use crate::messages;
 use crate::session::brain;
+use crate::session::brain::BrainType;
 use crate::session::brief::budget::{Entry, Group, Part};
 use crate::session::brief::untouched::{filled_blocks, filled_identity, front_matter_value};
-use crate::session::brain::BrainType;
 use crate::session::handoffs::latest_day_handoffs;
 use crate::session::pack::{git_stdout, memory_path, strip_front_matter, without_prompts};
 use crate::session::templates;
@@ -241,10 +241,20 @@ fn approved_promotions(root: &Path, warnings: &mut Vec<String>) -> HashSet<Strin
         return HashSet::new();
     };
     let (text, _) = journal::decode_lines(bytes);
-    let field = |event: &Object, key: &str| event.get(key).and_then(Value::as_str).map(trim).unwrap_or_default().to_owned();
+    let field = |event: &Object, key: &str| {
+        event
+            .get(key)
+            .and_then(Value::as_str)
+            .map(trim)
+            .unwrap_or_default()
+            .to_owned()
+    };
     journal::events(&text)
         .filter(|event| field(event, "toStatus") == "validated")
-        .filter(|event| !field(event, "approvedBy").is_empty() || field(event, "status").eq_ignore_ascii_case("approved"))
+        .filter(|event| {
+            !field(event, "approvedBy").is_empty()
+                || field(event, "status").eq_ignore_ascii_case("approved")
+        })
         .map(|event| field(&event, "patternId"))
         .filter(|id| !id.is_empty())
         .collect()
@@ -264,10 +274,17 @@ fn ledger_days(root: &Path, warnings: &mut Vec<String>) -> Vec<(String, String, 
     };
     let mut days: Vec<(String, String, String)> = Vec::new();
     for record in ledger.records {
-        let Some(day) = record.ts.get(..10).filter(|d| crate::store::entry::heading_date(d).is_some()) else {
+        let Some(day) = record
+            .ts
+            .get(..10)
+            .filter(|d| crate::store::entry::heading_date(d).is_some())
+        else {
             continue;
         };
-        if !days.iter().any(|(f, h, _)| *f == record.file && *h == record.heading) {
+        if !days
+            .iter()
+            .any(|(f, h, _)| *f == record.file && *h == record.heading)
+        {
             days.push((record.file, record.heading, day.to_owned()));
         }
     }

@@ -69,7 +69,9 @@ pub(crate) fn blocks(text: &str) -> Vec<Block> {
         match (fence, fence_of(bare)) {
             (None, Some(open)) => fence = Some(open),
             (Some((mark, len)), Some((m, run)))
-                if m == mark && run >= len && trim(bare.trim_start_matches(char::from(m))).is_empty() =>
+                if m == mark
+                    && run >= len
+                    && trim(bare.trim_start_matches(char::from(m))).is_empty() =>
             {
                 fence = None;
             }
@@ -114,10 +116,11 @@ pub(crate) fn blocks(text: &str) -> Vec<Block> {
 /// every part is empty). A file that is only a title keeps it.
 #[must_use]
 pub(crate) fn filled_blocks(text: &str, template: Option<&str>) -> Vec<Block> {
-    let unwritten = template.map(|t| blocks(strip_front_matter(t))).unwrap_or_default();
-    let same = |a: &Block, b: &Block| {
-        a.heading == b.heading && normalized(&a.text) == normalized(&b.text)
-    };
+    let unwritten = template
+        .map(|t| blocks(strip_front_matter(t)))
+        .unwrap_or_default();
+    let same =
+        |a: &Block, b: &Block| a.heading == b.heading && normalized(&a.text) == normalized(&b.text);
     let all = blocks(text);
     let count = all.len();
     let kept: Vec<Block> = all
@@ -207,10 +210,13 @@ pub(crate) fn without_empty_values(yaml: &str) -> String {
         t.is_empty() || t.starts_with('#')
     };
     let has_children = |i: usize| {
-        lines[i + 1..].iter().find(|l| !is_noise(l)).is_some_and(|next| {
-            indent(next) > indent(lines[i])
-                || (indent(next) == indent(lines[i]) && next.trim_start().starts_with('-'))
-        })
+        lines[i + 1..]
+            .iter()
+            .find(|l| !is_noise(l))
+            .is_some_and(|next| {
+                indent(next) > indent(lines[i])
+                    || (indent(next) == indent(lines[i]) && next.trim_start().starts_with('-'))
+            })
     };
     let mut kept: Vec<&str> = Vec::new();
     for (i, line) in lines.iter().enumerate() {
@@ -267,7 +273,12 @@ mod tests {
         assert_eq!(headings, [None, Some("Title"), Some("A"), Some("B")]);
         assert_eq!(
             texts(&found),
-            ["intro", "# Title", "## A\n\n```\n## not a heading\n```", "## B\n\n##C is text"]
+            [
+                "intro",
+                "# Title",
+                "## A\n\n```\n## not a heading\n```",
+                "## B\n\n##C is text"
+            ]
         );
         assert_eq!(
             found.iter().map(|b| b.has_body).collect::<Vec<_>>(),
@@ -309,7 +320,10 @@ mod tests {
         let one = templates::handoff(&head, &parts);
         assert_eq!(
             texts(&filled_blocks(strip_front_matter(&one), None)),
-            ["# Session Handoff — 2026-10-18 — Auth", "## Next steps\n\n- ship it"]
+            [
+                "# Session Handoff — 2026-10-18 — Auth",
+                "## Next steps\n\n- ship it"
+            ]
         );
         assert_eq!(
             texts(&filled_blocks("# Handoff\nNext: tests.\n", None)),
@@ -324,17 +338,36 @@ mod tests {
     #[test]
     fn identity_without_empty_values_and_untouched_identity_not_at_all() {
         let template = |day: &str| templates::identity(day);
-        assert_eq!(filled_identity(&templates::identity("2026-10-01"), &template), "");
+        assert_eq!(
+            filled_identity(&templates::identity("2026-10-01"), &template),
+            ""
+        );
         let touched = templates::identity("2026-10-01").replace(
             "communication_language: \"\"",
             "communication_language: \"French\"",
         );
         let shown = filled_identity(&touched, &template);
-        assert!(shown.starts_with("communication_language: \"French\"\ncreated: \"2026-10-01\"\n\nstyle:\n"), "{shown}");
-        assert!(!shown.contains("user_name") && !shown.contains("stack") && !shown.lines().any(|l| l.starts_with('#')), "{shown}");
+        assert!(
+            shown.starts_with(
+                "communication_language: \"French\"\ncreated: \"2026-10-01\"\n\nstyle:\n"
+            ),
+            "{shown}"
+        );
+        assert!(
+            !shown.contains("user_name")
+                && !shown.contains("stack")
+                && !shown.lines().any(|l| l.starts_with('#')),
+            "{shown}"
+        );
         assert!(shown.contains("verbosity: \"concise\"        # concise | detailed | minimal"));
-        assert!(shown.ends_with("- \"Propose promotions to the brain; apply them only once approved.\""));
-        assert_eq!(filled_identity("user_name: \"Ada\"\n", &template), "user_name: \"Ada\"");
+        assert!(
+            shown
+                .ends_with("- \"Propose promotions to the brain; apply them only once approved.\"")
+        );
+        assert_eq!(
+            filled_identity("user_name: \"Ada\"\n", &template),
+            "user_name: \"Ada\""
+        );
     }
 
     #[test]
@@ -354,7 +387,10 @@ mod tests {
     #[test]
     fn front_matter_values() {
         let text = "---\ncreated: \"2026-10-18\"\nproject: \"a\\\"b\"\nx: 'y'\n---\nbody\n";
-        assert_eq!(front_matter_value(text, "created").as_deref(), Some("2026-10-18"));
+        assert_eq!(
+            front_matter_value(text, "created").as_deref(),
+            Some("2026-10-18")
+        );
         assert_eq!(front_matter_value(text, "project").as_deref(), Some("a\"b"));
         assert_eq!(front_matter_value(text, "x").as_deref(), Some("y"));
         assert_eq!(front_matter_value(text, "body"), None);

@@ -1023,7 +1023,12 @@ fn brief_cuts_whole_entries_and_lists_what_was_left_out() {
             "{}",
             brief.text
         );
-        assert_eq!(titles.len() + counted, brief.omitted.len(), "{}", brief.text);
+        assert_eq!(
+            titles.len() + counted,
+            brief.omitted.len(),
+            "{}",
+            brief.text
+        );
         for title in &titles {
             assert!(
                 brief.omitted.iter().any(|o| title.ends_with(&o.entry)),
@@ -1042,10 +1047,14 @@ fn brief_cuts_whole_entries_and_lists_what_was_left_out() {
             entry: "e2".into()
         }]
     );
-    assert!(brief.text.ends_with(&format!(
-        "\n## Left out to fit {} characters\n\n- 1 journal event.\n",
-        full_len - 1
-    )), "{}", brief.text);
+    assert!(
+        brief.text.ends_with(&format!(
+            "\n## Left out to fit {} characters\n\n- 1 journal event.\n",
+            full_len - 1
+        )),
+        "{}",
+        brief.text
+    );
     // A budget too small for the listing next to the title: what fits is kept, and the
     // listing is printed anyway rather than leaving things out silently.
     let brief: Brief = serde_json::from_str(&p_clone_brief(&p, 60)).unwrap();

@@ -216,7 +216,14 @@ fn under_the_default_budget_each_part_keeps_its_newest_and_lists_the_rest() {
     let parts: Vec<&str> = brief.included.iter().map(|i| i.part.as_str()).collect();
     assert_eq!(
         parts,
-        ["decisions", "decisions", "lessons", "lessons", "patterns", "journal"]
+        [
+            "decisions",
+            "decisions",
+            "lessons",
+            "lessons",
+            "patterns",
+            "journal"
+        ]
     );
 }
 
