@@ -507,6 +507,10 @@ mod tests {
         }
     }
 
+    fn refs(v: &[String]) -> Vec<&str> {
+        v.iter().map(String::as_str).collect()
+    }
+
     fn sized(label: &str, len: usize) -> String {
         format!("{label}\n{}", "x".repeat(len - label.len() - 1))
     }
@@ -529,9 +533,6 @@ mod tests {
         // share, and the rest is listed by title.
         let decisions: Vec<String> = (0..10).map(|i| sized(&format!("d{i}"), 300)).collect();
         let lessons: Vec<String> = (0..6).map(|i| sized(&format!("l{i}"), 200)).collect();
-        fn refs(v: &[String]) -> Vec<&str> {
-            v.iter().map(String::as_str).collect()
-        }
         let groups = [
             group(Part::Decisions, "D", &refs(&decisions)),
             group(Part::Lessons, "L", &refs(&lessons)),

@@ -157,10 +157,10 @@ pub(crate) fn front_matter_value(text: &str, key: &str) -> Option<String> {
 
 /// A YAML scalar without its quotes (a double-quoted one read as JSON, as bmad-mem writes it).
 fn unquoted(value: &str) -> String {
-    if value.starts_with('"') {
-        if let Ok(Value::String(text)) = json::parse(value) {
-            return text;
-        }
+    if value.starts_with('"')
+        && let Ok(Value::String(text)) = json::parse(value)
+    {
+        return text;
     }
     value
         .strip_prefix('\'')

@@ -5,8 +5,10 @@
 //! one waits, what is left out listed by title then counted, untouched templates not printed,
 //! and an agent's answer (hook, MCP) under 10,000 characters.
 
+use std::fmt::Write as _;
 use std::fs;
 
+use crate::session::pack::{headings_under, run_brief};
 use crate::support::TestProject;
 use crate::support::home::project;
 use crate::support::schema::Brief;
@@ -30,36 +32,11 @@ fn initialised(p: TestProject) -> TestProject {
     p.args(["init"]).code(0).run().then()
 }
 
-fn run_brief(p: TestProject, args: &[&str]) -> (Brief, TestProject) {
-    let ran = p
-        .args(["--json", "brief"].iter().chain(args))
-        .code(0)
-        .unchanged()
-        .run();
-    (ran.json(), ran.then())
-}
-
 /// The parts of the brief, in order, each once.
 fn parts(brief: &Brief) -> Vec<&str> {
     let mut parts: Vec<&str> = brief.included.iter().map(|i| i.part.as_str()).collect();
     parts.dedup();
     parts
-}
-
-/// The `###` headings under the brief's `## <part> …` headings, in order.
-fn headings_under(text: &str, part: &str) -> Vec<String> {
-    let mut inside = false;
-    let mut found = Vec::new();
-    for line in text.lines() {
-        if let Some(heading) = line.strip_prefix("## ") {
-            inside = heading.starts_with(part);
-        } else if let Some(heading) = line.strip_prefix("### ")
-            && inside
-        {
-            found.push(heading.to_owned());
-        }
-    }
-    found
 }
 
 /// The lines of the brief's listing of what it left out (after its heading).
@@ -368,7 +345,9 @@ fn the_corpus_brief_holds_the_newest_decisions_lessons_and_patterns_and_lists_th
         );
     }
     assert!(lines.last().unwrap().starts_with("- … and "), "{lines:?}");
+    // The command's `--json` names every entry left out.
     assert!(brief.omitted.len() > 450);
+    assert_eq!(brief.omitted_unlisted, None);
 }
 
 #[test]
@@ -426,9 +405,11 @@ fn hook_briefs_stay_under_10000_characters_wrapper_included() {
 #[test]
 fn control_characters_escaped_on_output_count_against_the_answer() {
     // Records saved with CRLF line ends: each CR prints as `\x0d`, four characters.
-    let decisions: String = (0..90)
-        .map(|i| format!("### D{i}\r\n{}\r\n", "- x\r\n".repeat(20)))
-        .collect();
+    let body = "- x\r\n".repeat(20);
+    let decisions: String = (0..90).fold(String::new(), |mut text, i| {
+        let _ = write!(text, "### D{i}\r\n{body}\r\n");
+        text
+    });
     let p = project().write(DECISIONS_MD, decisions);
     let mut command = p.command();
     command.arg("brief");

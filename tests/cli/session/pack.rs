@@ -47,7 +47,7 @@ struct Scanned {
 }
 
 /// The `###` headings under the brief's `## <part> — …` headings, in order.
-fn headings_under(text: &str, part: &str) -> Vec<String> {
+pub(crate) fn headings_under(text: &str, part: &str) -> Vec<String> {
     let mut inside = false;
     let mut found = Vec::new();
     for line in text.lines() {
@@ -71,7 +71,8 @@ fn read_status(p: TestProject) -> Status {
         .json()
 }
 
-fn run_brief(p: TestProject, args: &[&str]) -> (Brief, TestProject) {
+/// `brief --json <args>` on `p`, which must change nothing.
+pub(crate) fn run_brief(p: TestProject, args: &[&str]) -> (Brief, TestProject) {
     let ran = p
         .args(["--json", "brief"].iter().chain(args))
         .code(0)
