@@ -409,6 +409,14 @@ pub(crate) fn no_free_handoff_name(rel: &str) -> String {
     format!("no free handoff name left for {rel}")
 }
 
+// brief
+
+/// A registry `brief` reads (the journal, the decision ledger, the promotions) that it could
+/// not read: the brief goes on without it.
+pub(crate) fn brief_file_skipped(rel: &str, error: &dyn Display) -> String {
+    format!("warning: {rel} skipped: {error}")
+}
+
 // init
 
 /// A blank `--project-name`.
