@@ -5,7 +5,7 @@ use std::path::Path;
 
 use crate::actions::decisions::ledger::{self, LEDGER, Ledger, Record};
 use crate::admin::lint::findings::{FastMap, Finding, Note, Severity, finding};
-use crate::store::entry::{Status, status_of};
+use crate::store::entry::{Status, parse_status, status_of};
 use crate::store::sections::Section;
 
 /// A decision of one of the decision files.
@@ -204,8 +204,10 @@ fn describe(record: &Record) -> String {
     }
 }
 
+/// Whether a status, as the ledger and [`Status::as_str`] spell it, is ended (the reader's
+/// [`Status::is_ended`]: superseded, abrogated, rolled back, rejected, deprecated).
 fn is_ended(status: &str) -> bool {
-    matches!(status, "superseded" | "abrogated" | "rolled-back")
+    parse_status(status).is_ended()
 }
 
 fn against_ledger(decisions: &[Decision<'_>], ledger: &Ledger, out: &mut Vec<Finding>) {

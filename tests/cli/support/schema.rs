@@ -68,6 +68,9 @@ pub struct Report {
     pub healthy: bool,
     pub checked: Vec<String>,
     pub problems: Vec<Problem>,
+    /// Present only when there is one.
+    #[serde(default)]
+    pub warnings: Vec<Problem>,
 }
 
 #[derive(Debug, Deserialize, PartialEq)]
