@@ -189,6 +189,7 @@ pub struct Note {
     pub exists: bool,
     pub entries: usize,
     pub active: Option<usize>,
+    pub may_be_in_force: Option<usize>,
     pub latest_entry: Option<String>,
     pub modified: Option<String>,
 }
