@@ -648,3 +648,31 @@ fn a_cycle_of_successors_is_named_whatever_the_layout() {
         ]
     );
 }
+
+/// A decision under a `## Status` heading ledgered before the reader knew that layout was
+/// digested as a whole text (its value line inside): lint takes that digest for its text too,
+/// and still finds an edit to it.
+#[test]
+fn a_decision_ledgered_before_its_status_layout_was_read_is_not_taken_for_edited() {
+    let notes =
+        "### 2026-01-01 — Use Postgres\n## Status\n\nAccepted\n\n## Context\n\nOne database.\n";
+    let whole = bmad_mem::js::json::sha256_hex(
+        "2026-01-01 — Use Postgres\n## Status\n\nAccepted\n\n## Context\n\nOne database."
+            .as_bytes(),
+    );
+    let ledger = format!(
+        "{{\"ts\":\"{}\",\"id\":\"0123456789ab\",\"event\":\"adopt\",\"heading\":\"2026-01-01 — Use Postgres\",\"file\":\"{DECISIONS}\",\"status\":\"active\",\"sha256\":\"{whole}\",\"by\":null,\"reason\":null}}\n",
+        crate::support::NOW
+    );
+    let project = TestProject::new()
+        .write(DECISIONS, notes)
+        .write(LEDGER, ledger);
+    let (project, report) = lint(project, &[], 0);
+    assert!(report.findings.is_empty(), "{report:#?}");
+    let (_, report) = lint(
+        project.write(DECISIONS, notes.replace("One database.", "Two databases.")),
+        &[],
+        1,
+    );
+    assert_eq!(of(&report, "decision-edited").len(), 1, "{report:#?}");
+}
