@@ -12,5 +12,6 @@ pub mod recall;
 pub mod receipts;
 pub(crate) mod reinforce;
 pub mod secrets;
+pub mod alike;
 pub(crate) mod signals;
 pub(crate) mod write;
