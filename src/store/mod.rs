@@ -8,6 +8,7 @@ pub(crate) mod confined;
 pub(crate) mod document;
 pub mod entry;
 pub(crate) mod git;
+pub(crate) mod interrupt;
 pub mod journal;
 pub mod layout;
 pub(crate) mod lock;
