@@ -406,7 +406,10 @@ pub fn undated(heading: &str) -> &str {
 mod tests {
     #[test]
     fn undated_headings() {
-        assert_eq!(undated("2026-10-01 — Session store in Redis"), "Session store in Redis");
+        assert_eq!(
+            undated("2026-10-01 — Session store in Redis"),
+            "Session store in Redis"
+        );
         assert_eq!(undated("2026-10-01: - Session"), "Session");
         assert_eq!(undated("Session store"), "Session store");
         assert_eq!(undated("2026-10-01"), "");

@@ -23,12 +23,12 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use aho_corasick::AhoCorasick;
 
-use crate::actions::receipts;
+#[cfg(doc)]
+use crate::actions::alike::TITLE_OVERLAP;
 use crate::actions::alike::{
     DUPLICATE_THRESHOLD, common, jaccard, push_shingles, title_words, titles_overlap,
 };
-#[cfg(doc)]
-use crate::actions::alike::TITLE_OVERLAP;
+use crate::actions::receipts;
 use crate::admin::lint::findings::{FastMap, FastSet, Finding, Note, Severity, finding};
 use crate::context::Context;
 use crate::js::date::MS_PER_DAY;
