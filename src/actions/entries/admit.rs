@@ -1,16 +1,19 @@
 //! `admit`: a person lists the pending candidates, admits one exactly as it was shown, or
 //! refuses its topic for good.
 //!
-//! * `admit --list` — the pending candidates with their digests.
+//! * `admit --list` — the pending candidates with their first lines and digests.
 //! * `admit <id> --expect <sha256>` — the candidate file must still have that digest (what was
-//!   shown is what enters). Its content is appended as one `###` section to
-//!   `.agents/memory/<type>s.md`: the file is read, the new text built, the last section before
+//!   shown is what enters), and passes the checks `propose` ran ([`Checks`]). Its content is
+//!   appended as one `###` section to `.agents/memory/<type>s.md`, in the style of the file's
+//!   entries ([`style`]): the file is read, the new text built, the last section before
 //!   the append checked to read exactly as before (its receipts would go stale otherwise), the
 //!   new text written to a temporary file, the file read again (a person's editor may have
 //!   saved meanwhile: then nothing is written), and the temporary file renamed over it. Then
 //!   the candidate file is replaced by a one-line record of where it went.
 //! * `admit --refuse <id> --reason <text>` — the topic is appended to `.bmad/memory/refused.md`
 //!   (once) and the candidate replaced by a one-line record of the refusal.
+//! * `admit --drop <id>` — the candidate is replaced by a one-line record that it was
+//!   withdrawn; its topic stays open.
 //! * `admit --finish <id>` — completes an admission or refusal that stopped between its two
 //!   writes (a crash): the entry's `**Admitted-by:**` line names the candidate and its digest,
 //!   so the admitted section is recognised, and the record is written. `doctor` names this

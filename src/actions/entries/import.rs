@@ -9,8 +9,8 @@
 //!   wrapped lines under it is an item; its first line (up to 100 characters, cut at a word) is
 //!   the title, its whole text the content. The items of the text before the first heading, of
 //!   a heading that names a type (`Decisions`, `Lessons`, `Patterns`) or the memory section, of
-//!   a heading with headings under it, and of a section holding nothing but list items, are
-//!   taken this way.
+//!   a heading with headings under it (unless it is a record, below), and of a section holding
+//!   nothing but list items, are taken this way.
 //! * **Sections**: a heading with text of its own that is not only list items, and no heading
 //!   under it, is one item: the heading is the title, its text the content. A heading whose
 //!   headings under it are all named like the fields of a record (`Status`, `Context`,
