@@ -50,6 +50,26 @@ fn admit(project: TestProject, proposed: &Value) -> (TestProject, Value) {
     (ran.then(), report)
 }
 
+/// Refuses a proposed candidate's topic.
+fn refuse(project: TestProject, proposed: &Value) -> TestProject {
+    let id = proposed["id"].as_str().unwrap();
+    project
+        .args(["admit", "--refuse", id, "--reason", "no"])
+        .code(0)
+        .run()
+        .then()
+}
+
+/// The type and title of each candidate an `import --json` report proposed.
+fn kinds_and_titles(report: &Value) -> Vec<(&str, &str)> {
+    report["proposed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["type"].as_str().unwrap(), p["title"].as_str().unwrap()))
+        .collect()
+}
+
 /// The refusal of a note file the entry commands cannot read as a regular file.
 fn unreadable(file: &str, reason: &str) -> String {
     format!(
@@ -85,17 +105,7 @@ fn a_title_is_the_same_without_date_case_punctuation_and_hyphens() {
         );
     // A refused topic likewise, by its heading and by the title recorded under it.
     let (project, second) = propose(project, "decision", "Use the read-replica for reports", "z");
-    let project = project
-        .args([
-            "admit",
-            "--refuse",
-            second["id"].as_str().unwrap(),
-            "--reason",
-            "no replica",
-        ])
-        .code(0)
-        .run()
-        .then()
+    let project = refuse(project, &second)
         .args(["propose", "--type", "pattern", "--title", "use the READ replica for reports", "--body", "w"])
         .refused(
             "propose",
@@ -171,17 +181,7 @@ fn near_matches_are_warnings_never_refusals() {
     );
     // A title close to a refused topic's.
     let (project, refused) = propose(project, "decision", "Cache sessions in Redis", "x");
-    let project = project
-        .args([
-            "admit",
-            "--refuse",
-            refused["id"].as_str().unwrap(),
-            "--reason",
-            "no",
-        ])
-        .code(0)
-        .run()
-        .then();
+    let project = refuse(project, &refused);
     let (project, close) = propose(project, "decision", "Cache the user sessions in Redis", "y");
     assert_eq!(
         close["warnings"],
@@ -267,14 +267,8 @@ fn import_takes_a_document_organised_by_headings() {
         .code(0)
         .run();
     let report: Value = ran.json();
-    let proposed: Vec<(&str, &str)> = report["proposed"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| (p["type"].as_str().unwrap(), p["title"].as_str().unwrap()))
-        .collect();
     assert_eq!(
-        proposed,
+        kinds_and_titles(&report),
         [
             ("decision", "Use Postgres for the ledger"),
             ("decision", "Ship behind flags"),
