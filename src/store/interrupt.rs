@@ -3,75 +3,62 @@
 //! Killed by one of them in the middle of a write, a writer would leave `writer.lock` in place,
 //! and every later writer would wait for it and give up, until a person recovered it with
 //! `bmad-mem lock --recover`. So before a process takes its first writer lock, [`install`]
-//! registers, for both signals, a flag and a write to a self-pipe (signal-hook's safe
-//! `flag` and `low_level::pipe`: the crate forbids `unsafe` of its own), and starts a thread
-//! that waits on the pipe. When a signal comes:
+//! registers two actions for each of the signals, through signal-hook's safe `flag` functions
+//! (the crate forbids `unsafe` of its own): one records the signal, the other ends the process
+//! as the signal's default action would when the process is idle — it holds no writer lock and
+//! is taking none. When a signal comes:
 //!
-//! * if the process holds no writer lock and is taking none, the thread ends it at once as the
-//!   signal's default action would (killed by that signal, as without the handler);
+//! * idle, the process ends at once, killed by that signal, as without the handlers;
 //! * else the signal is recorded, and the writer goes on to a point where the store is whole:
 //!   a long writer (`import`) stops between two items ([`interrupted`]), any other finishes
 //!   its step, which takes milliseconds. When the last lock is released (its file removed), the
-//!   process ends by the signal, its result unprinted.
+//!   process is idle again and ends by the signal, its result unprinted.
 //!
+//! No thread and no pipe: the handlers only touch two atomics, and the release checks them.
 //! A second signal changes nothing: the writer is already on its way out. SIGKILL cannot be
 //! caught; `bmad-mem lock` tells a dead owner's lock, and `lock --recover` removes it.
 
-use std::io::Read;
-use std::os::unix::net::UnixStream;
-use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock, PoisonError};
-use std::thread;
 
 use signal_hook::consts::{SIGINT, SIGTERM};
 
-/// The signal received, 0 before any.
-static SIGNAL: AtomicI32 = AtomicI32::new(0);
-/// The same, as signal-hook's flag writes it from the handler.
+/// The signal received, 0 before any (written by the handler).
 static RAISED: AtomicUsize = AtomicUsize::new(0);
+/// Whether no writer lock is held or being taken (read by the handler).
+static IDLE: AtomicBool = AtomicBool::new(true);
 /// Writer locks held or being taken.
 static BUSY: Mutex<usize> = Mutex::new(0);
 /// Whether the handlers are in place.
 static INSTALLED: OnceLock<bool> = OnceLock::new();
 
-/// Registers the handlers and starts the waiting thread, once per process; `false` when the
-/// system refused (the signals then keep their default action).
+/// Registers the handlers, once per process; `false` when the system refused (the signals then
+/// keep their default action).
 pub(crate) fn install() -> bool {
     *INSTALLED.get_or_init(|| register().is_ok())
 }
 
 fn register() -> std::io::Result<()> {
-    let (mut read, write) = UnixStream::pair()?;
     for signal in [SIGINT, SIGTERM] {
-        // The flag first: actions run in the order they were registered, so the thread woken
-        // by the pipe finds the signal recorded.
         let value = usize::try_from(signal).unwrap_or_default();
         signal_hook::flag::register_usize(signal, &RAISED, value)?;
-        signal_hook::low_level::pipe::register(signal, write.try_clone()?)?;
+        signal_hook::flag::register_conditional_default(signal, &IDLE)?;
     }
-    thread::Builder::new()
-        .name("bmad-mem-signals".to_owned())
-        .spawn(move || {
-            let mut buffer = [0u8; 16];
-            while read.read(&mut buffer).is_ok_and(|n| n > 0) {
-                let signal = i32::try_from(RAISED.load(Ordering::SeqCst)).unwrap_or(SIGTERM);
-                if signal != 0 {
-                    SIGNAL.store(signal, Ordering::SeqCst);
-                    let busy = BUSY.lock().unwrap_or_else(PoisonError::into_inner);
-                    if *busy == 0 {
-                        die(signal);
-                    }
-                }
-            }
-        })?;
     Ok(())
+}
+
+/// The signal recorded, if any.
+fn raised() -> Option<i32> {
+    i32::try_from(RAISED.load(Ordering::SeqCst))
+        .ok()
+        .filter(|&signal| signal != 0)
 }
 
 /// Whether SIGINT or SIGTERM came while a writer lock was held: a long writer stops at its next
 /// consistent point.
 #[must_use]
 pub(crate) fn interrupted() -> bool {
-    SIGNAL.load(Ordering::SeqCst) != 0
+    raised().is_some()
 }
 
 /// Held from just before a writer lock is taken until it is released (or the taking failed):
@@ -84,7 +71,9 @@ impl Busy {
     #[must_use]
     pub(crate) fn begin() -> Self {
         install();
-        *BUSY.lock().unwrap_or_else(PoisonError::into_inner) += 1;
+        let mut busy = BUSY.lock().unwrap_or_else(PoisonError::into_inner);
+        *busy += 1;
+        IDLE.store(false, Ordering::SeqCst);
         Busy(())
     }
 }
@@ -93,9 +82,13 @@ impl Drop for Busy {
     fn drop(&mut self) {
         let mut busy = BUSY.lock().unwrap_or_else(PoisonError::into_inner);
         *busy = busy.saturating_sub(1);
-        let signal = SIGNAL.load(Ordering::SeqCst);
-        if *busy == 0 && signal != 0 {
-            die(signal);
+        if *busy == 0 {
+            // Idle first: a signal from here on ends the process in its handler; one that came
+            // before is found recorded just below.
+            IDLE.store(true, Ordering::SeqCst);
+            if let Some(signal) = raised() {
+                die(signal);
+            }
         }
     }
 }
