@@ -164,13 +164,16 @@ pub enum Command {
         after_help = "Examples:\n  bmad-mem import --from claude\n  bmad-mem import --from agents-md --json"
     )]
     Import(ImportArgs),
-    /// Adopt, supersede or abrogate a decision of decisions.md (the ledger records every change).
+    /// Adopt, accept, reject, supersede or abrogate a decision of decisions.md (the ledger
+    /// records every change).
     #[command(
-        after_help = "Examples:\n  bmad-mem decision adopt --all\n  bmad-mem decision supersede \"Use MySQL\" --by \"Use Postgres\" --reason \"JSONB\""
+        after_help = "Examples:\n  bmad-mem decision adopt --all\n  bmad-mem decision accept \"Use Postgres\"\n  bmad-mem decision supersede \"Use MySQL\" --successor \"Use Postgres\" --reason \"JSONB\""
     )]
     #[command(
-        mut_subcommand("adopt", |c| c.after_help("Examples:\n  bmad-mem decision adopt \"Use Postgres\"\n  bmad-mem decision adopt --all")),
-        mut_subcommand("supersede", |c| c.after_help("Examples:\n  bmad-mem decision supersede \"Use MySQL\" --by \"Use Postgres\" --reason \"JSONB\"")),
+        mut_subcommand("adopt", |c| c.after_help("Examples:\n  bmad-mem decision adopt \"Use Postgres\"\n  bmad-mem decision adopt --all --actor \"Ada Lovelace\"")),
+        mut_subcommand("accept", |c| c.after_help("Examples:\n  bmad-mem decision accept \"Use Postgres\" --reason \"benchmarks agree\"")),
+        mut_subcommand("reject", |c| c.after_help("Examples:\n  bmad-mem decision reject \"Use MongoDB\" --reason \"we need joins\"")),
+        mut_subcommand("supersede", |c| c.after_help("Examples:\n  bmad-mem decision supersede \"Use MySQL\" --successor \"Use Postgres\" --reason \"JSONB\"")),
         mut_subcommand("abrogate", |c| c.after_help("Examples:\n  bmad-mem decision abrogate \"Freeze on Fridays\" --reason \"CI gates releases\""))
     )]
     Decision(DecisionArgs),

@@ -589,8 +589,6 @@ pub(crate) fn title_too_long(max: usize) -> String {
 
 // admit
 
-/// A blank `--by`.
-pub(crate) const BY_EMPTY: &str = "--by must not be empty";
 /// `--refuse` without a reason.
 pub(crate) const REASON_REQUIRED: &str = "--refuse <id> needs --reason <text>";
 /// `--reason` without `--refuse`.
@@ -728,7 +726,7 @@ pub(crate) fn argument_not_boolean(name: &str) -> String {
     format!("argument '{name}' must be true or false")
 }
 
-// decision (adopt, supersede, abrogate) and its ledger
+// decision (adopt, accept, reject, supersede, abrogate) and its ledger
 
 /// `--reason` missing where it is required (`decision abrogate`).
 pub(crate) const DECISION_REASON_REQUIRED: &str = "--reason <text> is required";
@@ -742,21 +740,55 @@ pub(crate) fn ledger_changed(ledger: &str) -> String {
     )
 }
 
-/// A heading that heads no decision in the decision files.
-pub(crate) fn no_decision(heading: &str, files: &[&str]) -> String {
+/// `"A"`, `"A" or "B"`, `"A", "B" or "C"`.
+fn quoted_or(items: &[&str]) -> String {
+    let quoted: Vec<String> = items.iter().map(|i| format!("\"{i}\"")).collect();
+    match quoted.split_last() {
+        None => String::new(),
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+    }
+}
+
+/// A name that finds no decision in the decision files; `near` are the headings close to it.
+pub(crate) fn no_decision(heading: &str, files: &[&str], near: &[&str]) -> String {
+    let near = if near.is_empty() {
+        String::new()
+    } else {
+        format!("; did you mean {}?", quoted_or(near))
+    };
     format!(
-        "no decision is headed \"{heading}\" in {}",
+        "no decision is headed \"{heading}\" in {}{near}",
         files.join(" or ")
     )
 }
 
-/// A heading that heads several decisions (`files` holds one file per decision).
-pub(crate) fn several_decisions(heading: &str, files: &[&str]) -> String {
+/// A heading that heads several decisions (`places`: `file:line` of each).
+pub(crate) fn several_decisions(heading: &str, places: &[String]) -> String {
     format!(
         "\"{heading}\" heads {} decisions ({}); rename one so that the heading names exactly one",
-        files.len(),
-        files.join(", ")
+        places.len(),
+        places.join(", ")
     )
+}
+
+/// A loose name that fits several headings (`places`: `file:line` of each).
+pub(crate) fn ambiguous_decision(name: &str, headings: &[&str], places: &[String]) -> String {
+    let candidates: Vec<String> = headings
+        .iter()
+        .zip(places)
+        .map(|(heading, place)| format!("\"{heading}\" ({place})"))
+        .collect();
+    format!(
+        "\"{name}\" could name {} decisions: {}; give the whole heading",
+        candidates.len(),
+        candidates.join(", ")
+    )
+}
+
+/// A blank or overlong `--actor`.
+pub(crate) fn bad_actor(max: usize) -> String {
+    format!("--actor must be a non-empty name of at most {max} characters")
 }
 
 /// A heading given on the command line that is blank or too long (`what` names the argument).
@@ -769,12 +801,15 @@ pub(crate) fn bad_reason(max: usize) -> String {
     format!("--reason must be non-empty text of at most {max} characters")
 }
 
-/// A decision whose status value is none of the known ones.
-pub(crate) fn unreadable_status(heading: &str, value: &str) -> String {
+/// A decision whose status value is none of the known ones (`place`: `file:line`).
+pub(crate) fn unreadable_status(heading: &str, value: &str, place: &str) -> String {
     format!(
-        "the status of \"{heading}\" reads \"{value}\", not one of active, superseded, abrogated, rolled-back, proposed, rejected, deprecated; correct it first"
+        "the status of \"{heading}\" ({place}) reads \"{value}\", not one of active, superseded, abrogated, rolled-back, proposed, rejected, deprecated; correct it first"
     )
 }
+
+/// Why `adopt --all` leaves a decision whose status cannot be read.
+pub(crate) const ADOPT_UNREADABLE: &str = "its status value is not one of active, superseded, abrogated, rolled-back, proposed, rejected, deprecated";
 
 /// A decision file edited while the command ran (`doing`: adopted, superseded, abrogated).
 pub(crate) fn decisions_changed(rel: &str, doing: &str) -> String {
@@ -810,15 +845,55 @@ fn ended_as(status: &str, by: Option<&str>) -> String {
     }
 }
 
-/// A ledger that has ended a decision (`status`, `by`) its file still calls active, when the
-/// command asks for another end than the recorded one; names the command that completes it.
-pub(crate) fn ledger_ahead(heading: &str, status: &str, by: Option<&str>, file: &str) -> String {
-    let fix = match by {
-        Some(by) => format!("`bmad-mem decision supersede \"{heading}\" --by \"{by}\"`"),
-        None => format!("`bmad-mem decision abrogate \"{heading}\" --reason <text>`"),
-    };
+/// The command that makes (or completes) the change a ledger record of `event` stands for.
+pub(crate) fn rerun(event: &str, heading: &str, by: Option<&str>) -> String {
+    match (event, by) {
+        ("supersede", Some(by)) => {
+            format!("`bmad-mem decision supersede \"{heading}\" --successor \"{by}\"`")
+        }
+        ("accept" | "reject", _) => format!("`bmad-mem decision {event} \"{heading}\"`"),
+        ("abrogate", _) => format!("`bmad-mem decision abrogate \"{heading}\" --reason <text>`"),
+        _ => "`bmad-mem lint`".to_owned(),
+    }
+}
+
+/// A ledger that has moved a decision to `status` (and `by`) while its file does not say so,
+/// when the command asks for another change than the recorded one; `fix` is [`rerun`]'s
+/// command.
+pub(crate) fn ledger_ahead(
+    heading: &str,
+    status: &str,
+    by: Option<&str>,
+    file: &str,
+    fix: &str,
+) -> String {
     format!(
-        "the ledger says \"{heading}\" is {} already, while {file} says active; {fix} completes that change",
+        "the ledger says \"{heading}\" is {} already, while {file} does not; {fix} completes that change",
+        ended_as(status, by)
+    )
+}
+
+/// A decision whose text changed since the ledger record of `ts` (`place`: `file:line`).
+pub(crate) fn decision_edited_since(heading: &str, place: &str, ts: &str) -> String {
+    format!(
+        "\"{heading}\" ({place}) was edited since it was ledgered on {ts}; put back the ledgered text first (`bmad-mem lint` shows the finding)"
+    )
+}
+
+/// A decision whose ledger records do not form one chain.
+pub(crate) fn ledger_broken(heading: &str, place: &str, line: usize, problem: &str) -> String {
+    format!(
+        "the ledger's records of \"{heading}\" ({place}) disagree at line {line}: {problem}; resolve that first (docs/DECISIONS.md)"
+    )
+}
+
+/// `lint`'s proposal for a ledger whose records of a decision do not form one chain.
+pub(crate) const LEDGER_CHAIN_FIX: &str = "see who added each record (`git log -p -- .bmad/memory/decisions.ndjson`); docs/DECISIONS.md says how to keep one of two clones' changes";
+
+/// A decision that is not proposed in its file (`status`, and its successor when it names one).
+pub(crate) fn not_proposed(heading: &str, status: &str, by: Option<&str>) -> String {
+    format!(
+        "\"{heading}\" is not proposed ({}); only a proposed or draft decision can be accepted or rejected",
         ended_as(status, by)
     )
 }
@@ -853,16 +928,20 @@ pub(crate) fn not_active(heading: &str, status: &str, by: Option<&str>) -> Strin
     )
 }
 
-/// A supersede that would close a chain of successors back on `heading`.
+/// A supersede that would close a chain of successors back on `heading` (`chain`: each
+/// decision as `"heading" (file:line)`).
 pub(crate) fn succession_cycle(heading: &str, successor: &str, chain: &[String]) -> String {
-    format!(
-        "superseding \"{heading}\" by \"{successor}\" would make a cycle: {}",
-        chain
-            .iter()
-            .map(|h| format!("\"{h}\""))
-            .collect::<Vec<_>>()
-            .join(" → ")
-    )
+    let shown = if chain.len() > 10 {
+        format!(
+            "{} → … ({} decisions in all) → {}",
+            chain[..8].join(" → "),
+            chain.len(),
+            chain[chain.len() - 1]
+        )
+    } else {
+        chain.join(" → ")
+    };
+    format!("superseding \"{heading}\" by \"{successor}\" would make a cycle: {shown}")
 }
 
 // git setup, and doctor's checks after a merge
@@ -1042,12 +1121,37 @@ mod tests {
             "\"A\" has no status line to flip; add \"**Status:** active\" to it and adopt it first"
         );
         assert_eq!(
-            ledger_ahead("A", "superseded", Some("B"), "docs/decisions.md"),
-            "the ledger says \"A\" is superseded by \"B\" already, while docs/decisions.md says active; `bmad-mem decision supersede \"A\" --by \"B\"` completes that change"
+            ledger_ahead(
+                "A",
+                "superseded",
+                Some("B"),
+                "docs/decisions.md",
+                &rerun("supersede", "A", Some("B"))
+            ),
+            "the ledger says \"A\" is superseded by \"B\" already, while docs/decisions.md does not; `bmad-mem decision supersede \"A\" --successor \"B\"` completes that change"
         );
         assert_eq!(
-            ledger_ahead("A", "abrogated", None, "docs/decisions.md"),
-            "the ledger says \"A\" is abrogated already, while docs/decisions.md says active; `bmad-mem decision abrogate \"A\" --reason <text>` completes that change"
+            ledger_ahead(
+                "A",
+                "abrogated",
+                None,
+                "docs/decisions.md",
+                &rerun("abrogate", "A", None)
+            ),
+            "the ledger says \"A\" is abrogated already, while docs/decisions.md does not; `bmad-mem decision abrogate \"A\" --reason <text>` completes that change"
+        );
+        assert_eq!(
+            rerun("accept", "A", None),
+            "`bmad-mem decision accept \"A\"`"
+        );
+        assert_eq!(rerun("adopt", "A", None), "`bmad-mem lint`");
+        assert_eq!(
+            no_decision("X", &["a", "b"], &["Y", "Z", "W"]),
+            "no decision is headed \"X\" in a or b; did you mean \"Y\", \"Z\" or \"W\"?"
+        );
+        assert_eq!(
+            ledger_broken("A", "f:3", 7, "p"),
+            "the ledger's records of \"A\" (f:3) disagree at line 7: p; resolve that first (docs/DECISIONS.md)"
         );
         assert_eq!(
             successor_ended("B", "superseded", Some("C")),
@@ -1066,8 +1170,12 @@ mod tests {
             "\"superseded by x\" would not read back as the status written on that line; rename the successor"
         );
         assert_eq!(
-            succession_cycle("A", "B", &["B".to_owned(), "A".to_owned()]),
-            "superseding \"A\" by \"B\" would make a cycle: \"B\" → \"A\""
+            succession_cycle(
+                "A",
+                "B",
+                &["\"B\" (f:1)".to_owned(), "\"A\" (f:3)".to_owned()]
+            ),
+            "superseding \"A\" by \"B\" would make a cycle: \"B\" (f:1) → \"A\" (f:3)"
         );
         assert_eq!(
             settings_not_rendered("boom"),

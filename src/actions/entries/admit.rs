@@ -53,7 +53,7 @@ pub struct AdmitArgs {
     #[arg(value_name = "id", allow_hyphen_values = true)]
     pub id: Option<String>,
     /// List the pending candidates with their digests.
-    #[arg(long, conflicts_with_all = ["id", "expect", "refuse", "finish", "reason", "by"])]
+    #[arg(long, conflicts_with_all = ["id", "expect", "refuse", "finish", "reason", "actor"])]
     pub list: bool,
     /// The sha256 of the candidate as it was shown (from --list or propose).
     #[arg(long, value_name = "sha256", allow_hyphen_values = true)]
@@ -67,9 +67,15 @@ pub struct AdmitArgs {
     /// Complete an admission or refusal that stopped before its record was written.
     #[arg(long, value_name = "id", allow_hyphen_values = true, conflicts_with_all = ["id", "expect", "reason"])]
     pub finish: Option<String>,
-    /// Who admits or refuses (default: USER, else USERNAME, else unknown).
-    #[arg(long, value_name = "name", allow_hyphen_values = true)]
-    pub by: Option<String>,
+    /// Who admits or refuses (default: git's user.name in the project, else USER, else
+    /// USERNAME, else unknown).
+    #[arg(
+        long,
+        visible_alias = "by",
+        value_name = "name",
+        allow_hyphen_values = true
+    )]
+    pub actor: Option<String>,
 }
 
 /// What `admit` did.
@@ -113,17 +119,7 @@ pub(crate) fn run(args: &AdmitArgs, ctx: &Context) -> Result<AdmitReport> {
             now_ms: ctx.now.ms,
         });
     }
-    let by = match args.by.as_deref().map(collapse_whitespace) {
-        Some(by) if by.is_empty() => return Err(Error::refused(messages::BY_EMPTY)),
-        Some(by) => by,
-        // A name from the environment takes the same one-line shape as `--by`.
-        None => ctx
-            .user
-            .as_deref()
-            .map(collapse_whitespace)
-            .filter(|user| !user.is_empty())
-            .unwrap_or_else(|| "unknown".to_owned()),
-    };
+    let by = ledger::actor(args.actor.as_deref(), ctx)?;
     if let Some(id) = &args.refuse {
         let reason = collapse_whitespace(args.reason.as_deref().unwrap_or_default());
         if reason.is_empty() {
@@ -315,7 +311,7 @@ fn conclude(
     finished: bool,
 ) -> Result<AdmitReport> {
     if candidate.kind == Kind::Decision {
-        admitted_decision(ctx, lock, &candidate, &rel)?;
+        admitted_decision(ctx, lock, &candidate, &rel, by)?;
     }
     dir.replace(&file_name(id), record.as_bytes())?;
     views::rebuild(ctx, lock)?;
@@ -335,9 +331,10 @@ fn admitted_decision(
     lock: &WriterLock,
     candidate: &Candidate,
     file: &str,
+    actor: &str,
 ) -> Result<()> {
     let ledger = Ledger::read(&ctx.root)?;
-    if ledger.latest_of(file, &candidate.title).is_some() {
+    if ledger.has(file, &candidate.title) {
         return Ok(());
     }
     let text = read_note(ctx, file)?.unwrap_or_default();
@@ -353,6 +350,8 @@ fn admitted_decision(
         section.heading,
         status.as_str(),
         ledger::digest(section),
+        None,
+        actor,
     );
     ledger::record(&ctx.root, &[record], lock)?;
     Ok(())

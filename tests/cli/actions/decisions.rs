@@ -18,39 +18,48 @@ pub const DECISIONS: &str = ".agents/memory/decisions.md";
 /// Two decisions in the two spellings people write, and one already superseded.
 pub const NOTES: &str = "# Decisions\n\n### Use Postgres\n**Date:** 2026-09-01\n**Status:** active\n**Decision:** one database for everything.\n\n### 2026-10-01 — Sessions in Redis\n- **Context**: session lookups dominated p95\n- **Status**: active\n- **Decision**: sessions live in Redis\n\n### Sessions in Postgres\n**Date:** 2026-08-01\n**Status:** superseded\n**Decision:** a sessions table.\n";
 
-const PG: &str = "Use Postgres";
-const REDIS: &str = "2026-10-01 — Sessions in Redis";
+pub const PG: &str = "Use Postgres";
+pub const REDIS: &str = "2026-10-01 — Sessions in Redis";
+/// Who acts in these tests (`USER`; git's config is kept out by the test builder).
+pub const ACTOR: &str = "ada";
 
 /// docs: the first 12 hex digits of `sha256(ts + "\0" + heading + "\0" + event)`.
-fn record_id(heading: &str, event: &str) -> String {
+pub fn record_id(heading: &str, event: &str) -> String {
     sha256_hex(format!("{NOW}\0{heading}\0{event}").as_bytes())[..12].to_owned()
 }
 
-/// The digests of the three sections: their trimmed text without the status line.
-fn digest(heading: &str) -> String {
+/// The digests of the three sections (rule 2): their trimmed text with the status value left
+/// out, a NUL in its place.
+pub fn digest(heading: &str) -> String {
     let text = match heading {
-        PG => "Use Postgres\n**Date:** 2026-09-01\n**Decision:** one database for everything.",
-        REDIS => {
-            "2026-10-01 — Sessions in Redis\n- **Context**: session lookups dominated p95\n- **Decision**: sessions live in Redis"
+        PG => {
+            "Use Postgres\n**Date:** 2026-09-01\n**Status:** \0\n**Decision:** one database for everything."
         }
-        _ => "Sessions in Postgres\n**Date:** 2026-08-01\n**Decision:** a sessions table.",
+        REDIS => {
+            "2026-10-01 — Sessions in Redis\n- **Context**: session lookups dominated p95\n- **Status**: \0\n- **Decision**: sessions live in Redis"
+        }
+        _ => {
+            "Sessions in Postgres\n**Date:** 2026-08-01\n**Status:** \0\n**Decision:** a sessions table."
+        }
     };
     sha256_hex(text.as_bytes())
 }
 
-/// One ledger line, as the commands write it.
-fn line(
+/// One ledger line, as the commands write it; `prev` is the event of the record before it.
+pub fn line(
     event: &str,
     heading: &str,
     status: &str,
+    prev: Option<&str>,
     by: Option<&str>,
     reason: Option<&str>,
 ) -> String {
     let text = |v: Option<&str>| v.map_or("null".to_owned(), |v| format!("\"{v}\""));
     format!(
-        "{{\"ts\":\"{NOW}\",\"id\":\"{}\",\"event\":\"{event}\",\"heading\":\"{heading}\",\"file\":\"{DECISIONS}\",\"status\":\"{status}\",\"sha256\":\"{}\",\"by\":{},\"reason\":{}}}\n",
+        "{{\"ts\":\"{NOW}\",\"id\":\"{}\",\"event\":\"{event}\",\"heading\":\"{heading}\",\"file\":\"{DECISIONS}\",\"status\":\"{status}\",\"sha256\":\"{}\",\"digest\":2,\"prev\":{},\"actor\":\"{ACTOR}\",\"by\":{},\"reason\":{}}}\n",
         record_id(heading, event),
         digest(heading),
+        text(prev.map(|event| record_id(heading, event)).as_deref()),
         text(by),
         text(reason)
     )
@@ -58,16 +67,28 @@ fn line(
 
 fn adopted() -> String {
     [
-        line("adopt", PG, "active", None, None),
-        line("adopt", REDIS, "active", None, None),
-        line("adopt", "Sessions in Postgres", "superseded", None, None),
+        line("adopt", PG, "active", None, None, None),
+        line("adopt", REDIS, "active", None, None, None),
+        line(
+            "adopt",
+            "Sessions in Postgres",
+            "superseded",
+            None,
+            None,
+            None,
+        ),
     ]
     .concat()
 }
 
+/// A project whose runs act as [`ACTOR`].
+pub fn project() -> TestProject {
+    TestProject::new().env("USER", ACTOR).env("USERNAME", "")
+}
+
 /// A project with [`NOTES`], every decision adopted.
 pub fn ledgered() -> TestProject {
-    TestProject::new()
+    project()
         .write(DECISIONS, NOTES)
         .args(["decision", "adopt", "--all"])
         .code(0)
@@ -78,14 +99,14 @@ pub fn ledgered() -> TestProject {
 
 #[test]
 fn adopt_records_decisions_as_they_stand_and_leaves_the_notes_alone() {
-    let project = TestProject::new()
+    let project = project()
         .write(DECISIONS, NOTES)
         .args(["decision", "adopt", PG])
         .code(0)
         .stdout(&format!(
             "mem decision: adopted 1 decision(s) into {LEDGER}\n  + {DECISIONS} § {PG} (active)\n"
         ))
-        .file(LEDGER, line("adopt", PG, "active", None, None))
+        .file(LEDGER, line("adopt", PG, "active", None, None, None))
         .file(DECISIONS, NOTES)
         .run()
         .project;
@@ -108,7 +129,15 @@ fn adopt_records_decisions_as_they_stand_and_leaves_the_notes_alone() {
 #[test]
 fn supersede_rewrites_one_status_line_in_its_own_spelling_and_records_both() {
     let project = ledgered()
-        .args(["decision", "supersede", PG, "--by", REDIS, "--reason", "faster"])
+        .args([
+            "decision",
+            "supersede",
+            PG,
+            "--successor",
+            REDIS,
+            "--reason",
+            "faster",
+        ])
         .code(0)
         .stdout(&format!(
             "mem decision: \"{PG}\" is now \"superseded by {REDIS}\" in {DECISIONS}; ledger record(s) {}, {}\n",
@@ -126,8 +155,15 @@ fn supersede_rewrites_one_status_line_in_its_own_spelling_and_records_both() {
         .file(
             LEDGER,
             adopted()
-                + &line("supersede", PG, "superseded", Some(REDIS), Some("faster"))
-                + &line("succeed", REDIS, "active", None, Some("faster")),
+                + &line(
+                    "supersede",
+                    PG,
+                    "superseded",
+                    Some("adopt"),
+                    Some(REDIS),
+                    Some("faster"),
+                )
+                + &line("succeed", REDIS, "active", Some("adopt"), None, Some("faster")),
         )
         .run()
         .project;
@@ -137,9 +173,10 @@ fn supersede_rewrites_one_status_line_in_its_own_spelling_and_records_both() {
         .args(["--json", "decision", "abrogate", REDIS, "--reason", "Redis is gone"])
         .code(0)
         .stdout(&format!(
-            "{{\n  \"event\": \"abrogate\",\n  \"file\": \"{DECISIONS}\",\n  \"heading\": \"{REDIS}\",\n  \"status\": \"abrogated\",\n  \"completed\": false,\n  \"recorded\": [\n    {{\n      \"ts\": \"{NOW}\",\n      \"id\": \"{}\",\n      \"event\": \"abrogate\",\n      \"heading\": \"{REDIS}\",\n      \"file\": \"{DECISIONS}\",\n      \"status\": \"abrogated\",\n      \"sha256\": \"{}\",\n      \"by\": null,\n      \"reason\": \"Redis is gone\"\n    }}\n  ]\n}}\n",
+            "{{\n  \"event\": \"abrogate\",\n  \"file\": \"{DECISIONS}\",\n  \"heading\": \"{REDIS}\",\n  \"status\": \"abrogated\",\n  \"completed\": false,\n  \"recorded\": [\n    {{\n      \"ts\": \"{NOW}\",\n      \"id\": \"{}\",\n      \"event\": \"abrogate\",\n      \"heading\": \"{REDIS}\",\n      \"file\": \"{DECISIONS}\",\n      \"status\": \"abrogated\",\n      \"sha256\": \"{}\",\n      \"digest\": 2,\n      \"prev\": \"{}\",\n      \"actor\": \"{ACTOR}\",\n      \"by\": null,\n      \"reason\": \"Redis is gone\"\n    }}\n  ],\n  \"predecessors\": []\n}}\n",
             record_id(REDIS, "abrogate"),
-            digest(REDIS)
+            digest(REDIS),
+            record_id(REDIS, "adopt")
         ))
         .file(
             DECISIONS,
@@ -147,7 +184,15 @@ fn supersede_rewrites_one_status_line_in_its_own_spelling_and_records_both() {
         )
         .file(
             LEDGER,
-            adopted() + &line("abrogate", REDIS, "abrogated", None, Some("Redis is gone")),
+            adopted()
+                + &line(
+                    "abrogate",
+                    REDIS,
+                    "abrogated",
+                    Some("adopt"),
+                    None,
+                    Some("Redis is gone"),
+                ),
         )
         .run();
 }
@@ -160,7 +205,7 @@ fn refusals_name_the_reason_and_change_nothing() {
             "decision".to_owned(),
             "supersede".to_owned(),
             old.to_owned(),
-            "--by".to_owned(),
+            "--successor".to_owned(),
             new.to_owned(),
         ]
     };
@@ -201,12 +246,12 @@ fn refusals_name_the_reason_and_change_nothing() {
         .args(["decision"])
         .refused(
             "decision",
-            "missing action — expected adopt | supersede | abrogate",
+            "missing action — expected adopt | accept | reject | supersede | abrogate",
         )
         .args(["decision", "retire", PG])
         .refused(
             "decision",
-            "unknown action 'retire' — expected adopt | supersede | abrogate",
+            "unknown action 'retire' — expected adopt | accept | reject | supersede | abrogate",
         )
         // The same heading in both decision files names two decisions.
         .write(
@@ -216,20 +261,20 @@ fn refusals_name_the_reason_and_change_nothing() {
         .args(sup(PG, REDIS))
         .refused(
             "decision",
-            "\"Use Postgres\" heads 2 decisions (.bmad/memory/decisions.md, .agents/memory/decisions.md); rename one so that the heading names exactly one",
+            "\"Use Postgres\" heads 2 decisions (.bmad/memory/decisions.md:1, .agents/memory/decisions.md:3); rename one so that the heading names exactly one",
         );
 }
 
 #[test]
 fn only_a_ledgered_decision_can_end_and_nothing_is_created_by_a_refusal() {
-    let _ = TestProject::new()
+    let _ = project()
         .write(DECISIONS, NOTES)
-        .args(["decision", "supersede", PG, "--by", REDIS])
+        .args(["decision", "supersede", PG, "--successor", REDIS])
         .refused(
             "decision",
             "\"Use Postgres\" is not ledgered; `bmad-mem decision adopt \"Use Postgres\"` records it first",
         )
-        .args(["decision", "supersede", "nothing", "--by", REDIS])
+        .args(["decision", "supersede", "nothing", "--successor", REDIS])
         .absent(".bmad")
         .refused(
             "decision",
@@ -242,17 +287,17 @@ fn a_supersede_that_would_close_a_cycle_is_refused() {
     // Postgres is superseded by Redis, then a person sets its line back to active by hand:
     // superseding Redis by Postgres would close the loop the ledger already holds.
     let project = ledgered()
-        .args(["decision", "supersede", PG, "--by", REDIS])
+        .args(["decision", "supersede", PG, "--successor", REDIS])
         .code(0)
         .run()
         .project
         .write(DECISIONS, NOTES);
     let _ = project
-        .args(["decision", "supersede", REDIS, "--by", PG])
+        .args(["decision", "supersede", REDIS, "--successor", PG])
         .refused(
             "decision",
             &format!(
-                "superseding \"{REDIS}\" by \"{PG}\" would make a cycle: \"{PG}\" → \"{REDIS}\""
+                "superseding \"{REDIS}\" by \"{PG}\" would make a cycle: \"{PG}\" ({DECISIONS}:3) → \"{REDIS}\" ({DECISIONS}:8)"
             ),
         );
 }
@@ -271,7 +316,7 @@ fn a_person_editing_the_file_between_read_and_write_makes_it_refuse() {
     let memory_ino = fs::metadata(project.path(".bmad/memory")).unwrap().ino();
     let mut child = project
         .command()
-        .args(["decision", "supersede", PG, "--by", REDIS])
+        .args(["decision", "supersede", PG, "--successor", REDIS])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -344,7 +389,7 @@ fn a_crash_between_the_ledger_and_the_file_is_named_by_lint_and_completed_by_a_r
     );
     assert_eq!(
         errors[0]["proposal"],
-        format!("`bmad-mem decision supersede \"{PG}\" --by \"{REDIS}\"` completes it")
+        format!("`bmad-mem decision supersede \"{PG}\" --successor \"{REDIS}\"` completes it")
     );
     ran.then()
         .args(args)
@@ -364,7 +409,7 @@ fn a_crash_between_the_ledger_and_the_file_is_named_by_lint_and_completed_by_a_r
 #[test]
 fn adopting_nothing_new_creates_nothing() {
     let notes = "### A\n**Status:** active\n### A\n**Status:** active\n### B\n- **Status**: TBD\n";
-    let _ = TestProject::new()
+    let _ = project()
         .write(DECISIONS, notes)
         .args(["decision", "adopt", "--all"])
         .code(0)
@@ -416,11 +461,13 @@ fn an_admitted_decision_is_ledgered() {
         .find(|s| s.heading == "Use Postgres for the ledger")
         .unwrap();
     let heading = "Use Postgres for the ledger";
-    let without_status = section.trimmed_text().replace("**Status:** active\n", "");
+    let without_status = section
+        .trimmed_text()
+        .replace("**Status:** active\n", "**Status:** \0\n");
     assert_eq!(
         project.read_text(LEDGER),
         format!(
-            "{{\"ts\":\"{NOW}\",\"id\":\"{}\",\"event\":\"admit\",\"heading\":\"{heading}\",\"file\":\"{DECISIONS}\",\"status\":\"active\",\"sha256\":\"{}\",\"by\":null,\"reason\":null}}\n",
+            "{{\"ts\":\"{NOW}\",\"id\":\"{}\",\"event\":\"admit\",\"heading\":\"{heading}\",\"file\":\"{DECISIONS}\",\"status\":\"active\",\"sha256\":\"{}\",\"digest\":2,\"prev\":null,\"actor\":\"bob\",\"by\":null,\"reason\":null}}\n",
             record_id(heading, "admit"),
             sha256_hex(without_status.as_bytes())
         )

@@ -1,0 +1,254 @@
+//! The digests a ledger record keeps of a decision's text, so that `lint` can tell whether the
+//! text still reads as it was ledgered.
+//!
+//! * **Rule 2** (records that say `"digest": 2`, every record written since): SHA-256 of the
+//!   section's full text, trimmed, with only its *status value* left out — the status word and,
+//!   for a supersede, `by <successor>` ([`status_span`]). Everything else is covered: the rest
+//!   of the status line (`**Status:** active — REVISED: 30-day tokens` covers `— REVISED: …`),
+//!   the other lines of a `Status` block, the key itself. The value's place is kept (a NUL
+//!   stands for it), so moving it elsewhere in the section is an edit too.
+//! * **Rule 1** (older records, without the key): the same text with the whole status line (and
+//!   its line end) left out. Records written before rule 2 keep being checked by it, so
+//!   upgrading flags nothing.
+//!
+//! Both read the status where [`status_line`] finds it — on a field line, or on the line after
+//! a `Status` heading — and only through its `value_range`, so they follow every layout that
+//! reader knows. Pure: no I/O.
+
+use std::ops::Range;
+
+use crate::js::json::sha256_hex;
+use crate::js::text::trim;
+use crate::store::entry::{Status, parse_status, status_line};
+use crate::store::sections::Section;
+
+/// The digest rule new records are written with.
+pub const CURRENT: u8 = 2;
+
+/// The digest of `section` under `rule` (1 or 2; any other value is rule 2).
+#[must_use]
+pub fn digest(section: &Section<'_>, rule: u8) -> String {
+    if rule == 1 {
+        rule_1(section)
+    } else {
+        rule_2(section)
+    }
+}
+
+/// The byte range, inside `value`, of the part that is the status itself: from the last word
+/// that starts a reading of the whole status (so a history such as `proposed → accepted` keeps
+/// `proposed →` covered), to the first word end at which that reading is complete (so
+/// `active — REVISED: …` stops after `active`, and `superseded by Session store in Redis` runs
+/// to the successor's last word). `None` for a value that names no status: all of it is then
+/// covered.
+#[must_use]
+pub fn status_span(value: &str, status: &Status) -> Option<Range<usize>> {
+    if matches!(status, Status::Unreadable(_)) {
+        return None;
+    }
+    let is_word = |c: char| c.is_alphanumeric();
+    let mut starts = Vec::new();
+    let mut ends = Vec::new();
+    let mut previous_is_word = false;
+    for (i, c) in value.char_indices() {
+        if is_word(c) && !previous_is_word {
+            starts.push(i);
+        }
+        if !is_word(c) && previous_is_word {
+            ends.push(i);
+        }
+        previous_is_word = is_word(c);
+    }
+    if previous_is_word {
+        ends.push(value.len());
+    }
+    let start = starts
+        .iter()
+        .rev()
+        .copied()
+        .find(|&p| parse_status(&value[p..]) == *status)
+        .unwrap_or(0);
+    let end = ends
+        .iter()
+        .copied()
+        .filter(|&e| e > start)
+        .find(|&e| parse_status(&value[start..e]) == *status)
+        .unwrap_or(value.len());
+    Some(start..end)
+}
+
+/// The absolute byte range of `section`'s status value in the text it was cut from (see
+/// [`status_span`]), when it has a readable one inside its body.
+#[must_use]
+pub fn status_value_range(section: &Section<'_>) -> Option<Range<usize>> {
+    let line = status_line(section)?;
+    let span = status_span(line.field.value, &line.status)?;
+    let at = line.field.value_range.start;
+    Some(at + span.start..at + span.end)
+}
+
+fn rule_2(section: &Section<'_>) -> String {
+    let [heading, newline, body, extra] = section.parts();
+    let mut text = String::with_capacity(heading.len() + body.len() + 2);
+    text.push_str(heading);
+    text.push_str(newline);
+    let start = section.body_start();
+    match status_value_range(section)
+        .filter(|range| range.start >= start && range.end <= start + body.len())
+    {
+        Some(range) => {
+            text.push_str(&body[..range.start - start]);
+            text.push('\u{0}');
+            text.push_str(&body[range.end - start..]);
+        }
+        None => text.push_str(body),
+    }
+    text.push_str(extra);
+    sha256_hex(trim(&text).as_bytes())
+}
+
+fn rule_1(section: &Section<'_>) -> String {
+    let [heading, newline, body, extra] = section.parts();
+    let mut text = String::with_capacity(heading.len() + body.len() + 2);
+    text.push_str(heading);
+    text.push_str(newline);
+    let start = section.body_start();
+    match status_line(section)
+        .filter(|line| line.field.line.start >= start && line.field.line.end <= start + body.len())
+    {
+        Some(line) => {
+            let from = line.field.line.start - start;
+            let mut to = line.field.line.end - start;
+            if body[to..].starts_with("\r\n") {
+                to += 2;
+            } else if body[to..].starts_with('\n') {
+                to += 1;
+            }
+            text.push_str(&body[..from]);
+            text.push_str(&body[to..]);
+        }
+        None => text.push_str(body),
+    }
+    text.push_str(extra);
+    sha256_hex(trim(&text).as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::sections::sections;
+
+    fn of(text: &str, rule: u8) -> String {
+        digest(&sections(text)[0], rule)
+    }
+
+    #[test]
+    fn rule_1_ignores_the_status_line_and_nothing_else() {
+        let a = "### A\n**Date:** 2026-10-01\n**Status:** active\n**Decision:** x\n";
+        let flipped = a.replace("active", "superseded by B");
+        let edited = a.replace("x\n", "y\n");
+        let crlf = "### A\r\n**Date:** 2026-10-01\r\n**Status:** active\r\n**Decision:** x\r\n";
+        assert_eq!(of(a, 1), of(&flipped, 1));
+        assert_ne!(of(a, 1), of(&edited, 1));
+        assert_eq!(
+            of(a, 1),
+            sha256_hex(b"A\n**Date:** 2026-10-01\n**Decision:** x")
+        );
+        assert_eq!(of(crlf, 1), of(&crlf.replace("active", "abrogated"), 1));
+        // Text added to the status line escapes rule 1: what rule 2 is for.
+        assert_eq!(
+            of(a, 1),
+            of(&a.replace("active", "active — REVISED: 30-day tokens"), 1)
+        );
+        // Trailing blank lines and the next section do not count.
+        assert_eq!(of(a, 1), of(&format!("{a}\n\n### B\nb\n"), 1));
+    }
+
+    #[test]
+    fn rule_2_leaves_out_the_status_value_only() {
+        let a = "### A\n**Date:** 2026-10-01\n**Status:** active\n**Decision:** x\n";
+        assert_eq!(
+            of(a, 2),
+            sha256_hex("A\n**Date:** 2026-10-01\n**Status:** \u{0}\n**Decision:** x".as_bytes())
+        );
+        for flipped in [
+            "superseded by B",
+            "superseded by Session store in Redis (v2)",
+            "abrogated",
+            "rolled back",
+            "proposed",
+            "rejected",
+        ] {
+            assert_eq!(of(a, 2), of(&a.replace("active", flipped), 2), "{flipped}");
+        }
+        for edit in [
+            a.replace("active", "active — REVISED: 30-day tokens"),
+            a.replace("x\n", "y\n"),
+            a.replace("**Status:**", "- **Status**:"),
+            a.replace("active", "in force"),
+            a.replace("**Status:** active\n", ""),
+            a.replace(
+                "**Decision:** x\n",
+                "**Decision:** x\n**Status note:** revised\n",
+            ),
+        ] {
+            assert_ne!(of(a, 2), of(&edit, 2), "{edit}");
+        }
+        // The text after a status word stays covered whatever the status becomes.
+        let trailing = a.replace("active", "active (2026-10-01)");
+        assert_eq!(
+            of(&trailing, 2),
+            of(&trailing.replace("active", "abrogated"), 2)
+        );
+        assert_ne!(
+            of(&trailing, 2),
+            of(&trailing.replace("(2026-10-01)", "(2026-11-01)"), 2)
+        );
+    }
+
+    #[test]
+    fn rule_2_covers_the_rest_of_a_status_block() {
+        // The value on the line after a `Status` label, with more lines in the block.
+        let a = "### A\n**Status:** ✅ Accepted\nAmended 2026-10-02: also for the admin API.\n";
+        assert_ne!(
+            of(a, 2),
+            of(
+                &a.replace("also for the admin API", "only for the admin API"),
+                2
+            )
+        );
+        assert_eq!(of(a, 2), of(&a.replace("Accepted", "superseded by B"), 2));
+    }
+
+    #[track_caller]
+    fn span(value: &str, expected: &str) {
+        let status = parse_status(value);
+        let range = status_span(value, &status).expect("a status");
+        assert_eq!(&value[range], expected, "{value:?}");
+    }
+
+    #[test]
+    fn the_status_span() {
+        span("active", "active");
+        span("active — REVISED: 30-day tokens…", "active");
+        span("✅ Accepted", "Accepted");
+        span("[rolled-back]", "rolled-back");
+        span("Rolled back on 2026-10-02", "Rolled back");
+        span("Proposed → Accepted", "Accepted");
+        span(
+            "superseded by Session store in Redis",
+            "superseded by Session store in Redis",
+        );
+        span(
+            "Accepted -> Superseded by Session store in Redis",
+            "Superseded by Session store in Redis",
+        );
+        span(
+            "superseded by Active Directory",
+            "superseded by Active Directory",
+        );
+        span("~~active~~ superseded", "superseded");
+        span("superseded", "superseded");
+        assert_eq!(status_span("TBD", &parse_status("TBD")), None);
+    }
+}
