@@ -3,10 +3,14 @@
 //!
 //! * **Rule 2** (records that say `"digest": 2`, every record written since): SHA-256 of the
 //!   section's full text, trimmed, with only its *status value* left out — the status word and,
-//!   for a supersede, `by <successor>` ([`status_span`]). Everything else is covered: the rest
-//!   of the status line (`**Status:** active — REVISED: 30-day tokens` covers `— REVISED: …`),
-//!   the other lines of a `Status` block, the key itself. The value's place is kept (a NUL
-//!   stands for it), so moving it elsewhere in the section is an edit too.
+//!   for a supersede, `by <successor>` ([`status_span`]); a value the reader cannot place is
+//!   left out whole (it disagrees with every ledger record, which `lint` reports as such).
+//!   Everything else is covered: the rest of the status line (`**Status:** active — REVISED:
+//!   30-day tokens` covers `— REVISED: …`), the other lines of a `Status` block. The value's
+//!   place is kept (a NUL stands for it), so moving it elsewhere in the section is an edit too.
+//!   A status line that holds nothing but its key and its value (`**Status:** active`,
+//!   `- **Status**: superseded by B`) is left out whole, so that adding one to a decision that
+//!   had none — which ending it needs — is not an edit.
 //! * **Rule 1** (older records, without the key): the same text with the whole status line (and
 //!   its line end) left out. Records written before rule 2 keep being checked by it, so
 //!   upgrading flags nothing.
@@ -39,12 +43,11 @@ pub fn digest(section: &Section<'_>, rule: u8) -> String {
 /// that starts a reading of the whole status (so a history such as `proposed → accepted` keeps
 /// `proposed →` covered), to the first word end at which that reading is complete (so
 /// `active — REVISED: …` stops after `active`, and `superseded by Session store in Redis` runs
-/// to the successor's last word). `None` for a value that names no status: all of it is then
-/// covered.
+/// to the successor's last word). All of a value that names no status.
 #[must_use]
-pub fn status_span(value: &str, status: &Status) -> Option<Range<usize>> {
+pub fn status_span(value: &str, status: &Status) -> Range<usize> {
     if matches!(status, Status::Unreadable(_)) {
-        return None;
+        return 0..value.len();
     }
     let is_word = |c: char| c.is_alphanumeric();
     let mut starts = Vec::new();
@@ -74,7 +77,7 @@ pub fn status_span(value: &str, status: &Status) -> Option<Range<usize>> {
         .filter(|&e| e > start)
         .find(|&e| parse_status(&value[start..e]) == *status)
         .unwrap_or(value.len());
-    Some(start..end)
+    start..end
 }
 
 /// The absolute byte range of `section`'s status value in the text it was cut from (see
@@ -82,9 +85,31 @@ pub fn status_span(value: &str, status: &Status) -> Option<Range<usize>> {
 #[must_use]
 pub fn status_value_range(section: &Section<'_>) -> Option<Range<usize>> {
     let line = status_line(section)?;
-    let span = status_span(line.field.value, &line.status)?;
+    let span = status_span(line.field.value, &line.status);
     let at = line.field.value_range.start;
     Some(at + span.start..at + span.end)
+}
+
+/// Whether `rest` — a status line without its status value — holds nothing but the key and
+/// its markup (`**Status:** `, `- **Statut** : `, `| Status | |`).
+fn is_bare(rest: &str) -> bool {
+    let kept: String = rest
+        .chars()
+        .filter(|c| !"*_-+>|:`[]\u{a0}\u{202f}\u{ff1a}".contains(*c) && !c.is_whitespace())
+        .collect::<String>()
+        .to_lowercase();
+    kept.is_empty() || kept == "status" || kept == "statut"
+}
+
+/// The end of the line that ends at `end` in `body`, its terminator included.
+fn with_line_end(body: &str, end: usize) -> usize {
+    if body[end..].starts_with("\r\n") {
+        end + 2
+    } else if body[end..].starts_with('\n') {
+        end + 1
+    } else {
+        end
+    }
 }
 
 fn rule_2(section: &Section<'_>) -> String {
@@ -93,15 +118,30 @@ fn rule_2(section: &Section<'_>) -> String {
     text.push_str(heading);
     text.push_str(newline);
     let start = section.body_start();
-    match status_value_range(section)
-        .filter(|range| range.start >= start && range.end <= start + body.len())
-    {
-        Some(range) => {
-            text.push_str(&body[..range.start - start]);
-            text.push('\u{0}');
-            text.push_str(&body[range.end - start..]);
+    let inside = |r: &Range<usize>| r.start >= start && r.end <= start + body.len();
+    let value = status_value_range(section).filter(inside);
+    let line = status_line(section)
+        .map(|l| l.field.line)
+        .filter(|l| inside(l));
+    match (value, line) {
+        (Some(value), Some(line))
+            if line.start <= value.start
+                && value.end <= line.end
+                && is_bare(&format!(
+                    "{}{}",
+                    &body[line.start - start..value.start - start],
+                    &body[value.end - start..line.end - start]
+                )) =>
+        {
+            text.push_str(&body[..line.start - start]);
+            text.push_str(&body[with_line_end(body, line.end - start)..]);
         }
-        None => text.push_str(body),
+        (Some(value), _) => {
+            text.push_str(&body[..value.start - start]);
+            text.push('\u{0}');
+            text.push_str(&body[value.end - start..]);
+        }
+        (None, _) => text.push_str(body),
     }
     text.push_str(extra);
     sha256_hex(trim(&text).as_bytes())
@@ -117,15 +157,8 @@ fn rule_1(section: &Section<'_>) -> String {
         .filter(|line| line.field.line.start >= start && line.field.line.end <= start + body.len())
     {
         Some(line) => {
-            let from = line.field.line.start - start;
-            let mut to = line.field.line.end - start;
-            if body[to..].starts_with("\r\n") {
-                to += 2;
-            } else if body[to..].starts_with('\n') {
-                to += 1;
-            }
-            text.push_str(&body[..from]);
-            text.push_str(&body[to..]);
+            text.push_str(&body[..line.field.line.start - start]);
+            text.push_str(&body[with_line_end(body, line.field.line.end - start)..]);
         }
         None => text.push_str(body),
     }
@@ -166,10 +199,13 @@ mod tests {
 
     #[test]
     fn rule_2_leaves_out_the_status_value_only() {
-        let a = "### A\n**Date:** 2026-10-01\n**Status:** active\n**Decision:** x\n";
+        let a = "### A\n**Date:** 2026-10-01\n**Status:** active (since 2026)\n**Decision:** x\n";
         assert_eq!(
             of(a, 2),
-            sha256_hex("A\n**Date:** 2026-10-01\n**Status:** \u{0}\n**Decision:** x".as_bytes())
+            sha256_hex(
+                "A\n**Date:** 2026-10-01\n**Status:** \u{0} (since 2026)\n**Decision:** x"
+                    .as_bytes()
+            )
         );
         for flipped in [
             "superseded by B",
@@ -179,14 +215,23 @@ mod tests {
             "proposed",
             "rejected",
         ] {
+            let text = a.replace("active (since 2026)", flipped);
+            let bare = a.replace(" (since 2026)", "").replace("active", flipped);
+            assert_eq!(
+                of(&bare, 2),
+                of(&a.replace(" (since 2026)", ""), 2),
+                "{flipped}"
+            );
+            assert_ne!(of(a, 2), of(&text, 2), "{flipped}");
+        }
+        for flipped in ["abrogated", "rolled back", "proposed", "rejected"] {
             assert_eq!(of(a, 2), of(&a.replace("active", flipped), 2), "{flipped}");
         }
         for edit in [
-            a.replace("active", "active — REVISED: 30-day tokens"),
+            a.replace("(since 2026)", "— REVISED: 30-day tokens"),
             a.replace("x\n", "y\n"),
-            a.replace("**Status:**", "- **Status**:"),
-            a.replace("active", "in force"),
-            a.replace("**Status:** active\n", ""),
+            a.replace("**Status:**", "- **Status note**:"),
+            a.replace("**Status:** active (since 2026)\n", ""),
             a.replace(
                 "**Decision:** x\n",
                 "**Decision:** x\n**Status note:** revised\n",
@@ -194,22 +239,37 @@ mod tests {
         ] {
             assert_ne!(of(a, 2), of(&edit, 2), "{edit}");
         }
-        // The text after a status word stays covered whatever the status becomes.
-        let trailing = a.replace("active", "active (2026-10-01)");
+        // A status line of nothing but the key and the value counts as no line at all, in any
+        // spelling; text beside the value is covered.
+        let bare = "### A\n**Date:** 2026-10-01\n**Status:** active\n**Decision:** x\n";
+        let without = "### A\n**Date:** 2026-10-01\n**Decision:** x\n";
+        assert_eq!(of(bare, 2), of(without, 2));
+        assert_eq!(of(bare, 2), of(bare, 1));
+        for same in [
+            bare.replace("**Status:** active", "- **Status** : superseded by B"),
+            bare.replace("**Status:** active", "| **Statut** | abrogé |"),
+            bare.replace("**Status:** active", "> **Status: active**"),
+        ] {
+            assert_eq!(of(bare, 2), of(&same, 2), "{same}");
+        }
+        for edit in [
+            bare.replace("active", "active — REVISED: 30-day tokens"),
+            bare.replace("active", "✅ active"),
+        ] {
+            assert_ne!(of(bare, 2), of(&edit, 2), "{edit}");
+        }
+        // A value the reader cannot place is left out whole.
         assert_eq!(
-            of(&trailing, 2),
-            of(&trailing.replace("active", "abrogated"), 2)
+            of(&a.replace("active (since 2026)", "in force"), 2),
+            of(without, 2)
         );
-        assert_ne!(
-            of(&trailing, 2),
-            of(&trailing.replace("(2026-10-01)", "(2026-11-01)"), 2)
-        );
+        // The text after a status word stays covered whatever the status becomes.
+        assert_ne!(of(a, 2), of(&a.replace("(since 2026)", "(since 2027)"), 2));
     }
 
     #[test]
     fn rule_2_covers_the_rest_of_a_status_block() {
-        // The value on the line after a `Status` label, with more lines in the block.
-        let a = "### A\n**Status:** ✅ Accepted\nAmended 2026-10-02: also for the admin API.\n";
+        let a = "### A\n**Status:** Accepted\nAmended 2026-10-02: also for the admin API.\n";
         assert_ne!(
             of(a, 2),
             of(
@@ -223,8 +283,7 @@ mod tests {
     #[track_caller]
     fn span(value: &str, expected: &str) {
         let status = parse_status(value);
-        let range = status_span(value, &status).expect("a status");
-        assert_eq!(&value[range], expected, "{value:?}");
+        assert_eq!(&value[status_span(value, &status)], expected, "{value:?}");
     }
 
     #[test]
@@ -249,6 +308,6 @@ mod tests {
         );
         span("~~active~~ superseded", "superseded");
         span("superseded", "superseded");
-        assert_eq!(status_span("TBD", &parse_status("TBD")), None);
+        span("TBD", "TBD");
     }
 }

@@ -61,8 +61,9 @@ pub struct ActorArg {
 /// Record hand-written decisions in the ledger as they stand.
 #[derive(Debug, Clone, clap::Args)]
 pub struct AdoptArgs {
-    /// The decisions to adopt, by heading (each must name exactly one decision).
-    #[arg(value_name = "heading", allow_hyphen_values = true)]
+    /// The decisions to adopt, by heading (each must name exactly one decision; a heading
+    /// that starts with `-` goes after `--`).
+    #[arg(value_name = "heading")]
     pub headings: Vec<String>,
     /// Adopt every decision not ledgered yet, whatever its status (proposed and draft too).
     #[arg(long)]

@@ -29,18 +29,14 @@ pub fn record_id(heading: &str, event: &str) -> String {
 }
 
 /// The digests of the three sections (rule 2): their trimmed text with the status value left
-/// out, a NUL in its place.
+/// out — here their whole status lines, which hold nothing else.
 pub fn digest(heading: &str) -> String {
     let text = match heading {
-        PG => {
-            "Use Postgres\n**Date:** 2026-09-01\n**Status:** \0\n**Decision:** one database for everything."
-        }
+        PG => "Use Postgres\n**Date:** 2026-09-01\n**Decision:** one database for everything.",
         REDIS => {
-            "2026-10-01 — Sessions in Redis\n- **Context**: session lookups dominated p95\n- **Status**: \0\n- **Decision**: sessions live in Redis"
+            "2026-10-01 — Sessions in Redis\n- **Context**: session lookups dominated p95\n- **Decision**: sessions live in Redis"
         }
-        _ => {
-            "Sessions in Postgres\n**Date:** 2026-08-01\n**Status:** \0\n**Decision:** a sessions table."
-        }
+        _ => "Sessions in Postgres\n**Date:** 2026-08-01\n**Decision:** a sessions table.",
     };
     sha256_hex(text.as_bytes())
 }
@@ -461,9 +457,7 @@ fn an_admitted_decision_is_ledgered() {
         .find(|s| s.heading == "Use Postgres for the ledger")
         .unwrap();
     let heading = "Use Postgres for the ledger";
-    let without_status = section
-        .trimmed_text()
-        .replace("**Status:** active\n", "**Status:** \0\n");
+    let without_status = section.trimmed_text().replace("**Status:** active\n", "");
     assert_eq!(
         project.read_text(LEDGER),
         format!(
@@ -516,4 +510,201 @@ fn a_flip_keeps_the_entry_index_current() {
         .run()
         .then();
     assert!(!project.path(".bmad/memory/INDEX.md").exists());
+}
+
+#[test]
+fn a_decision_is_named_without_its_date_in_any_case_and_with_a_dash() {
+    for name in [
+        "sessions in redis",
+        "2026-10-01 - Sessions in Redis",
+        "SESSIONS-IN-REDIS",
+    ] {
+        let _ = ledgered()
+            .args(["decision", "abrogate", name, "--reason", "gone"])
+            .code(0)
+            .stdout(&format!(
+                "mem decision: \"{REDIS}\" is now \"abrogated\" in {DECISIONS}; ledger record(s) {}\n",
+                record_id(REDIS, "abrogate")
+            ))
+            .file(
+                DECISIONS,
+                NOTES.replacen("- **Status**: active", "- **Status**: abrogated", 1),
+            )
+            .run();
+    }
+}
+
+#[test]
+fn an_ambiguous_name_lists_the_candidates_and_a_near_miss_says_did_you_mean() {
+    let notes = "### 2026-01-01 — Use Postgres\n**Status:** active\n### 2026-02-01 — Use Postgres\n**Status:** active\n### Sessions in Redis\n**Status:** active\n";
+    let _ = project()
+        .write(DECISIONS, notes)
+        .args(["decision", "adopt", "use postgres"])
+        .refused(
+            "decision",
+            &format!(
+                "\"use postgres\" could name 2 decisions: \"2026-01-01 — Use Postgres\" ({DECISIONS}:1), \"2026-02-01 — Use Postgres\" ({DECISIONS}:3); give the whole heading"
+            ),
+        )
+        .args(["decision", "adopt", "Sesions in Redis"])
+        .refused(
+            "decision",
+            "no decision is headed \"Sesions in Redis\" in .bmad/memory/decisions.md or .agents/memory/decisions.md; did you mean \"Sessions in Redis\"?",
+        )
+        .args(["decision", "adopt", "Postgres"])
+        .refused(
+            "decision",
+            "no decision is headed \"Postgres\" in .bmad/memory/decisions.md or .agents/memory/decisions.md; did you mean \"2026-01-01 — Use Postgres\" or \"2026-02-01 — Use Postgres\"?",
+        )
+        .args(["decision", "adopt", "2026-02-01 — Use Postgres"])
+        .code(0)
+        .run();
+}
+
+/// Proposed and draft decisions, as ADR folders hold them.
+const PROPOSALS: &str = "### Use Kafka\n**Status:** Proposed\n**Decision:** events go through Kafka.\n\n### Use GraphQL\n- **Status**: draft (needs a spike)\n- **Decision**: one GraphQL gateway.\n\n### Use REST\n**Status:** accepted\n";
+
+#[test]
+fn adopt_all_ledgers_proposed_and_draft_decisions_with_their_status() {
+    let ran = project()
+        .write(DECISIONS, PROPOSALS)
+        .args(["decision", "adopt", "--all"])
+        .code(0)
+        .stdout(&format!(
+            "mem decision: adopted 3 decision(s) into {LEDGER}\n  + {DECISIONS} § Use Kafka (proposed)\n  + {DECISIONS} § Use GraphQL (proposed)\n  + {DECISIONS} § Use REST (active)\n"
+        ))
+        .file(DECISIONS, PROPOSALS)
+        .run();
+    let ledger = ran.project.read_text(LEDGER);
+    let statuses: Vec<serde_json::Value> = ledger
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["status"].clone())
+        .collect();
+    assert_eq!(statuses, ["proposed", "proposed", "active"]);
+    let _ = ran.then().args(["lint"]).code(0).run();
+}
+
+#[test]
+fn accept_and_reject_decide_a_proposal_adopting_it_first() {
+    let kafka = "Use Kafka";
+    let sha = |text: &str| sha256_hex(text.as_bytes());
+    let kafka_digest = sha("Use Kafka\n**Decision:** events go through Kafka.");
+    let id = |event: &str| record_id(kafka, event);
+    let accepted = PROPOSALS.replacen("**Status:** Proposed", "**Status:** active", 1);
+    let ran = project()
+        .write(DECISIONS, PROPOSALS)
+        .args(["decision", "accept", kafka, "--actor", "Grace  Hopper"])
+        .code(0)
+        .stdout(&format!(
+            "mem decision: \"{kafka}\" is now \"active\" in {DECISIONS}; ledger record(s) {}, {}\n",
+            id("adopt"),
+            id("accept")
+        ))
+        .file(DECISIONS, &accepted)
+        .file(
+            LEDGER,
+            format!(
+                "{{\"ts\":\"{NOW}\",\"id\":\"{}\",\"event\":\"adopt\",\"heading\":\"{kafka}\",\"file\":\"{DECISIONS}\",\"status\":\"proposed\",\"sha256\":\"{kafka_digest}\",\"digest\":2,\"prev\":null,\"actor\":\"Grace Hopper\",\"by\":null,\"reason\":null}}\n{{\"ts\":\"{NOW}\",\"id\":\"{}\",\"event\":\"accept\",\"heading\":\"{kafka}\",\"file\":\"{DECISIONS}\",\"status\":\"active\",\"sha256\":\"{kafka_digest}\",\"digest\":2,\"prev\":\"{}\",\"actor\":\"Grace Hopper\",\"by\":null,\"reason\":null}}\n",
+                id("adopt"),
+                id("accept"),
+                id("adopt")
+            ),
+        )
+        .run();
+    // An accepted decision is not proposed any more; the other proposal is rejected, its note
+    // kept after the status word.
+    let project = ran
+        .then()
+        .args(["decision", "accept", kafka])
+        .refused(
+            "decision",
+            "\"Use Kafka\" is not proposed (active); only a proposed or draft decision can be accepted or rejected",
+        )
+        .args(["decision", "reject", "use graphql", "--reason", "REST is enough"])
+        .code(0)
+        .run()
+        .then();
+    let notes = project.read_text(DECISIONS);
+    assert!(
+        notes.contains("- **Status**: rejected (needs a spike)\n"),
+        "{notes}"
+    );
+    let (_, report) = crate::admin::lint::lint(project, &[], 0);
+    assert!(
+        report.findings.iter().all(|f| f.check == "format"),
+        "{report:#?}"
+    );
+}
+
+#[test]
+fn abrogating_a_successor_leaves_its_predecessor_superseded_and_lint_clean() {
+    let project = ledgered()
+        .args(["decision", "supersede", PG, "--successor", REDIS])
+        .code(0)
+        .run()
+        .then();
+    let superseded = project.read_text(DECISIONS);
+    let project = project
+        .args(["decision", "abrogate", REDIS, "--reason", "no sessions any more"])
+        .code(0)
+        .stdout(&format!(
+            "mem decision: \"{REDIS}\" is now \"abrogated\" in {DECISIONS}; ledger record(s) {}\n  = {DECISIONS} § {PG} stays superseded (by \"{REDIS}\", now abrogated)\n",
+            record_id(REDIS, "abrogate")
+        ))
+        .file(
+            DECISIONS,
+            superseded.replacen("- **Status**: active", "- **Status**: abrogated", 1),
+        )
+        .run()
+        .then();
+    let _ = project
+        .args(["lint"])
+        .code(0)
+        .stdout("mem lint: no findings (2 file(s) checked)\n")
+        .run();
+}
+
+#[test]
+fn supersede_keeps_by_as_a_hidden_alias_of_successor() {
+    let _ = ledgered()
+        .args(["decision", "supersede", PG, "--by", REDIS])
+        .code(0)
+        .run();
+    let ran = project()
+        .args(["decision", "supersede", "--help"])
+        .code(0)
+        .run();
+    assert!(
+        ran.stdout.contains("--successor <heading>"),
+        "{}",
+        ran.stdout
+    );
+    assert!(!ran.stdout.contains("--by"), "{}", ran.stdout);
+    let _ = project().args(["decision", "supersede", PG]).code(1).run();
+}
+
+/// A cycle that the status lines already hold is named with each decision's file and line.
+#[test]
+fn a_cycle_of_superseded_by_is_named_with_files_and_lines() {
+    let notes = "### A\n**Status:** active\n### B\n**Status:** active\n";
+    let project = project()
+        .write(DECISIONS, notes)
+        .args(["decision", "adopt", "--all"])
+        .code(0)
+        .run()
+        .then()
+        .args(["decision", "supersede", "A", "--successor", "B"])
+        .code(0)
+        .run()
+        .then();
+    // By hand: A active again; superseding B by A closes the loop B → A → B.
+    let _ = project
+        .write(DECISIONS, notes)
+        .args(["decision", "supersede", "B", "--successor", "A"])
+        .refused(
+            "decision",
+            &format!(
+                "superseding \"B\" by \"A\" would make a cycle: \"A\" ({DECISIONS}:1) → \"B\" ({DECISIONS}:3)"
+            ),
+        );
 }

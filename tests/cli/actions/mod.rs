@@ -1,12 +1,14 @@
 //! The memory actions, one module each: `write`, `recall`, `reinforce` (docs §5–7);
 //! `observe`, `outcomes`, `evidence` — receipts bound to accepted Nexus work and evidence recall
 //! (docs §5 evidence part, §8, §9, `docs/NEXUS.md`); `bm25`, the opt-in `recall --ranking bm25`;
-//! `entries`, the governed entries (`propose`, `admit`, `import`, `docs/ENTRIES.md`).
+//! `entries`, the governed entries (`propose`, `admit`, `import`, `docs/ENTRIES.md`);
+//! `decisions` and `ledger`, the decision lifecycle and its ledger (`docs/DECISIONS.md`).
 
 mod bm25;
 pub mod decisions;
 mod entries;
 mod evidence;
+mod ledger;
 pub mod observe;
 mod outcomes;
 mod recall;

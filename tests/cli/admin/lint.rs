@@ -496,3 +496,52 @@ fn many_copies_of_one_entry_give_one_finding_each_not_one_per_pair() {
         )
     );
 }
+
+/// A chain of 12,000 superseded decisions, each superseded by the next: every lint check is
+/// linear in the entries (it took minutes when each decision walked the chain to its end).
+#[test]
+fn a_long_chain_of_superseded_decisions_is_checked_in_linear_time() {
+    let n = 12_000;
+    let mut notes = String::from("# Decisions\n\n");
+    for i in 0..n {
+        let status = if i + 1 < n {
+            format!("superseded by Decision {}", i + 1)
+        } else {
+            "active".to_owned()
+        };
+        let _ = write!(
+            notes,
+            "### Decision {i}\n**Date:** 2026-01-01\n**Status:** {status}\n**Decision:** choice {i}.\n\n"
+        );
+    }
+    let project = TestProject::new().write(DECISIONS, &notes);
+    let started = std::time::Instant::now();
+    let (project, report) = lint(project, &[], 0);
+    let took = started.elapsed();
+    assert!(report.findings.is_empty(), "{:?}", report.findings.first());
+    // Generous for a debug build on a loaded machine; the quadratic walk needed minutes.
+    assert!(took.as_secs() < 20, "lint took {took:?}");
+    // A cycle at the end of it is one finding, at its first decision, shortened.
+    let looped = notes.replacen(
+        &format!(
+            "### Decision {}\n**Date:** 2026-01-01\n**Status:** active",
+            n - 1
+        ),
+        &format!(
+            "### Decision {}\n**Date:** 2026-01-01\n**Status:** superseded by Decision 0",
+            n - 1
+        ),
+        1,
+    );
+    let (_, report) = lint(project.write(DECISIONS, &looped), &[], 1);
+    let links = of(&report, "status-link");
+    assert_eq!(links.len(), 1);
+    assert_eq!(links[0].heading.as_deref(), Some("Decision 0"));
+    assert!(
+        links[0]
+            .message
+            .ends_with("\"Decision 9\" → … (12000 decisions in all) → \"Decision 0\""),
+        "{}",
+        links[0].message
+    );
+}
