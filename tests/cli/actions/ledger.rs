@@ -2,6 +2,7 @@
 //! the chain of records each naming its predecessor, records written before those keys, and
 //! two clones' changes to one decision after a merge.
 
+use std::fmt::Write as _;
 use std::process::Command;
 
 use bmad_mem::js::json::sha256_hex;
@@ -11,6 +12,16 @@ use crate::actions::decisions::{
 };
 use crate::admin::lint::{Lint, lint};
 use crate::support::{NOW, TestProject};
+
+/// The lines of `text` that `keep` keeps, each with its `\n`.
+fn lines_where(text: &str, keep: impl Fn(&str) -> bool) -> String {
+    let mut out = String::new();
+    for line in text.lines().filter(|l| keep(l)) {
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}
 
 /// The checks and messages of the errors `lint` found.
 fn errors(report: &Lint) -> Vec<(String, String)> {
@@ -274,16 +285,16 @@ fn legacy_ledger() -> String {
         };
         sha256_hex(text.as_bytes())
     };
-    [PG, REDIS]
-        .iter()
-        .map(|heading| {
-            format!(
-                "{{\"ts\":\"{NOW}\",\"id\":\"{}\",\"event\":\"adopt\",\"heading\":\"{heading}\",\"file\":\"{DECISIONS}\",\"status\":\"active\",\"sha256\":\"{}\",\"by\":null,\"reason\":null}}\n",
-                record_id(heading, "adopt"),
-                rule_1(heading)
-            )
-        })
-        .collect()
+    let mut out = String::new();
+    for heading in [PG, REDIS] {
+        let _ = writeln!(
+            out,
+            "{{\"ts\":\"{NOW}\",\"id\":\"{}\",\"event\":\"adopt\",\"heading\":\"{heading}\",\"file\":\"{DECISIONS}\",\"status\":\"active\",\"sha256\":\"{}\",\"by\":null,\"reason\":null}}",
+            record_id(heading, "adopt"),
+            rule_1(heading)
+        );
+    }
+    out
 }
 
 #[test]
@@ -338,11 +349,8 @@ fn a_record_whose_predecessor_is_missing_is_an_error() {
         .run()
         .then();
     let ledger = project.read_text(LEDGER);
-    let without_adopt: String = ledger
-        .lines()
-        .filter(|l| !l.contains(&format!("\"id\":\"{}\"", record_id(PG, "adopt"))))
-        .map(|l| format!("{l}\n"))
-        .collect();
+    let adopt_id = format!("\"id\":\"{}\"", record_id(PG, "adopt"));
+    let without_adopt = lines_where(&ledger, |l| !l.contains(&adopt_id));
     let (_, report) = lint(project.write(LEDGER, &without_adopt), &[], 1);
     assert_eq!(
         errors(&report),
@@ -409,11 +417,9 @@ fn two_clones_changing_one_decision_are_named_after_a_merge_and_resolved_by_keep
             ),
         );
     // Keeping ours: the other clone's lines of that change go (git keeps them in history).
-    let kept: String = merged
-        .lines()
-        .filter(|l| !l.contains("\"ts\":\"2026-10-18T10:00:00.000Z\""))
-        .map(|l| format!("{l}\n"))
-        .collect();
+    let kept = lines_where(&merged, |l| {
+        !l.contains("\"ts\":\"2026-10-18T10:00:00.000Z\"")
+    });
     let (_, report) = lint(project.write(LEDGER, &kept), &[], 0);
     assert!(report.findings.is_empty(), "{report:#?}");
 }
