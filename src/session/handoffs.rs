@@ -76,7 +76,7 @@ fn suffix(name: &str, names: &[&String]) -> u64 {
 
 /// The `written_at` instant of a handoff's front matter, in epoch milliseconds. A handoff the
 /// loose reader skips has none here; `brief` names it when it reads the one chosen.
-fn written_at(dir: &Path, name: &str) -> Option<i64> {
+pub(crate) fn written_at(dir: &Path, name: &str) -> Option<i64> {
     let Ok(Loose::Read(text)) = read_loose(&dir.join(name), dir) else {
         return None;
     };

@@ -32,6 +32,10 @@ pub const CANDIDATES_VIEW: &str = ".bmad/memory/CANDIDATES.md";
 pub const INDEX_VIEW: &str = ".bmad/memory/INDEX.md";
 /// The project's settings, written by hand (`store::config`).
 pub const CONFIG_FILE: &str = ".bmad/memory/config.json";
+/// Derived files of this clone, never committed (`.bmad/cache/` is gitignored).
+pub const CACHE_DIR: &str = ".bmad/cache";
+/// The sessions `hooks remind` has reminded, and when.
+pub const REMINDED_FILE: &str = ".bmad/cache/reminded.json";
 /// Claude Code's per-agent memories, which `import` reads.
 pub const CLAUDE_AGENT_MEMORY: &str = ".claude/agent-memory";
 
