@@ -147,6 +147,13 @@ pub(crate) fn ledger_ahead(
     )
 }
 
+/// A ledger and a file that disagree on a decision's status, not by an interrupted change.
+pub(crate) fn ledger_disagrees(heading: &str, status: &str, file: &str, in_file: &str) -> String {
+    format!(
+        "the ledger says \"{heading}\" is {status} while {file} says {in_file}; `bmad-mem lint` names the disagreement and its fix"
+    )
+}
+
 /// A decision whose text changed since the ledger record of `ts` (`place`: `file:line`).
 pub(crate) fn decision_edited_since(heading: &str, place: &str, ts: &str) -> String {
     format!(

@@ -403,13 +403,21 @@ fn plan(
                 return Err(Error::refused(messages::not_ledgered(heading)));
             }
             Some(tip) if tip.status != change.from().as_str() => {
-                return Err(Error::refused(messages::ledger_ahead(
-                    heading,
-                    &tip.status,
-                    tip.by.as_deref(),
-                    old.file,
-                    &messages::rerun(&tip.event, heading, tip.by.as_deref()),
-                )));
+                let interrupted = matches!(
+                    tip.event.as_str(),
+                    "supersede" | "abrogate" | "accept" | "reject"
+                );
+                return Err(Error::refused(if interrupted {
+                    messages::ledger_ahead(
+                        heading,
+                        &tip.status,
+                        tip.by.as_deref(),
+                        old.file,
+                        &messages::rerun(&tip.event, heading, tip.by.as_deref()),
+                    )
+                } else {
+                    messages::ledger_disagrees(heading, &tip.status, old.file, in_file.as_str())
+                }));
             }
             _ => {}
         }

@@ -708,3 +708,49 @@ fn a_cycle_of_superseded_by_is_named_with_files_and_lines() {
             ),
         );
 }
+
+/// A status line that carries a note after its status: an abrogate keeps the note (and the
+/// digest); a supersede, whose successor would swallow the note, rewrites the whole value and
+/// records the digest of the text it leaves. `lint` is clean after both.
+#[test]
+fn a_note_on_the_status_line_is_kept_or_replaced_and_lint_agrees() {
+    let notes = "### A\n**Status:** active (since the 2026 audit)\n### B\n**Status:** active\n### C\n**Status:** active — see the audit\n";
+    let ended = project()
+        .write(DECISIONS, notes)
+        .args(["decision", "adopt", "--all"])
+        .code(0)
+        .run()
+        .then()
+        .args(["decision", "abrogate", "A", "--reason", "r"])
+        .code(0)
+        .run()
+        .then()
+        .args(["decision", "supersede", "C", "--successor", "B"])
+        .code(0)
+        .run()
+        .then();
+    assert_eq!(
+        ended.read_text(DECISIONS),
+        "### A\n**Status:** abrogated (since the 2026 audit)\n### B\n**Status:** active\n### C\n**Status:** superseded by B\n"
+    );
+    let (_, report) = crate::admin::lint::lint(ended, &[], 0);
+    assert!(
+        report.findings.iter().all(|f| f.check == "format"),
+        "{report:#?}"
+    );
+    // A proposal accepted by hand is a disagreement the commands name, not a change to make.
+    let _ = project()
+        .write(DECISIONS, "### K\n**Status:** proposed\n")
+        .args(["decision", "adopt", "K"])
+        .code(0)
+        .run()
+        .then()
+        .write(DECISIONS, "### K\n**Status:** active\n")
+        .args(["decision", "abrogate", "K", "--reason", "r"])
+        .refused(
+            "decision",
+            &format!(
+                "the ledger says \"K\" is proposed while {DECISIONS} says active; `bmad-mem lint` names the disagreement and its fix"
+            ),
+        );
+}
