@@ -132,10 +132,19 @@ pub fn adopt(run: &Run<'_>, headings: &[String], all: bool) -> Result<Outcome> {
             }
         }
     }
-    let is_ledgered =
-        |ledger: &Ledger, found: &Found<'_>| ledger.has(found.file, found.section.heading);
+    // The decisions a ledger holds, looked up once each (`--all` may adopt thousands).
+    let ledgered = |ledger: &Ledger| -> HashSet<(String, String)> {
+        ledger
+            .records
+            .iter()
+            .map(|r| (r.file.clone(), r.heading.clone()))
+            .collect()
+    };
+    let is_ledgered = |set: &HashSet<(String, String)>, found: &Found<'_>| {
+        set.contains(&(found.file.to_owned(), found.section.heading.to_owned()))
+    };
     // Nothing new to record: nothing is locked or created.
-    let before = Ledger::read(run.root)?;
+    let before = ledgered(&Ledger::read(run.root)?);
     if targets.iter().all(|f| is_ledgered(&before, f)) {
         for found in targets {
             skipped.push(already_ledgered(&found));
@@ -147,7 +156,7 @@ pub fn adopt(run: &Run<'_>, headings: &[String], all: bool) -> Result<Outcome> {
         });
     }
     let lock = WriterLock::acquire(run.root)?;
-    let ledger = Ledger::read(run.root)?;
+    let ledger = ledgered(&Ledger::read(run.root)?);
     let mut recorded = Vec::new();
     for found in targets {
         if is_ledgered(&ledger, &found) {
