@@ -112,58 +112,59 @@ fn with_line_end(body: &str, end: usize) -> usize {
     }
 }
 
-fn rule_2(section: &Section<'_>) -> String {
+/// SHA-256 of the section's full text, trimmed, its body replaced by what `cut` makes of it
+/// (`cut` gets the body and the byte range of the body in the source text).
+fn hash(section: &Section<'_>, cut: impl FnOnce(&str, Range<usize>) -> String) -> String {
     let [heading, newline, body, extra] = section.parts();
-    let mut text = String::with_capacity(heading.len() + body.len() + 2);
-    text.push_str(heading);
-    text.push_str(newline);
     let start = section.body_start();
-    let inside = |r: &Range<usize>| r.start >= start && r.end <= start + body.len();
-    let value = status_value_range(section).filter(inside);
-    let line = status_line(section)
-        .map(|l| l.field.line)
-        .filter(|l| inside(l));
-    match (value, line) {
-        (Some(value), Some(line))
-            if line.start <= value.start
-                && value.end <= line.end
-                && is_bare(&format!(
-                    "{}{}",
-                    &body[line.start - start..value.start - start],
-                    &body[value.end - start..line.end - start]
-                )) =>
-        {
-            text.push_str(&body[..line.start - start]);
-            text.push_str(&body[with_line_end(body, line.end - start)..]);
+    let body = cut(body, start..start + body.len());
+    sha256_hex(trim(&[heading, newline, &body, extra].concat()).as_bytes())
+}
+
+/// `body` without the line that spans `line` (source offsets; `at` is where `body` starts),
+/// its terminator included.
+fn without_line(body: &str, at: usize, line: &Range<usize>) -> String {
+    [
+        &body[..line.start - at],
+        &body[with_line_end(body, line.end - at)..],
+    ]
+    .concat()
+}
+
+fn rule_2(section: &Section<'_>) -> String {
+    let value = status_value_range(section);
+    let line = status_line(section).map(|l| l.field.line);
+    hash(section, |body, within| {
+        let at = within.start;
+        let inside = |r: &Range<usize>| r.start >= within.start && r.end <= within.end;
+        match (value.filter(inside), line.filter(inside)) {
+            (Some(value), Some(line))
+                if line.start <= value.start
+                    && value.end <= line.end
+                    && is_bare(&format!(
+                        "{}{}",
+                        &body[line.start - at..value.start - at],
+                        &body[value.end - at..line.end - at]
+                    )) =>
+            {
+                without_line(body, at, &line)
+            }
+            (Some(value), _) => {
+                [&body[..value.start - at], "\u{0}", &body[value.end - at..]].concat()
+            }
+            (None, _) => body.to_owned(),
         }
-        (Some(value), _) => {
-            text.push_str(&body[..value.start - start]);
-            text.push('\u{0}');
-            text.push_str(&body[value.end - start..]);
-        }
-        (None, _) => text.push_str(body),
-    }
-    text.push_str(extra);
-    sha256_hex(trim(&text).as_bytes())
+    })
 }
 
 fn rule_1(section: &Section<'_>) -> String {
-    let [heading, newline, body, extra] = section.parts();
-    let mut text = String::with_capacity(heading.len() + body.len() + 2);
-    text.push_str(heading);
-    text.push_str(newline);
-    let start = section.body_start();
-    match status_line(section)
-        .filter(|line| line.field.line.start >= start && line.field.line.end <= start + body.len())
-    {
-        Some(line) => {
-            text.push_str(&body[..line.field.line.start - start]);
-            text.push_str(&body[with_line_end(body, line.field.line.end - start)..]);
+    let line = status_line(section).map(|l| l.field.line);
+    hash(section, |body, within| {
+        match line.filter(|l| l.start >= within.start && l.end <= within.end) {
+            Some(line) => without_line(body, within.start, &line),
+            None => body.to_owned(),
         }
-        None => text.push_str(body),
-    }
-    text.push_str(extra);
-    sha256_hex(trim(&text).as_bytes())
+    })
 }
 
 #[cfg(test)]

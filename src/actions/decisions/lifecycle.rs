@@ -164,20 +164,7 @@ pub fn adopt(run: &Run<'_>, headings: &[String], all: bool) -> Result<Outcome> {
             continue;
         }
         let status = status_of(&found.section).unwrap_or(Status::Active);
-        let mut record = Record::new(
-            run.now,
-            "adopt",
-            found.file,
-            found.section.heading,
-            status.as_str(),
-            ledger::digest(&found.section),
-            None,
-            run.actor,
-        );
-        if let Status::Superseded { by } = status {
-            record.by = by;
-        }
-        recorded.push(record);
+        recorded.push(adoption(run, &found, &status));
     }
     if !recorded.is_empty() {
         ensure_unchanged(run.root, &files, "adopted")?;
@@ -190,6 +177,24 @@ pub fn adopt(run: &Run<'_>, headings: &[String], all: bool) -> Result<Outcome> {
         skipped,
         ..Outcome::default()
     })
+}
+
+/// The `adopt` record of a decision as it stands, with `status`: a decision's first record.
+fn adoption(run: &Run<'_>, found: &Found<'_>, status: &Status) -> Record {
+    let mut record = Record::new(
+        run.now,
+        "adopt",
+        found.file,
+        found.section.heading,
+        status.as_str(),
+        ledger::digest(&found.section),
+        None,
+        run.actor,
+    );
+    if let Status::Superseded { by } = status {
+        record.by.clone_from(by);
+    }
+    record
 }
 
 fn already_ledgered(found: &Found<'_>) -> (String, String, String) {
@@ -482,16 +487,7 @@ fn records(
     let mut records = Vec::new();
     let mut prev = tip.map(|t| t.id.clone());
     if tip.is_none() {
-        let adopt = Record::new(
-            run.now,
-            "adopt",
-            old.file,
-            heading,
-            change.from().as_str(),
-            ledger::digest(&old.section),
-            None,
-            run.actor,
-        );
+        let adopt = adoption(run, old, &change.from());
         prev = Some(adopt.id.clone());
         records.push(adopt);
     }

@@ -421,11 +421,10 @@ fn adopting_nothing_new_creates_nothing() {
         .run();
 }
 
-/// A decision admitted through `admit` is ledgered (event `admit`), so it can be superseded at
-/// once and an edit of its text is caught.
-#[test]
-fn an_admitted_decision_is_ledgered() {
-    let ran = TestProject::new()
+/// `project` with the decision "Use Postgres for the ledger" proposed: its candidate id and
+/// digest.
+pub fn proposed_decision(project: TestProject) -> (TestProject, String, String) {
+    let ran = project
         .args([
             "--json",
             "propose",
@@ -443,8 +442,15 @@ fn an_admitted_decision_is_ledgered() {
         proposed["id"].as_str().unwrap().to_owned(),
         proposed["sha256"].as_str().unwrap().to_owned(),
     );
-    let project = ran
-        .then()
+    (ran.then(), id, sha)
+}
+
+/// A decision admitted through `admit` is ledgered (event `admit`), so it can be superseded at
+/// once and an edit of its text is caught.
+#[test]
+fn an_admitted_decision_is_ledgered() {
+    let (project, id, sha) = proposed_decision(TestProject::new());
+    let project = project
         .args(["admit", &id, "--expect", &sha])
         .env("USER", "bob")
         .code(0)

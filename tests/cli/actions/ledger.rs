@@ -8,7 +8,7 @@ use std::process::Command;
 use bmad_mem::js::json::sha256_hex;
 
 use crate::actions::decisions::{
-    ACTOR, DECISIONS, LEDGER, NOTES, PG, REDIS, ledgered, project, record_id,
+    ACTOR, DECISIONS, LEDGER, NOTES, PG, REDIS, ledgered, project, proposed_decision, record_id,
 };
 use crate::admin::lint::{Lint, lint};
 use crate::support::{NOW, TestProject};
@@ -103,30 +103,9 @@ fn who_acts_is_actor_else_git_else_user_else_username_else_unknown() {
 #[test]
 fn admit_takes_actor_and_keeps_by_as_its_alias() {
     for flag in ["--actor", "--by"] {
-        let ran = project()
-            .args([
-                "--json",
-                "propose",
-                "--type",
-                "decision",
-                "--title",
-                "Use Postgres for the ledger",
-                "--body",
-                "One database.",
-            ])
-            .code(0)
-            .run();
-        let proposed: serde_json::Value = ran.json();
-        let project = ran
-            .then()
-            .args([
-                "admit",
-                proposed["id"].as_str().unwrap(),
-                "--expect",
-                proposed["sha256"].as_str().unwrap(),
-                flag,
-                "Ada L.",
-            ])
+        let (project, id, sha) = proposed_decision(project());
+        let project = project
+            .args(["admit", &id, "--expect", &sha, flag, "Ada L."])
             .code(0)
             .run()
             .then();
