@@ -295,6 +295,21 @@ impl Change<'_> {
     }
 }
 
+/// One change as the files show it: the decision, its successor, the status each has and
+/// will have, the text after the flip.
+struct Subject<'a> {
+    change: Change<'a>,
+    old: Found<'a>,
+    new: Option<Found<'a>>,
+    /// The decision's status in its file.
+    in_file: Status,
+    /// The status it is left with.
+    target: Status,
+    /// The decision's section in the flipped text.
+    flipped: Section<'a>,
+    reason: Option<String>,
+}
+
 /// What a change will write, computed from the files as read and a ledger.
 struct Plan {
     records: Vec<Record>,
@@ -338,24 +353,19 @@ pub fn change(
     let Some(flipped_section) = flipped_cut.iter().find(|s| s.heading == heading) else {
         return Err(Error::refused(messages::status_not_read_back(&value)));
     };
-    let plan = |ledger: &Ledger| -> Result<Plan> {
-        plan(
-            run,
-            ledger,
-            &files,
-            &old,
-            new.as_ref(),
-            &line.status,
-            change,
-            &target,
-            flipped_section,
-            reason.as_deref(),
-        )
+    let subject = Subject {
+        change,
+        old,
+        new,
+        in_file: line.status,
+        target,
+        flipped: *flipped_section,
+        reason,
     };
     // Refusals before the lock create nothing.
-    plan(&Ledger::read(run.root)?)?;
+    plan(run, &Ledger::read(run.root)?, &files, &subject)?;
     let lock = WriterLock::acquire(run.root)?;
-    let plan = plan(&Ledger::read(run.root)?)?;
+    let plan = plan(run, &Ledger::read(run.root)?, &files, &subject)?;
     let doing = change.doing();
     ensure_unchanged(run.root, &files, doing)?;
     write_flip(run, &plan.records, &old, &flipped, doing, &lock)?;
@@ -369,7 +379,7 @@ pub fn change(
         event: change.event(),
         recorded: plan.records,
         flipped: Some((old.file.to_owned(), heading.to_owned(), value)),
-        status: target.as_str(),
+        status: subject.target.as_str(),
         completed: plan.completing,
         predecessors,
         ..Outcome::default()
@@ -380,22 +390,17 @@ pub fn change(
 /// agree and its text is the one ledgered; the successor is in force and unedited and does not
 /// lead back to the decision. A ledger that already holds this very change (a crash stopped it
 /// before the file was rewritten) makes it a completion, with no record.
-#[expect(
-    clippy::too_many_arguments,
-    reason = "the state of one change, computed once and checked twice"
-)]
-fn plan(
-    run: &Run<'_>,
-    ledger: &Ledger,
-    files: &Files,
-    old: &Found<'_>,
-    new: Option<&Found<'_>>,
-    in_file: &Status,
-    change: Change<'_>,
-    target: &Status,
-    flipped: &Section<'_>,
-    reason: Option<&str>,
-) -> Result<Plan> {
+fn plan(run: &Run<'_>, ledger: &Ledger, files: &Files, subject: &Subject<'_>) -> Result<Plan> {
+    let Subject {
+        change,
+        old,
+        new,
+        in_file,
+        target,
+        flipped,
+        ..
+    } = subject;
+    let (change, old, new) = (*change, old, new.as_ref());
     let heading = old.section.heading;
     let all = chains(ledger);
     let chain = all.of(old.file, heading);
@@ -458,31 +463,29 @@ fn plan(
         });
     }
     Ok(Plan {
-        records: records(
-            run, &all, ledger, tip, old, new, change, target, flipped, reason,
-        ),
+        records: records(run, &all, ledger, tip, subject),
         completing,
     })
 }
 
 /// The records of a change that is not a completion: an `adopt` first when the decision is not
 /// ledgered, the change itself, and for a supersede the successor's `succeed`.
-#[expect(
-    clippy::too_many_arguments,
-    reason = "the state of one change, computed once and checked twice"
-)]
 fn records(
     run: &Run<'_>,
     all: &Chains,
     ledger: &Ledger,
     tip: Option<&Record>,
-    old: &Found<'_>,
-    new: Option<&Found<'_>>,
-    change: Change<'_>,
-    target: &Status,
-    flipped: &Section<'_>,
-    reason: Option<&str>,
+    subject: &Subject<'_>,
 ) -> Vec<Record> {
+    let Subject {
+        change,
+        old,
+        new,
+        target,
+        flipped,
+        reason,
+        ..
+    } = subject;
     let heading = old.section.heading;
     let mut records = Vec::new();
     let mut prev = tip.map(|t| t.id.clone());
@@ -502,7 +505,7 @@ fn records(
         run.actor,
     );
     main.by = new.map(|n| n.section.heading.to_owned());
-    main.reason = reason.map(str::to_owned);
+    main.reason.clone_from(reason);
     records.push(main);
     if let Some(new) = new {
         let new_tip = all
@@ -519,7 +522,7 @@ fn records(
             new_tip,
             run.actor,
         );
-        succeed.reason = reason.map(str::to_owned);
+        succeed.reason.clone_from(reason);
         records.push(succeed);
     }
     records
