@@ -527,6 +527,66 @@ mod tests {
         );
     }
 
+    /// Records a run of commands could write for three decisions, in order: each step is an
+    /// adopt (first), or a change the decision's status allows.
+    fn history(steps: &[(usize, usize)]) -> Vec<Record> {
+        let mut out: Vec<Record> = Vec::new();
+        let mut tips: [Option<usize>; 3] = [None; 3];
+        for (n, &(decision, pick)) in steps.iter().enumerate() {
+            let heading = ["A", "B", "C"][decision];
+            let ts = format!("t{n:03}");
+            let tip = tips[decision].map(|i| &out[i]);
+            let (event, status) = match tip.map(|t| t.status.as_str()) {
+                None => ("adopt", ["active", "proposed"][pick % 2]),
+                Some("active") => [
+                    ("succeed", "active"),
+                    ("abrogate", "abrogated"),
+                    ("supersede", "superseded"),
+                ][pick % 3],
+                Some("proposed") => [("accept", "active"), ("reject", "rejected")][pick % 2],
+                Some(_) => continue,
+            };
+            let record = record(&ts, event, heading, status, tip);
+            tips[decision] = Some(out.len());
+            out.push(record);
+        }
+        out
+    }
+
+    proptest::proptest! {
+        /// Whatever order a merge leaves the lines in, a history is one sound chain per
+        /// decision ending at its last record; without one of its records but the last, a
+        /// decision's chain is not sound any more.
+        #[test]
+        fn a_history_in_any_order_is_sound_and_a_gap_shows(
+            steps in proptest::collection::vec((0usize..3, 0usize..3), 1..24),
+            order in proptest::collection::vec(proptest::num::usize::ANY, 24),
+            gap in proptest::num::usize::ANY,
+        ) {
+            let records = history(&steps);
+            let mut shuffled: Vec<(usize, Record)> = records.iter().cloned().enumerate().collect();
+            shuffled.sort_by_key(|(i, _)| order[*i % order.len()]);
+            let lines: Vec<Record> = shuffled.iter().map(|(_, r)| r.clone()).collect();
+            let ledger = Ledger::parse(&text(&lines));
+            let all = chains(&ledger);
+            for (key, chain) in all.iter() {
+                proptest::prop_assert!(chain.is_sound(), "{:?}", chain.problems);
+                let last = records.iter().rposition(|r| r.heading == key.1).unwrap();
+                let tip = &ledger.records[chain.tip().unwrap()];
+                proptest::prop_assert_eq!(&tip.id, &records[last].id);
+            }
+            let dropped = gap % records.len();
+            let followed = records.iter().any(|r| r.prev == Prev::Of(records[dropped].id.clone()));
+            if followed {
+                let mut without = records.clone();
+                let heading = without.remove(dropped).heading;
+                let ledger = Ledger::parse(&text(&without));
+                let all = chains(&ledger);
+                proptest::prop_assert!(!all.of("f", &heading).unwrap().is_sound());
+            }
+        }
+    }
+
     #[test]
     fn events_follow_their_statuses() {
         let a = record("t1", "adopt", "A", "active", None);

@@ -281,6 +281,46 @@ mod tests {
         assert_eq!(of(a, 2), of(&a.replace("Accepted", "superseded by B"), 2));
     }
 
+    proptest::proptest! {
+        /// A status value replaced where its span lies leaves the digest as it was, whenever
+        /// the new value reads back and spans exactly what was written — what the commands'
+        /// flips rely on; and a span always lies inside its value.
+        #[test]
+        fn a_flip_within_the_span_keeps_the_digest(
+            before in proptest::sample::select(vec!["", "✅ ", "[", "`", "~~draft~~ ", "Proposed → "]),
+            word in proptest::sample::select(vec!["active", "Accepted", "proposed", "draft", "✅ Accepted"]),
+            after in "([ (,;—\\]`-][ -~]{0,15})?",
+            to in proptest::sample::select(vec![
+                Status::Abrogated,
+                Status::Rejected,
+                Status::Active,
+                Status::Superseded { by: Some("B".to_owned()) },
+            ]),
+            prefix in proptest::sample::select(vec!["**Status:** ", "- **Status**: ", "Status: "]),
+        ) {
+            let value = format!("{before}{word}{after}");
+            let status = parse_status(&value);
+            let span = status_span(&value, &status);
+            proptest::prop_assert!(span.start <= span.end && span.end <= value.len());
+            proptest::prop_assert!(value.is_char_boundary(span.start) && value.is_char_boundary(span.end));
+            let written = to.to_value();
+            let flipped = format!("{}{written}{}", &value[..span.start], &value[span.end..]);
+            let text = |v: &str| format!("### T\nbefore\n{prefix}{v}\nafter\n");
+            let reads = sections(&text(&flipped)).first().and_then(|s| {
+                let line = status_line(s)?;
+                Some((line.status.clone(), status_span(line.field.value, &line.status)))
+            });
+            if let Some((read, new_span)) = reads
+                && read == to
+                && new_span == (span.start..span.start + written.len())
+                && matches!(status, Status::Active | Status::Proposed)
+                && status_line(&sections(&text(&value))[0]).map(|l| l.field.value) == Some(value.trim())
+            {
+                proptest::prop_assert_eq!(of(&text(&value), 2), of(&text(&flipped), 2));
+            }
+        }
+    }
+
     #[track_caller]
     fn span(value: &str, expected: &str) {
         let status = parse_status(value);

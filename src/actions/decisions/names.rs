@@ -188,6 +188,40 @@ mod tests {
         assert!(near("12").is_empty());
     }
 
+    proptest::proptest! {
+        /// A heading is found by itself, and by any spelling that differs in case, dashes,
+        /// spacing and a date before it — unless its name is nothing but numbers.
+        #[test]
+        fn a_heading_is_found_by_its_loose_spellings(
+            words in proptest::collection::vec("[A-Za-zé0-9]{1,8}", 1..5),
+            dated in proptest::bool::ANY,
+            others in proptest::collection::vec("[A-Za-z ]{1,12}", 0..4),
+        ) {
+            let heading = if dated {
+                format!("2026-10-01 — {}", words.join(" "))
+            } else {
+                words.join(" ")
+            };
+            let mut list: Vec<&str> = others.iter().map(String::as_str).collect();
+            list.push(&heading);
+            let at = list.len() - 1;
+            let names = Names::new(list.iter().copied());
+            proptest::prop_assert!(names.find(&heading).contains(&at));
+            let all_numbers = words.iter().all(|w| w.bytes().all(|b| b.is_ascii_digit()));
+            if !all_numbers {
+                for spelling in [
+                    words.join("-").to_uppercase(),
+                    format!(" {} ", words.join("  ").to_lowercase()),
+                ] {
+                    proptest::prop_assert!(
+                        names.find(&spelling).contains(&at),
+                        "{:?} in {:?}", spelling, list
+                    );
+                }
+            }
+        }
+    }
+
     #[test]
     fn the_same_decision() {
         let names = Names::new(HEADINGS);
