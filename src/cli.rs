@@ -268,7 +268,7 @@ impl Command {
 /// Options, of every action, that take a value: the word after one of them is its value. Kept by
 /// hand because reading them from clap's definition costs every run its build; a test checks the
 /// list against the definition.
-const VALUE_OPTIONS: [&str; 40] = [
+const VALUE_OPTIONS: [&str; 42] = [
     "-d",
     "--directory",
     "--scope",
@@ -306,6 +306,8 @@ const VALUE_OPTIONS: [&str; 40] = [
     "--refuse",
     "--reason",
     "--by",
+    "--actor",
+    "--successor",
     "--finish",
     "--hook",
     "--sidecar",
