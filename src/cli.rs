@@ -268,7 +268,7 @@ impl Command {
 /// Options, of every action, that take a value: the word after one of them is its value. Kept by
 /// hand because reading them from clap's definition costs every run its build; a test checks the
 /// list against the definition.
-const VALUE_OPTIONS: [&str; 42] = [
+const VALUE_OPTIONS: [&str; 43] = [
     "-d",
     "--directory",
     "--scope",
@@ -311,6 +311,7 @@ const VALUE_OPTIONS: [&str; 42] = [
     "--finish",
     "--hook",
     "--sidecar",
+    "--ignore",
 ];
 
 /// Marks a word that must reach the action as a plain word.

@@ -409,6 +409,14 @@ pub(crate) fn no_free_handoff_name(rel: &str) -> String {
     format!("no free handoff name left for {rel}")
 }
 
+// brief
+
+/// A registry `brief` reads (the journal, the decision ledger, the promotions) that it could
+/// not read: the brief goes on without it.
+pub(crate) fn brief_file_skipped(rel: &str, error: &dyn Display) -> String {
+    format!("warning: {rel} skipped: {error}")
+}
+
 // init
 
 /// A blank `--project-name`.
@@ -533,6 +541,13 @@ pub(crate) fn number_too_large(value: f64) -> String {
 /// A settings file that is not strict JSON.
 pub(crate) fn settings_not_json(rel: &str, error: impl Display) -> String {
     format!("{rel} does not parse as JSON ({error}); fix it, then run again — nothing was changed")
+}
+
+/// A TOML settings file that does not parse.
+pub(crate) fn settings_not_toml(rel: &str, error: impl Display) -> String {
+    let error = error.to_string();
+    let error = error.trim_end().replace('\n', " ");
+    format!("{rel} does not parse as TOML ({error}); fix it, then run again — nothing was changed")
 }
 
 /// A settings file whose shape bmad-mem cannot merge into (`what` says which part).
@@ -780,6 +795,23 @@ pub(crate) fn argument_not_boolean(name: &str) -> String {
 // decision (adopt, accept, reject, supersede, abrogate) and its ledger: in their own file.
 mod decisions;
 pub(crate) use decisions::*;
+
+// lint
+
+/// `lint --ignore` naming no check.
+pub(crate) fn unknown_lint_check(name: &str, checks: &[&str]) -> String {
+    format!(
+        "--ignore: \"{name}\" is no lint check; the checks are {}",
+        checks.join(", ")
+    )
+}
+
+/// The config's `lint.ignore` naming no check: left out, the others apply.
+pub(crate) fn unknown_ignored_check(config: &str, name: &str) -> String {
+    format!(
+        "warning: {config}: lint.ignore names \"{name}\", which is no lint check; it is left out"
+    )
+}
 
 // git setup, and doctor's checks after a merge
 

@@ -97,6 +97,10 @@ pub const HOOK_PAYLOAD_CAP: u64 = 64 * 1024 * 1024;
 pub const CLAUDE_SETTINGS: &str = ".claude/settings.json";
 /// Codex CLI's project hooks file.
 pub const CODEX_HOOKS: &str = ".codex/hooks.json";
+/// Claude Code's project MCP servers.
+pub const CLAUDE_MCP: &str = ".mcp.json";
+/// Codex CLI's project configuration (its `[mcp_servers]`).
+pub const CODEX_CONFIG: &str = ".codex/config.toml";
 /// Gemini CLI's project settings.
 pub const GEMINI_SETTINGS: &str = ".gemini/settings.json";
 

@@ -69,7 +69,7 @@ impl Chain {
                 .rev()
                 .copied()
                 .find(|&i| ledger.records[i].digest == rule)?;
-            (digest::digest(section, rule) != ledger.records[last].sha256).then_some(last)
+            (!digest::matches(section, rule, &ledger.records[last].sha256)).then_some(last)
         })
     }
 }

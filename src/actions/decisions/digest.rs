@@ -39,6 +39,16 @@ pub fn digest(section: &Section<'_>, rule: u8) -> String {
     }
 }
 
+/// Whether `sha256`, a digest made under `rule`, still stands for `section`'s text. Under rule
+/// 1 the digest of the whole text also stands: a decision ledgered before the reader knew its
+/// status layout (a `## Status` heading with its value below) was digested whole, as one
+/// without a status line.
+#[must_use]
+pub fn matches(section: &Section<'_>, rule: u8, sha256: &str) -> bool {
+    digest(section, rule) == sha256
+        || (rule == 1 && sha256_hex(section.trimmed_text().as_bytes()) == sha256)
+}
+
 /// The byte range, inside `value`, of the part that is the status itself: from the last word
 /// that starts a reading of the whole status (so a history such as `proposed → accepted` keeps
 /// `proposed →` covered), to the first word end at which that reading is complete (so

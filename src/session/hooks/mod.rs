@@ -19,6 +19,7 @@
 pub(crate) mod check;
 pub(crate) mod installed;
 pub(crate) mod remind;
+pub(crate) mod server;
 pub(crate) mod settings;
 
 use std::fmt::Write as _;
@@ -50,6 +51,10 @@ pub struct HooksArgs {
     /// Print the change as a diff; write nothing (install, uninstall).
     #[arg(long = "dry-run")]
     pub(crate) dry_run: bool,
+    /// Also add (install) or take out (uninstall) the bmad-mem MCP server entry in the agent's
+    /// project configuration (.mcp.json, .codex/config.toml, .gemini/settings.json).
+    #[arg(long)]
+    pub(crate) mcp: bool,
 }
 
 /// What `hooks` did.
@@ -81,10 +86,17 @@ pub(crate) struct Installed {
     pub(crate) diff: String,
     /// Whether a `bmad-mem` is on this `PATH` (the agent's may differ).
     pub(crate) is_on_path: bool,
+    /// With `--mcp`: the file holding the agent's MCP servers, and whether the bmad-mem entry
+    /// was added (install) or taken out (uninstall).
+    pub(crate) mcp: Option<(&'static str, bool)>,
 }
 
 impl Installed {
     fn is_changed(&self) -> bool {
+        self.are_hooks_changed() || self.mcp.is_some_and(|(_, changed)| changed)
+    }
+
+    fn are_hooks_changed(&self) -> bool {
         !self.added.is_empty() || !self.removed.is_empty()
     }
 
@@ -132,6 +144,14 @@ impl Report for HooksReport {
                         .with("removed", Value::Array(removed))
                         .with("diff", i.diff.as_str())
                         .with("onPath", i.is_on_path)
+                        .with(
+                            "mcp",
+                            i.mcp.map_or(Value::Null, |(file, changed)| {
+                                Value::Object(
+                                    Object::new().with("file", file).with("changed", changed),
+                                )
+                            }),
+                        )
                         .with("next", Value::Array(next)),
                 )
             }
@@ -150,13 +170,18 @@ impl Report for HooksReport {
             HooksReport::Checked(checked) => return checked.render_human(),
             HooksReport::Installed(i) => i,
         };
-        let mut out = if !i.is_changed() && i.action == "install" {
+        let mut out = if !i.are_hooks_changed() && i.action == "install" {
             format!(
-                "{} already has bmad-mem's {} hooks; nothing changed\n",
+                "{} already has bmad-mem's {} hooks{}\n",
                 i.file,
-                i.agent.as_str()
+                i.agent.as_str(),
+                if i.is_changed() {
+                    ""
+                } else {
+                    "; nothing changed"
+                }
             )
-        } else if !i.is_changed() {
+        } else if !i.are_hooks_changed() {
             format!("{} has no bmad-mem hook; nothing changed\n", i.file)
         } else if i.dry_run {
             i.diff.clone()
@@ -184,6 +209,22 @@ impl Report for HooksReport {
             }
             out
         };
+        if let Some((file, changed)) = i.mcp {
+            let _ = match (i.action, changed) {
+                ("install", true) => writeln!(out, "MCP server bmad-mem added to {file}"),
+                ("install", false) => {
+                    writeln!(
+                        out,
+                        "{file} already has an MCP server named bmad-mem; left as it is"
+                    )
+                }
+                (_, true) => writeln!(out, "MCP server bmad-mem taken out of {file}"),
+                (_, false) => writeln!(
+                    out,
+                    "{file} has no bmad-mem MCP server of bmad-mem's; nothing changed"
+                ),
+            };
+        }
         if !i.dry_run {
             for step in i.next_steps() {
                 let _ = writeln!(out, "next: {step}");
@@ -251,9 +292,13 @@ pub(crate) fn run_with_input(
             .ok_or_else(|| Error::refused(messages::HOOKS_AGENT_REQUIRED))?,
     )?;
     match args.action.as_deref() {
-        Some("install") => change(agent, "install", args.dry_run, ctx).map(HooksReport::Installed),
-        Some("uninstall") => {
-            change(agent, "uninstall", args.dry_run, ctx).map(HooksReport::Installed)
+        Some(action @ ("install" | "uninstall")) => {
+            let action = if action == "install" {
+                "install"
+            } else {
+                "uninstall"
+            };
+            change(agent, action, args, ctx).map(HooksReport::Installed)
         }
         Some("check") => check::check(agent, ctx).map(HooksReport::Checked),
         Some("remind") => {
@@ -267,16 +312,15 @@ pub(crate) fn run_with_input(
 fn change(
     agent: HookAgent,
     action: &'static str,
-    dry_run: bool,
+    args: &HooksArgs,
     ctx: &Context,
 ) -> Result<Installed> {
     let (file, hooks) = hooks_of(agent);
-    let old = read_registry(&ctx.root, file, true)
-        .map_err(|e| Error::refused(messages::file_refused(file, e)))?;
+    let is_install = action == "install";
+    let old = read_settings(ctx, file)?;
     let is_new_file = old.is_none();
     let old = old.unwrap_or_default();
     let mut json = settings::parse(&old, file)?;
-    let is_install = action == "install";
     let keep: &[Hook] = if is_install { &hooks } else { &[] };
     let removed = settings::take_ours(&mut json, keep, file, true)?;
     let added = if is_install {
@@ -291,15 +335,87 @@ fn change(
         is_new_file,
         added,
         removed,
-        dry_run,
+        dry_run: args.dry_run,
         diff: String::new(),
         is_on_path: is_on_path(ctx),
+        mcp: None,
     };
-    if !report.is_changed() {
-        return Ok(report);
+    // The MCP entry: in the same file for Gemini CLI, in a file of its own for the others.
+    let mcp_file = server::file_of(agent);
+    let mut mcp_write: Option<(String, String)> = None;
+    if args.mcp {
+        let changed = if mcp_file == file {
+            if is_install {
+                server::add_json(&mut json, agent, file)?
+            } else {
+                server::remove_json(&mut json, agent, file)?
+            }
+        } else {
+            let text = read_settings(ctx, mcp_file)?;
+            let new = if agent == HookAgent::Codex {
+                let text = text.clone().unwrap_or_default();
+                if is_install {
+                    server::add_toml(&text)?
+                } else {
+                    server::remove_toml(&text)?
+                }
+            } else {
+                let old_text = text.clone().unwrap_or_default();
+                let mut servers = settings::parse(&old_text, mcp_file)?;
+                let changed = if is_install {
+                    server::add_json(&mut servers, agent, mcp_file)?
+                } else {
+                    server::remove_json(&mut servers, agent, mcp_file)?
+                };
+                changed
+                    .then(|| settings::render(&servers, &old_text))
+                    .transpose()?
+            };
+            if let Some(new) = new {
+                mcp_write = Some((text.unwrap_or_default(), new));
+            }
+            mcp_write.is_some()
+        };
+        report.mcp = Some((mcp_file, changed));
     }
-    let new = settings::render(&json, &old)?;
-    report.diff = similar::TextDiff::from_lines(&old, &new)
+    let hooks_changed =
+        report.are_hooks_changed() || (mcp_file == file && args.mcp && report.is_changed());
+    let mut diff = String::new();
+    if hooks_changed {
+        let new = settings::render(&json, &old)?;
+        diff.push_str(&unified(&old, &new, file, is_new_file));
+        if !args.dry_run {
+            replace(ctx, file, &new)?;
+        }
+    }
+    if let Some((old_text, new)) = &mcp_write {
+        diff.push_str(&unified(old_text, new, mcp_file, old_text.is_empty()));
+        if !args.dry_run {
+            replace(ctx, mcp_file, new)?;
+        }
+    }
+    report.diff = diff;
+    Ok(report)
+}
+
+/// A settings file's text; `None` when missing.
+fn read_settings(ctx: &Context, file: &str) -> Result<Option<String>> {
+    read_registry(&ctx.root, file, true)
+        .map_err(|e| Error::refused(messages::file_refused(file, e)))
+}
+
+/// `file` replaced by `text`, atomically, never through a link.
+fn replace(ctx: &Context, file: &str, text: &str) -> Result<()> {
+    let target = confined::locate(&ctx.root, file, true)?;
+    let name = target.name().to_owned();
+    target
+        .into_dir("cannot write")?
+        .replace(&name, text.as_bytes())
+}
+
+/// The change from `old` to `new` as a unified diff.
+fn unified(old: &str, new: &str, file: &str, is_new_file: bool) -> String {
+    similar::TextDiff::from_lines(old, new)
         .unified_diff()
         .context_radius(3)
         .header(
@@ -310,15 +426,7 @@ fn change(
             },
             &format!("b/{file}"),
         )
-        .to_string();
-    if !dry_run {
-        let target = confined::locate(&ctx.root, file, true)?;
-        let name = target.name().to_owned();
-        target
-            .into_dir("cannot write")?
-            .replace(&name, new.as_bytes())?;
-    }
-    Ok(report)
+        .to_string()
 }
 
 /// Whether an executable `bmad-mem` is in one of `PATH`'s folders.

@@ -964,3 +964,117 @@ fn the_reminder_fires_once_per_session_and_after_new_work() {
     assert!(asks(&p), "work after the handoff");
     assert!(!asks(&p), "and once again only");
 }
+
+/// `--mcp` adds the server entry each agent reads (no path of this machine in it), once;
+/// uninstall takes out exactly that entry; the entry starts a server that finds the project
+/// from a subfolder.
+#[test]
+fn the_mcp_entry_is_added_once_and_taken_out_again() {
+    let codex_user = "# mine\nmodel = \"gpt-5\"\n\n[mcp_servers.docs]\ncommand = \"docs-mcp\"\n";
+    for (agent, file, user) in [
+        (
+            "claude-code",
+            ".mcp.json",
+            "{\n  \"mcpServers\": {\n    \"docs\": {\n      \"command\": \"docs-mcp\"\n    }\n  }\n}\n",
+        ),
+        ("codex", ".codex/config.toml", codex_user),
+        ("gemini", GEMINI, "{\n  \"theme\": \"dark\"\n}\n"),
+    ] {
+        let p = TestProject::new()
+            .write(file, user)
+            .env("PATH", path_with_bin())
+            .args(["hooks", "install", "--agent", agent, "--mcp", "--json"])
+            .code(0)
+            .run();
+        let report: Value = serde_json::from_str(&p.stdout).unwrap();
+        assert_eq!(
+            report["mcp"],
+            serde_json::json!({"file": file, "changed": true})
+        );
+        let text = p.project.read_text(file);
+        assert!(text.contains("bmad-mem"), "{text}");
+        assert!(
+            !text.contains(p.project.base().to_str().unwrap()),
+            "no machine path: {text}"
+        );
+        if agent == "codex" {
+            assert!(
+                text.starts_with(codex_user),
+                "the user's TOML kept as written: {text}"
+            );
+            assert!(
+                text.contains("[mcp_servers.bmad-mem]\ncommand = \"bmad-mem\"\nargs = [\"mcp\"]\n"),
+                "{text}"
+            );
+        } else {
+            let settings: Value = serde_json::from_str(&text).unwrap();
+            assert_eq!(
+                settings["mcpServers"]["bmad-mem"]["args"],
+                serde_json::json!(["mcp"])
+            );
+        }
+        let p = p
+            .then()
+            .args(["hooks", "install", "--agent", agent, "--mcp"])
+            .code(0)
+            .unchanged()
+            .run()
+            .then();
+        let p = p
+            .args(["hooks", "uninstall", "--agent", agent, "--mcp"])
+            .code(0)
+            .run()
+            .then();
+        // Gemini CLI's file held the hooks too: both come out.
+        assert_eq!(
+            p.read_text(file),
+            user,
+            "{agent}: exactly what was added taken out"
+        );
+    }
+}
+
+/// The entry's command, started where an agent may start it (a subfolder), serves the
+/// project's memory.
+#[test]
+fn the_mcp_entry_serves_the_project_from_a_subfolder() {
+    let p = TestProject::new()
+        .write(
+            ".agents/memory/context.md",
+            "# Context\n\nThe answer is 42.\n",
+        )
+        .mkdir("src/deep");
+    let mut child = Command::new(BIN)
+        .arg("mcp")
+        .current_dir(p.path("src/deep"))
+        .env("BMAD_MEM_NOW", NOW)
+        .env("HOME", p.base().join("home"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let requests = concat!(
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"memory_brief","arguments":{}}}"#,
+        "\n"
+    );
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(requests.as_bytes()).unwrap();
+    // Wait for the answer to the call before closing stdin.
+    let mut out = child.stdout.take().unwrap();
+    let mut seen = String::new();
+    let mut buf = vec![0u8; 65536];
+    while !seen.contains("\"id\":2") {
+        use std::io::Read as _;
+        let n = out.read(&mut buf).unwrap();
+        assert!(n > 0, "the server ended early: {seen}");
+        seen.push_str(&String::from_utf8_lossy(&buf[..n]));
+    }
+    drop(stdin);
+    let _ = child.wait();
+    assert!(seen.contains("The answer is 42."), "{seen}");
+}
