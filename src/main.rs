@@ -210,7 +210,8 @@ fn suggestion(error: &clap::Error) -> Option<String> {
     };
     match error.get(kind)? {
         ContextValue::String(near) => Some(near.clone()),
-        ContextValue::Strings(near) => near.first().cloned(),
+        // clap lists the candidates from the least to the most likely.
+        ContextValue::Strings(near) => near.last().cloned(),
         _ => None,
     }
 }

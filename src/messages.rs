@@ -686,8 +686,6 @@ pub(crate) fn title_too_long(max: usize) -> String {
 
 // admit
 
-/// A blank `--by`.
-pub(crate) const BY_EMPTY: &str = "--by must not be empty";
 /// `--refuse` without a reason.
 pub(crate) const REASON_REQUIRED: &str = "--refuse <id> needs --reason <text>";
 /// `--reason` without `--refuse`.
@@ -829,142 +827,9 @@ pub(crate) fn argument_not_boolean(name: &str) -> String {
     format!("argument '{name}' must be true or false")
 }
 
-// decision (adopt, supersede, abrogate) and its ledger
-
-/// `--reason` missing where it is required (`decision abrogate`).
-pub(crate) const DECISION_REASON_REQUIRED: &str = "--reason <text> is required";
-/// `decision adopt` with both headings and `--all`, or neither.
-pub(crate) const ADOPT_WHAT: &str = "name the decisions to adopt by their headings, or give --all";
-
-/// A ledger that is not the length expected when an append is taken back.
-pub(crate) fn ledger_changed(ledger: &str) -> String {
-    format!(
-        "{ledger} changed unexpectedly; its last records may announce a change that was not made"
-    )
-}
-
-/// A heading that heads no decision in the decision files.
-pub(crate) fn no_decision(heading: &str, files: &[&str]) -> String {
-    format!(
-        "no decision is headed \"{heading}\" in {}",
-        files.join(" or ")
-    )
-}
-
-/// A heading that heads several decisions (`files` holds one file per decision).
-pub(crate) fn several_decisions(heading: &str, files: &[&str]) -> String {
-    format!(
-        "\"{heading}\" heads {} decisions ({}); rename one so that the heading names exactly one",
-        files.len(),
-        files.join(", ")
-    )
-}
-
-/// A heading given on the command line that is blank or too long (`what` names the argument).
-pub(crate) fn bad_heading(what: &str, max: usize) -> String {
-    format!("{what} must be a non-empty heading of at most {max} characters")
-}
-
-/// A `--reason` that is blank or too long.
-pub(crate) fn bad_reason(max: usize) -> String {
-    format!("--reason must be non-empty text of at most {max} characters")
-}
-
-/// A decision whose status value is none of the known ones.
-pub(crate) fn unreadable_status(heading: &str, value: &str) -> String {
-    format!(
-        "the status of \"{heading}\" reads \"{value}\", not one of active, superseded, abrogated, rolled-back, proposed, rejected, deprecated; correct it first"
-    )
-}
-
-/// A decision file edited while the command ran (`doing`: adopted, superseded, abrogated).
-pub(crate) fn decisions_changed(rel: &str, doing: &str) -> String {
-    format!(
-        "{rel} changed while decisions were being {doing}; nothing written. Run the command again."
-    )
-}
-
-/// `decision supersede X --by X`.
-pub(crate) fn supersede_itself(heading: &str) -> String {
-    format!("\"{heading}\" cannot supersede itself: the successor must be another decision")
-}
-
-/// A decision without a status line to flip.
-pub(crate) fn no_status_line(heading: &str) -> String {
-    format!(
-        "\"{heading}\" has no status line to flip; add \"**Status:** active\" to it and adopt it first"
-    )
-}
-
-/// A decision the ledger does not know yet.
-pub(crate) fn not_ledgered(heading: &str) -> String {
-    format!(
-        "\"{heading}\" is not ledgered; `bmad-mem decision adopt \"{heading}\"` records it first"
-    )
-}
-
-/// `superseded by "X"`, or the bare status when no successor is named.
-fn ended_as(status: &str, by: Option<&str>) -> String {
-    match by {
-        Some(by) => format!("{status} by \"{by}\""),
-        None => status.to_owned(),
-    }
-}
-
-/// A ledger that has ended a decision (`status`, `by`) its file still calls active, when the
-/// command asks for another end than the recorded one; names the command that completes it.
-pub(crate) fn ledger_ahead(heading: &str, status: &str, by: Option<&str>, file: &str) -> String {
-    let fix = match by {
-        Some(by) => format!("`bmad-mem decision supersede \"{heading}\" --by \"{by}\"`"),
-        None => format!("`bmad-mem decision abrogate \"{heading}\" --reason <text>`"),
-    };
-    format!(
-        "the ledger says \"{heading}\" is {} already, while {file} says active; {fix} completes that change",
-        ended_as(status, by)
-    )
-}
-
-/// A successor whose file does not say it is active.
-pub(crate) fn successor_not_active(successor: &str, status: &str) -> String {
-    format!(
-        "the successor \"{successor}\" is not active ({status}); a decision can only be superseded by one in force"
-    )
-}
-
-/// A successor the ledger has ended.
-pub(crate) fn successor_ended(successor: &str, status: &str, by: Option<&str>) -> String {
-    format!(
-        "the successor \"{successor}\" is {} in the ledger; a decision can only be superseded by one in force",
-        ended_as(status, by)
-    )
-}
-
-/// A new status value that would not read back as written.
-pub(crate) fn status_not_read_back(value: &str) -> String {
-    format!(
-        "\"{value}\" would not read back as the status written on that line; rename the successor"
-    )
-}
-
-/// A decision that is not active in its file (`status`, and its successor when it names one).
-pub(crate) fn not_active(heading: &str, status: &str, by: Option<&str>) -> String {
-    format!(
-        "\"{heading}\" is not active ({}); only an active decision can be superseded or abrogated",
-        ended_as(status, by)
-    )
-}
-
-/// A supersede that would close a chain of successors back on `heading`.
-pub(crate) fn succession_cycle(heading: &str, successor: &str, chain: &[String]) -> String {
-    format!(
-        "superseding \"{heading}\" by \"{successor}\" would make a cycle: {}",
-        chain
-            .iter()
-            .map(|h| format!("\"{h}\""))
-            .collect::<Vec<_>>()
-            .join(" → ")
-    )
-}
+// decision (adopt, accept, reject, supersede, abrogate) and its ledger: in their own file.
+mod decisions;
+pub(crate) use decisions::*;
 
 // lint
 
@@ -1160,12 +1025,37 @@ mod tests {
             "\"A\" has no status line to flip; add \"**Status:** active\" to it and adopt it first"
         );
         assert_eq!(
-            ledger_ahead("A", "superseded", Some("B"), "docs/decisions.md"),
-            "the ledger says \"A\" is superseded by \"B\" already, while docs/decisions.md says active; `bmad-mem decision supersede \"A\" --by \"B\"` completes that change"
+            ledger_ahead(
+                "A",
+                "superseded",
+                Some("B"),
+                "docs/decisions.md",
+                &rerun("supersede", "A", Some("B"))
+            ),
+            "the ledger says \"A\" is superseded by \"B\" already, while docs/decisions.md does not; `bmad-mem decision supersede \"A\" --successor \"B\"` completes that change"
         );
         assert_eq!(
-            ledger_ahead("A", "abrogated", None, "docs/decisions.md"),
-            "the ledger says \"A\" is abrogated already, while docs/decisions.md says active; `bmad-mem decision abrogate \"A\" --reason <text>` completes that change"
+            ledger_ahead(
+                "A",
+                "abrogated",
+                None,
+                "docs/decisions.md",
+                &rerun("abrogate", "A", None)
+            ),
+            "the ledger says \"A\" is abrogated already, while docs/decisions.md does not; `bmad-mem decision abrogate \"A\" --reason <text>` completes that change"
+        );
+        assert_eq!(
+            rerun("accept", "A", None),
+            "`bmad-mem decision accept \"A\"`"
+        );
+        assert_eq!(rerun("adopt", "A", None), "`bmad-mem lint`");
+        assert_eq!(
+            no_decision("X", &["a", "b"], &["Y", "Z", "W"]),
+            "no decision is headed \"X\" in a or b; did you mean \"Y\", \"Z\" or \"W\"?"
+        );
+        assert_eq!(
+            ledger_broken("A", "f:3", 7, "p"),
+            "the ledger's records of \"A\" (f:3) disagree at line 7: p; resolve that first (docs/DECISIONS.md)"
         );
         assert_eq!(
             successor_ended("B", "superseded", Some("C")),
@@ -1184,8 +1074,12 @@ mod tests {
             "\"superseded by x\" would not read back as the status written on that line; rename the successor"
         );
         assert_eq!(
-            succession_cycle("A", "B", &["B".to_owned(), "A".to_owned()]),
-            "superseding \"A\" by \"B\" would make a cycle: \"B\" → \"A\""
+            succession_cycle(
+                "A",
+                "B",
+                &["\"B\" (f:1)".to_owned(), "\"A\" (f:3)".to_owned()]
+            ),
+            "superseding \"A\" by \"B\" would make a cycle: \"B\" (f:1) → \"A\" (f:3)"
         );
         assert_eq!(
             settings_not_rendered("boom"),

@@ -125,6 +125,17 @@ pub(crate) fn config_get(root: &Path, key: &str, local: bool) -> Result<Option<S
     Err(failed(&format!("git config --get {key}"), &out))
 }
 
+/// `user.name` as git reads it in `root` (`git -C <root> config user.name`: the clone's config,
+/// then the global and system ones); `None` when unset, blank, or when git cannot tell (no git,
+/// a failure) — who acts is then found elsewhere, never refused for it.
+#[must_use]
+pub(crate) fn user_name(root: &Path) -> Option<String> {
+    config_get(root, "user.name", false)
+        .ok()
+        .flatten()
+        .filter(|name| !name.trim().is_empty())
+}
+
 /// Sets `key` to `value` in the clone's own config (`git config --local`); `None` unsets it.
 ///
 /// # Errors

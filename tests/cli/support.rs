@@ -117,6 +117,10 @@ impl TestProject {
             env: vec![
                 ("BMAD_MEM_NOW".into(), NOW.into()),
                 ("TZ".into(), "UTC".into()),
+                // Who acts comes from git's user.name first: the machine's own git config must
+                // not name the actor of a test's ledger records.
+                ("GIT_CONFIG_GLOBAL".into(), "/dev/null".into()),
+                ("GIT_CONFIG_NOSYSTEM".into(), "1".into()),
             ],
             args: Vec::new(),
             expect: Expect::default(),

@@ -59,7 +59,7 @@ pub struct AdmitArgs {
     #[arg(value_name = "id", allow_hyphen_values = true)]
     pub id: Option<String>,
     /// List the pending candidates with their digests and first lines.
-    #[arg(long, conflicts_with_all = ["id", "expect", "refuse", "finish", "reason", "by", "drop"])]
+    #[arg(long, conflicts_with_all = ["id", "expect", "refuse", "finish", "reason", "actor", "drop"])]
     pub list: bool,
     /// The sha256 of the candidate as it was shown (from --list or propose).
     #[arg(long, value_name = "sha256", allow_hyphen_values = true)]
@@ -76,9 +76,15 @@ pub struct AdmitArgs {
     /// Withdraw this pending candidate without refusing its topic (it may be proposed again).
     #[arg(long, value_name = "id", allow_hyphen_values = true, conflicts_with_all = ["id", "expect", "refuse", "finish", "reason"])]
     pub drop: Option<String>,
-    /// Who admits or refuses (default: USER, else USERNAME, else unknown).
-    #[arg(long, value_name = "name", allow_hyphen_values = true)]
-    pub by: Option<String>,
+    /// Who admits or refuses (default: git's user.name in the project, else USER, else
+    /// USERNAME, else unknown).
+    #[arg(
+        long,
+        visible_alias = "by",
+        value_name = "name",
+        allow_hyphen_values = true
+    )]
+    pub actor: Option<String>,
 }
 
 /// What `admit` did.
@@ -132,18 +138,8 @@ pub(crate) fn run(args: &AdmitArgs, ctx: &Context) -> Result<AdmitReport> {
             now_ms: ctx.now.ms,
         });
     }
-    let by = match args.by.as_deref().map(collapse_whitespace) {
-        Some(by) if by.is_empty() => return Err(Error::refused(messages::BY_EMPTY)),
-        Some(by) => by,
-        // A name from the environment takes the same one-line shape as `--by`.
-        None => ctx
-            .user
-            .as_deref()
-            .map(collapse_whitespace)
-            .filter(|user| !user.is_empty())
-            .unwrap_or_else(|| "unknown".to_owned()),
-    };
-    secrets::refuse(ctx, &[("--by", &by)])?;
+    let by = ledger::actor(args.actor.as_deref(), ctx)?;
+    secrets::refuse(ctx, &[("--actor", &by)])?;
     if let Some(id) = &args.refuse {
         let reason = collapse_whitespace(args.reason.as_deref().unwrap_or_default());
         if reason.is_empty() {
@@ -323,7 +319,7 @@ fn conclude(
         warnings,
     } = admitted;
     if candidate.kind == Kind::Decision {
-        admitted_decision(ctx, lock, &heading, &rel)?;
+        admitted_decision(ctx, lock, &heading, &rel, by)?;
     }
     dir.replace(&file_name(&candidate.id), record.as_bytes())?;
     views::rebuild(ctx, lock)?;
@@ -339,11 +335,16 @@ fn conclude(
 }
 
 /// Records an admitted decision in the decision ledger (event `admit`), as it now stands in
-/// `file` under `heading`; nothing when the ledger has it already (a finished admit that a
-/// crash interrupted).
-fn admitted_decision(ctx: &Context, lock: &WriterLock, heading: &str, file: &str) -> Result<()> {
+/// `file` under `heading`; nothing when the ledger has it already (a finished admit that a crash interrupted).
+fn admitted_decision(
+    ctx: &Context,
+    lock: &WriterLock,
+    heading: &str,
+    file: &str,
+    actor: &str,
+) -> Result<()> {
     let ledger = Ledger::read(&ctx.root)?;
-    if ledger.latest_of(file, heading).is_some() {
+    if ledger.has(file, heading) {
         return Ok(());
     }
     let text = read_note(ctx, file)?.unwrap_or_default();
@@ -359,6 +360,8 @@ fn admitted_decision(ctx: &Context, lock: &WriterLock, heading: &str, file: &str
         section.heading,
         status.as_str(),
         ledger::digest(section),
+        None,
+        actor,
     );
     ledger::record(&ctx.root, &[record], lock)?;
     Ok(())

@@ -3,11 +3,13 @@
 //! Every finding is `{file, line, heading, check, severity, message, proposal}`. It exits 1 when
 //! an *error* is found, 0 otherwise: warnings and information never fail it.
 //!
-//! * errors — a ledgered decision whose text was edited while active, or that disappeared; a
-//!   ledger and a note that disagree on a decision's status (an interrupted change, or a status
-//!   changed by hand); a `superseded by` that names no decision, leads to one not in force, or
-//!   runs in a circle; a decision stating two statuses that disagree; a heading used twice in
-//!   one note file; a receipt store that fails its integrity check;
+//! * errors — a ledgered decision whose text was edited (in force, proposed or ended), or that
+//!   disappeared; a ledger and a note that disagree on a decision's status, whatever the note
+//!   says (an interrupted change, a status changed by hand or made unreadable); a ledger whose
+//!   records of a decision are not one chain (docs/DECISIONS.md); a `superseded by` that names
+//!   no decision, or one that never came into force, or runs in a circle; a decision stating
+//!   two statuses that disagree; a heading used twice in one note file; a receipt store that
+//!   fails its integrity check;
 //! * warnings — broken `[[links]]`, format problems (no date, a date that is not `YYYY-MM-DD`,
 //!   a status outside the list, ledger lines that are not records, note files every reader
 //!   skips), `###` inside fenced code, fences never closed (once each, at the line that opens

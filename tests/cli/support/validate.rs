@@ -101,7 +101,7 @@ pub fn schema_for(command: &str, sub: &clap::ArgMatches) -> Option<String> {
         "admit" => Some("admit.json".to_owned()),
         "decision" => match sub.subcommand_name() {
             Some("adopt") => part("decision", "adopt"),
-            Some("supersede" | "abrogate") => part("decision", "change"),
+            Some("supersede" | "abrogate" | "accept" | "reject") => part("decision", "change"),
             other => panic!("no schema is known for `decision {other:?} --json`"),
         },
         "git" => match sub.subcommand_name() {
