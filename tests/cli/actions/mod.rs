@@ -1,6 +1,7 @@
 //! The memory actions, one module each: `write`, `recall`, `reinforce` (docs §5–7);
 //! `observe`, `outcomes`, `evidence` — receipts bound to accepted Nexus work and evidence recall
-//! (docs §5 evidence part, §8, §9, `docs/NEXUS.md`); `bm25`, the opt-in `recall --ranking bm25`;
+//! (docs §5 evidence part, §8, §9, `docs/NEXUS.md`); `bm25`, the opt-in `recall --ranking bm25`,
+//! and `recall_status`, the decisions' status it shows and weighs and the default ranking;
 //! `entries`, the governed entries (`propose`, `admit`, `import`, `docs/ENTRIES.md`).
 
 mod bm25;
@@ -10,5 +11,6 @@ mod evidence;
 pub mod observe;
 mod outcomes;
 mod recall;
+mod recall_status;
 mod reinforce;
 mod write;
