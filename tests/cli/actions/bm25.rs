@@ -6,7 +6,8 @@
 use crate::support::schema::{Hit, Recall, labels};
 use crate::support::{JOURNAL, TestProject};
 
-fn recall(project: TestProject, args: &[&str]) -> Recall {
+/// `recall <args…> --json`, which must succeed quietly and change nothing.
+pub(super) fn recall(project: TestProject, args: &[&str]) -> Recall {
     project
         .args(["recall"].iter().chain(args).chain(&["--json"]))
         .code(0)
@@ -271,7 +272,15 @@ fn help_documents_bm25() {
         "{}",
         ran.stdout
     );
-    assert!(ran.stdout.contains("BM25F"), "{}", ran.stdout);
+    // It names the better ranking, the status filter and where the default comes from.
+    for words in [
+        "BM25F",
+        "bm25 is the better ranking",
+        "--status <in-force|all>",
+        "BMAD_MEM_RANKING",
+    ] {
+        assert!(ran.stdout.contains(words), "{words}: {}", ran.stdout);
+    }
 }
 
 #[test]

@@ -5,6 +5,7 @@
 //! shows the passage that matched. A project may make bm25 its default ranking
 //! (`.bmad/memory/config.json`, `BMAD_MEM_RANKING`); lexical recall keeps bmad-plus's bytes.
 
+use crate::actions::bm25::recall;
 use crate::support::schema::{Hit, Recall};
 use crate::support::{JOURNAL, TestProject};
 
@@ -37,16 +38,6 @@ fn payments() -> TestProject {
         )
 }
 
-fn recall_json(project: TestProject, args: &[&str]) -> Recall {
-    project
-        .args(["recall"].iter().chain(args).chain(&["--json"]))
-        .code(0)
-        .stderr("")
-        .unchanged()
-        .run()
-        .json()
-}
-
 /// `(ref, status, supersededBy)` of each result.
 fn statuses(found: &Recall) -> Vec<(String, Option<String>, Option<String>)> {
     found
@@ -75,7 +66,7 @@ fn owned(
 
 #[test]
 fn a_superseded_decision_ranks_below_its_successor_and_says_so() {
-    let found = recall_json(payments(), &["payment", "provider", "--ranking", "bm25"]);
+    let found = recall(payments(), &["payment", "provider", "--ranking", "bm25"]);
     assert_eq!(
         statuses(&found),
         owned(&[
@@ -126,7 +117,7 @@ fn a_superseded_decision_ranks_below_its_successor_and_says_so() {
         lexical.stdout
     );
     assert!(!lexical.stdout.contains("[active]") && !lexical.stdout.contains("[superseded"));
-    let lexical = recall_json(payments(), &["payment", "provider"]);
+    let lexical = recall(payments(), &["payment", "provider"]);
     assert!(statuses(&lexical).iter().all(|(_, s, _)| s.is_none()));
 }
 
@@ -162,7 +153,7 @@ fn standings() -> TestProject {
 
 #[test]
 fn in_force_first_and_the_status_filter() {
-    let all = recall_json(standings(), &["queue", "choice", "--ranking", "bm25"]);
+    let all = recall(standings(), &["queue", "choice", "--ranking", "bm25"]);
     let notes: Vec<(String, Option<String>, Option<String>)> = statuses(&all)
         .into_iter()
         .filter(|(r, ..)| r.starts_with("Queue"))
@@ -192,13 +183,13 @@ fn in_force_first_and_the_status_filter() {
     assert!((score(&all, "Queue A") / active - 0.8).abs() < 1e-12);
     assert_eq!(score(&all, "Queue C"), active);
     // `all` is the default.
-    let explicit = recall_json(
+    let explicit = recall(
         standings(),
         &["queue", "choice", "--ranking", "bm25", "--status", "all"],
     );
     assert_eq!(statuses(&explicit), statuses(&all));
     // `in-force` leaves out the ended and proposed decisions, nothing else.
-    let in_force = recall_json(
+    let in_force = recall(
         standings(),
         &[
             "queue",
@@ -260,7 +251,7 @@ fn the_status_filter_is_refused_where_it_cannot_apply() {
 
 #[test]
 fn the_excerpt_is_the_passage_that_matched() {
-    let found = recall_json(payments(), &["handles", "--ranking", "bm25"]);
+    let found = recall(payments(), &["handles", "--ranking", "bm25"]);
     let Hit::Note { excerpt, text, .. } = &found.results[0] else {
         panic!("{found:?}");
     };
@@ -270,7 +261,7 @@ fn the_excerpt_is_the_passage_that_matched() {
     );
     assert!(text.starts_with("Adyen as the payment provider\n**Date:**"));
     // The line where the most of the query's terms stand.
-    let found = recall_json(
+    let found = recall(
         payments(),
         &["stripe", "api", "--ranking", "bm25", "--limit", "1"],
     );
@@ -294,32 +285,32 @@ fn the_excerpt_is_the_passage_that_matched() {
 #[test]
 fn a_project_may_make_bm25_its_default() {
     let configured = || payments().write(CONFIG, "{\"ranking\": \"bm25\"}\n");
-    let found = recall_json(configured(), &["payment", "provider"]);
+    let found = recall(configured(), &["payment", "provider"]);
     assert_eq!(found.ranking, "bm25");
     assert_eq!(statuses(&found)[0].0, "Adyen as the payment provider");
     // `--status` follows the default ranking.
-    let in_force = recall_json(
+    let in_force = recall(
         configured(),
         &["payment", "provider", "--status", "in-force"],
     );
     assert_eq!(in_force.count, 2);
     // The flag wins over the environment, which wins over the config.
-    let lexical = recall_json(
+    let lexical = recall(
         configured(),
         &["payment", "provider", "--ranking", "lexical"],
     );
     assert_eq!(lexical.ranking, "lexical");
-    let by_env = recall_json(
+    let by_env = recall(
         configured().env("BMAD_MEM_RANKING", "lexical"),
         &["payment", "provider"],
     );
     assert_eq!(by_env.ranking, "lexical");
-    let by_env = recall_json(
+    let by_env = recall(
         payments().env("BMAD_MEM_RANKING", "bm25"),
         &["payment", "provider"],
     );
     assert_eq!(by_env.ranking, "bm25");
-    let flag = recall_json(
+    let flag = recall(
         payments().env("BMAD_MEM_RANKING", "bm25"),
         &["payment", "provider", "--ranking", "lexical"],
     );
@@ -382,20 +373,4 @@ fn a_default_that_cannot_apply_is_a_warning() {
     let _ = payments()
         .args(["recall", "payment", "--ranking", "hybrid"])
         .refused("recall", "recall: ranking must be lexical or evidence");
-}
-
-#[test]
-fn help_names_the_better_ranking() {
-    let ran = TestProject::new().args(["recall", "--help"]).code(0).run();
-    assert!(
-        ran.stdout.contains("bm25 is the better ranking"),
-        "{}",
-        ran.stdout
-    );
-    assert!(
-        ran.stdout.contains("--status <in-force|all>"),
-        "{}",
-        ran.stdout
-    );
-    assert!(ran.stdout.contains("BMAD_MEM_RANKING"), "{}", ran.stdout);
 }
