@@ -11,6 +11,11 @@
 //!
 //! Scoring never builds a map of the text's words: the text is tokenized in one pass and only
 //! the query's tokens are counted.
+//!
+//! Without `--ranking`, the ranking is `BMAD_MEM_RANKING`'s, else the project config's, else
+//! lexical (`default_ranking`). Our rankings (bm25) show each decision's status and weigh it
+//! ([`status`]), and take `--status`; bmad-plus's (lexical, evidence) refuse `--status`, and
+//! their output never changes.
 
 pub mod bm25;
 pub(crate) mod counter;

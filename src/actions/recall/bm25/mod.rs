@@ -30,8 +30,13 @@
 //!   `tf'(t,d) = Σ_field weight · tf / (1 − b + b · length / average length)` and
 //!   `idf(t) = ln(1 + (N − df + 0.5) / (df + 0.5))`.
 //!
+//! * **Status** ([`crate::actions::recall::status`]): a decision's score is weighed by its
+//!   status (×0.8 ended, ×0.9 proposed), read only for the notes that may rank; `--status
+//!   in-force` leaves out the ended and proposed ones. Each decision result carries its status.
+//!
 //! Candidates with a score above zero are sorted, highest first, ties in candidate order (the
-//! journal's events, then the note files in search order), as lexical recall sorts them.
+//! journal's events, then the note files in search order), as lexical recall sorts them. A note
+//! result's excerpt (`excerpt`) is the passage where the query's terms stand.
 
 mod anchors;
 mod excerpt;
