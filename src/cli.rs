@@ -55,8 +55,9 @@ use crate::session::status::StatusArgs;
                   With --json, results are pretty JSON on stdout and failures are {\"error\":\"…\"} on stdout."
 )]
 pub struct Cli {
-    /// Project root (default: the current directory); must be an existing folder. Any path
-    /// the system accepts, UTF-8 or not.
+    /// Project root; must be an existing folder. Default: the nearest folder at or above the
+    /// current one holding a memory (.bmad/memory or .agents/memory), else the nearest holding
+    /// .git, else the current folder. Any path the system accepts, UTF-8 or not.
     #[arg(
         short = 'd',
         long,

@@ -116,6 +116,8 @@ pub struct Brief {
     pub chars: usize,
     pub included: Vec<Included>,
     pub omitted: Vec<Omitted>,
+    #[serde(default)]
+    pub omitted_unlisted: Option<usize>,
     pub text: String,
     pub warnings: Vec<String>,
 }

@@ -110,6 +110,7 @@ pub fn schema_for(command: &str, sub: &clap::ArgMatches) -> Option<String> {
         },
         "hooks" => match sub.get_one::<String>("action").map(String::as_str) {
             Some("remind") => part("hooks", "remind"),
+            Some("check") => part("hooks", "check"),
             _ => part("hooks", "install"),
         },
         _ if WITHOUT_JSON.iter().any(|(name, _)| *name == command) => None,
