@@ -15,7 +15,6 @@
 //!
 //! Computed for the results only, after the ranking: it never changes an order or a score.
 
-use crate::actions::recall::bm25::tokens;
 use crate::js::text::{trim, truncate};
 use crate::store::entry::field;
 
@@ -87,12 +86,12 @@ fn lines(body: &str) -> Vec<Line<'_>> {
     out
 }
 
-/// The excerpt of a note whose trimmed text is `text` and heading `heading`; `term` names the
-/// query term a word is (`None`: none).
+/// The excerpt of a note whose trimmed text is `text` and heading `heading`; `terms` gives the
+/// words of a line that are a query term, as (byte offset in the line, term), in order.
 pub(crate) fn excerpt(
     text: &str,
     heading: &str,
-    mut term: impl FnMut(&str) -> Option<u16>,
+    mut terms: impl FnMut(&str) -> Vec<(usize, u16)>,
 ) -> String {
     let body = text.strip_prefix(heading).unwrap_or(text);
     let body = body.strip_prefix('\n').unwrap_or(body);
@@ -101,13 +100,7 @@ pub(crate) fn excerpt(
     // its passage starts, and whether that cuts the line.
     let mut best: Option<((usize, usize), usize, usize, bool)> = None;
     for (n, line) in lines.iter().enumerate().filter(|(_, l)| l.is_prose) {
-        let mut found: Vec<(usize, u16)> = Vec::new();
-        tokens::for_each_word(line.text, |word| {
-            if let Some(t) = term(word) {
-                let at = (word.as_ptr() as usize).wrapping_sub(line.text.as_ptr() as usize);
-                found.push((at, t));
-            }
-        });
+        let found = terms(line.text);
         for (i, &(at, _)) in found.iter().enumerate() {
             let within: Vec<u16> = found[i..]
                 .iter()
@@ -170,18 +163,28 @@ fn passage_start(line: &str, at: usize) -> (usize, bool) {
 mod tests {
     use super::*;
 
+    /// The words of `line` that are one of `terms` (lowercased), as `excerpt` wants them.
+    fn words_in(line: &str, terms: &[&str]) -> Vec<(usize, u16)> {
+        let mut found = Vec::new();
+        crate::actions::recall::bm25::tokens::for_each_word(line, |word| {
+            let lower = word.to_lowercase();
+            if let Some(t) = terms.iter().position(|t| *t == lower) {
+                let at = (word.as_ptr() as usize).wrapping_sub(line.as_ptr() as usize);
+                found.push((at, u16::try_from(t).unwrap()));
+            }
+        });
+        found
+    }
+
     /// The excerpt for query words `terms` (a word is the term it equals, lowercased).
     #[track_caller]
     fn case(text: &str, terms: &[&str], expected: &str) {
         let heading = text.lines().next().unwrap_or_default();
-        let term = |word: &str| {
-            let lower = word.to_lowercase();
-            terms
-                .iter()
-                .position(|t| *t == lower)
-                .and_then(|i| u16::try_from(i).ok())
-        };
-        assert_eq!(excerpt(text, heading, term), expected, "{text:?}");
+        assert_eq!(
+            excerpt(text, heading, |line| words_in(line, terms)),
+            expected,
+            "{text:?}"
+        );
     }
 
     #[test]
@@ -249,16 +252,13 @@ mod tests {
     #[test]
     fn long_passages_are_cut_as_recall_cuts() {
         let text = format!("T\nThe cache {}", "x ".repeat(200));
-        let got = {
-            let term = |w: &str| (w == "cache").then_some(0);
-            excerpt(&text, "T", term)
-        };
+        let got = excerpt(&text, "T", |line| words_in(line, &["cache"]));
         assert!(got.starts_with("The cache x x"), "{got}");
         assert!(got.ends_with('…'), "{got}");
         assert_eq!(got.encode_utf16().count(), 120);
         // A note that is only a heading shows it.
         assert_eq!(
-            excerpt("Only a heading", "Only a heading", |_| None),
+            excerpt("Only a heading", "Only a heading", |_| Vec::new()),
             "Only a heading"
         );
     }

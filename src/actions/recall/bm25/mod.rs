@@ -338,6 +338,25 @@ impl<'a> Counter<'a> {
         self.finish(fields)
     }
 
+    /// The words of `text` that are a query term, as (byte offset, term) in order: only the
+    /// chunks where a term may stand are cut into words. A term of either language counts.
+    fn terms_in(&mut self, text: &str) -> Vec<(usize, u16)> {
+        let mut positions = std::mem::take(&mut self.positions);
+        let anchors = self.anchors;
+        anchors.positions(text.as_bytes(), Also::Apostrophe, &mut positions);
+        let mut found = Vec::new();
+        Anchors::chunks(text, positions.iter().copied(), |chunk| {
+            tokens::for_each_word(chunk, |word| {
+                if let Some((en, fr)) = self.terms_of(word) {
+                    let at = (word.as_ptr() as usize).wrapping_sub(text.as_ptr() as usize);
+                    found.push((at, if en == NONE { fr } else { en }));
+                }
+            });
+        });
+        self.positions = positions;
+        found
+    }
+
     /// Counts every section of `text` (`sections`, cut from it), the anchors searched once in
     /// the whole text; returns the collection and the sections that hold a term.
     fn count_notes<'t>(
@@ -921,11 +940,11 @@ fn recall_keeping(
         .into_iter()
         .map(|(scored, status)| {
             let shown = match &scored.candidate {
-                Candidate::Note(note) => Some(excerpt::excerpt(note.text(), note.heading(), |w| {
-                    counter
-                        .terms_of(w)
-                        .map(|(en, fr)| if en == NONE { fr } else { en })
-                })),
+                Candidate::Note(note) => {
+                    Some(excerpt::excerpt(note.text(), note.heading(), |line| {
+                        counter.terms_in(line)
+                    }))
+                }
                 Candidate::Event { .. } => None,
             };
             let mut entry = score::entry(scored.score, scored.candidate);
