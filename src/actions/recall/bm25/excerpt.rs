@@ -47,16 +47,39 @@ const METADATA_KEYS: [&str; 16] = [
     "updated",
 ];
 
-/// A line of the body: its text (without its line terminator), and whether it is prose.
+/// A non-empty line of the body: its text (without its line terminator), whether it is a
+/// Markdown heading, and whether it stands right under a heading named by a metadata key.
 struct Line<'a> {
     text: &'a str,
-    is_prose: bool,
+    is_heading: bool,
+    under_metadata_heading: bool,
 }
 
-/// The body's lines, classified (module documentation).
+impl Line<'_> {
+    /// Whether the line is prose (module documentation). Worked out only for the lines an
+    /// excerpt may show: the field check is the costly part.
+    fn is_prose(&self) -> bool {
+        let trimmed = trim(self.text);
+        let is_metadata = self.is_heading
+            || !trimmed.chars().any(char::is_alphanumeric)
+            || (is_field_shaped(trimmed)
+                && METADATA_KEYS
+                    .iter()
+                    .any(|key| field(trimmed, key).is_some()))
+            || (self.under_metadata_heading && trimmed.split_whitespace().count() <= 3);
+        !is_metadata
+    }
+}
+
+/// Whether `line` may be a field line at all: it holds a colon, or is a table row.
+fn is_field_shaped(line: &str) -> bool {
+    line.starts_with('|') || line.contains(':') || line.contains('\u{ff1a}')
+}
+
+/// The body's non-empty lines.
 fn lines(body: &str) -> Vec<Line<'_>> {
     let mut out = Vec::new();
-    let mut under_heading = false;
+    let mut under_metadata_heading = false;
     for text in body.split('\n') {
         let text = text.strip_suffix('\r').unwrap_or(text);
         let trimmed = trim(text);
@@ -67,20 +90,15 @@ fn lines(body: &str) -> Vec<Line<'_>> {
             let name = trim(h.trim_start_matches('#')).trim_matches(['*', '_']);
             trim(name.trim_end_matches(':'))
         });
-        let is_metadata = heading.is_some()
-            || !trimmed.chars().any(char::is_alphanumeric)
-            || METADATA_KEYS
-                .iter()
-                .any(|key| field(trimmed, key).is_some())
-            || (under_heading && trimmed.split_whitespace().count() <= 3);
-        under_heading = heading.is_some_and(|name| {
+        out.push(Line {
+            text,
+            is_heading: heading.is_some(),
+            under_metadata_heading,
+        });
+        under_metadata_heading = heading.is_some_and(|name| {
             METADATA_KEYS
                 .iter()
                 .any(|key| name.eq_ignore_ascii_case(key))
-        });
-        out.push(Line {
-            text,
-            is_prose: !is_metadata,
         });
     }
     out
@@ -99,8 +117,11 @@ pub(crate) fn excerpt(
     // (distinct terms, occurrences) of the best window so far, its line, where in the line
     // its passage starts, and whether that cuts the line.
     let mut best: Option<((usize, usize), usize, usize, bool)> = None;
-    for (n, line) in lines.iter().enumerate().filter(|(_, l)| l.is_prose) {
+    for (n, line) in lines.iter().enumerate() {
         let found = terms(line.text);
+        if found.is_empty() || !line.is_prose() {
+            continue;
+        }
         for (i, &(at, _)) in found.iter().enumerate() {
             let within: Vec<u16> = found[i..]
                 .iter()
@@ -119,7 +140,7 @@ pub(crate) fn excerpt(
     }
     let (first, from, cut) = match best {
         Some((_, n, from, cut)) => (n, from, cut),
-        None => match lines.iter().position(|l| l.is_prose) {
+        None => match lines.iter().position(Line::is_prose) {
             Some(n) => (n, 0, false),
             None if !lines.is_empty() => return truncate(body),
             None => return truncate(text),
@@ -128,9 +149,12 @@ pub(crate) fn excerpt(
     // The passage: from there to the end of its line, then the prose lines after it.
     let mut passage = String::from(if cut { "…" } else { "" });
     passage.push_str(&lines[first].text[from..]);
-    for line in lines[first + 1..].iter().filter(|l| l.is_prose) {
+    for line in &lines[first + 1..] {
         if passage.len() >= MOST {
             break;
+        }
+        if !line.is_prose() {
+            continue;
         }
         passage.push(' ');
         passage.push_str(line.text);
