@@ -411,12 +411,10 @@ fn an_admitted_decision_is_ledgered() {
         .then();
     let notes = project.read_text(DECISIONS);
     let all = bmad_mem::store::sections::sections(&notes);
-    let section = all
-        .iter()
-        .find(|s| s.heading == "Use Postgres for the ledger")
-        .unwrap();
-    let heading = "Use Postgres for the ledger";
-    let without_status = section.trimmed_text().replace("**Status:** active\n", "");
+    // A new decisions file takes the style of init's template: the day in the heading.
+    let heading = "2026-10-18 — Use Postgres for the ledger";
+    let section = all.iter().find(|s| s.heading == heading).unwrap();
+    let without_status = section.trimmed_text().replace("- **Status**: active\n", "");
     assert_eq!(
         project.read_text(LEDGER),
         format!(
@@ -469,4 +467,48 @@ fn a_flip_keeps_the_entry_index_current() {
         .run()
         .then();
     assert!(!project.path(".bmad/memory/INDEX.md").exists());
+}
+
+/// Records in the layouts of ADR folders (a `## Status` heading with its value below, the
+/// corpus's emoji): the decision commands find the value where the reader does and rewrite it
+/// alone, and lint, brief and status then agree.
+#[test]
+fn a_status_under_a_status_heading_is_rewritten_in_place() {
+    let notes = "# Decisions\n\n### 2026-01-01 — Use Postgres\n## Status\n\nAccepted\n\n## Context\n\nWe need a database.\n\n### 2026-02-01 — Use CockroachDB\n#### Status\n\n✅ Accepted\n\n#### Context\n\nScale.\n";
+    let ran = TestProject::new()
+        .write(DECISIONS, notes)
+        .env("BMAD_MEM_NOW", NOW)
+        .args(["decision", "adopt", "--all"])
+        .code(0)
+        .run()
+        .then()
+        .args([
+            "decision",
+            "supersede",
+            "2026-01-01 — Use Postgres",
+            "--by",
+            "2026-02-01 — Use CockroachDB",
+        ])
+        .code(0)
+        .file(
+            DECISIONS,
+            notes.replacen(
+                "## Status\n\nAccepted\n",
+                "## Status\n\nsuperseded by 2026-02-01 — Use CockroachDB\n",
+                1,
+            ),
+        )
+        .run()
+        .then()
+        .args(["lint"])
+        .code(0)
+        .stdout("mem lint: no findings (2 file(s) checked)\n")
+        .run()
+        .then()
+        .args(["--json", "status"])
+        .code(0)
+        .run();
+    let status: serde_json::Value = ran.json();
+    assert_eq!(status["notes"][0]["active"], 1);
+    assert_eq!(status["notes"][0]["mayBeInForce"], 0);
 }
