@@ -94,6 +94,19 @@ pub(crate) const CONTEXT_SCOPE_WITHOUT_EVIDENCE: &str =
 /// `--include-archive` with a ranking that does not read the archive.
 pub(crate) const ARCHIVE_WITH_BM25: &str =
     "--include-archive applies with --ranking lexical or evidence";
+/// `--status` with a ranking of bmad-plus's, which shows no status.
+pub(crate) const STATUS_WITH_BMAD_PLUS_RANKING: &str = "--status applies with --ranking bm25: the lexical and evidence rankings are bmad-plus's and show no status";
+/// The default ranking names `hybrid`, which this build does not have.
+pub(crate) const HYBRID_DEFAULT_AS_BM25: &str =
+    "warning: the default ranking hybrid is not available in this build; bm25 ranks instead";
+
+/// `BMAD_MEM_RANKING` naming no ranking.
+pub(crate) fn ranking_env_ignored(value: &str, rankings: &[&str]) -> String {
+    format!(
+        "warning: BMAD_MEM_RANKING ignored: \"{value}\" is not one of {}",
+        rankings.join(", ")
+    )
+}
 
 /// `--portfolio` naming no folder.
 pub(crate) fn portfolio_not_a_folder(dir: &Path) -> String {

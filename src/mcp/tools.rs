@@ -78,7 +78,12 @@ fn recall_tool() -> Tool {
                 (
                     "ranking",
                     json!({"type": "string", "enum": ["lexical", "bm25", "evidence"],
-                    "description": "lexical (default); bm25 finds reworded ideas; evidence boosts notes backed by accepted-outcome receipts."}),
+                    "description": "bm25 (the better one) finds reworded ideas and shows each decision's status; lexical ranks as bmad-plus; evidence boosts notes backed by accepted-outcome receipts. Default: the project's configured ranking, else lexical."}),
+                ),
+                (
+                    "status",
+                    json!({"type": "string", "enum": ["all", "in-force"],
+                    "description": "With ranking bm25: all (default), or in-force to leave out decisions that ended or are only proposed."}),
                 ),
                 (
                     "context_scope",
@@ -293,6 +298,7 @@ fn recall_args(arguments: &Map<String, Value>) -> Result<RecallArgs, String> {
             "ranking",
             "context_scope",
             "include_archive",
+            "status",
         ],
     )?;
     Ok(RecallArgs {
@@ -303,6 +309,7 @@ fn recall_args(arguments: &Map<String, Value>) -> Result<RecallArgs, String> {
         ranking: a.word("ranking")?,
         context_scope: a.word("context_scope")?,
         include_archive: a.flag("include_archive")?,
+        status: a.word("status")?,
     })
 }
 

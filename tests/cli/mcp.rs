@@ -365,7 +365,7 @@ async fn a_bad_argument_is_a_tool_error_with_the_commands_message() {
     assert_eq!(
         refused(&unknown),
         "unknown argument 'lmit' — expected query | limit | scope | portfolio | ranking | \
-         context_scope | include_archive"
+         context_scope | include_archive | status"
     );
     let nested = call(&client, "memory_write", json!({"agent": {"name": "x"}})).await;
     assert_eq!(
@@ -634,4 +634,67 @@ fn the_readme_transcript_is_what_the_server_says() {
     }
     drop(stdin);
     assert!(child.wait().expect("wait").success());
+}
+
+#[tokio::test]
+async fn recall_follows_the_projects_default_ranking_and_takes_a_status_filter() {
+    let configured = || {
+        example()
+            .write(".bmad/memory/config.json", "{\"ranking\": \"bm25\"}\n")
+            .write(
+                ".bmad/memory/decisions.md",
+                "### Stripe as the payment provider\n\
+                 **Status:** superseded by Adyen as the payment provider\n\
+                 Stripe handles payments.\n\n\
+                 ### Adyen as the payment provider\nAdyen handles payments.\n",
+            )
+    };
+    let project = configured();
+    let client = connect(&project, ProtocolVersion::V_2025_11_25).await;
+    let default = ok(&call(
+        &client,
+        "memory_recall",
+        json!({"query": "payment provider"}),
+    )
+    .await)
+    .to_owned();
+    let in_force = ok(&call(
+        &client,
+        "memory_recall",
+        json!({"query": "payment provider", "status": "in-force"}),
+    )
+    .await)
+    .to_owned();
+    let lexical = refused(
+        &call(
+            &client,
+            "memory_recall",
+            json!({"query": "payment provider", "ranking": "lexical", "status": "all"}),
+        )
+        .await,
+    )
+    .to_owned();
+    client.cancel().await.expect("close");
+    assert!(default.contains("\"ranking\": \"bm25\""), "{default}");
+    assert!(default.contains("\"supersededBy\": \"Adyen as the payment provider\""));
+    let (twin, want) = cli_json(configured(), &["recall", "payment", "provider"]);
+    assert_eq!(default, want);
+    let (twin, want) = cli_json(
+        twin,
+        &["recall", "payment", "provider", "--status", "in-force"],
+    );
+    assert_eq!(in_force, want);
+    assert!(!in_force.contains("superseded"), "{in_force}");
+    let (_, message) = cli_error(
+        twin,
+        &[
+            "recall",
+            "payment",
+            "--ranking",
+            "lexical",
+            "--status",
+            "all",
+        ],
+    );
+    assert_eq!(lexical, message);
 }
