@@ -60,6 +60,9 @@ pub struct HandoffArgs {
     /// Markdown to fill the handoff's parts from: a file, or - for standard input.
     #[arg(long, value_name = "file|-", allow_hyphen_values = true)]
     pub from: Option<String>,
+    /// The five parts' text, each given apart (the MCP tool's form; `from` is then not read).
+    #[arg(skip)]
+    pub parts: Option<[String; 5]>,
 }
 
 /// A file-name slug: lowercase letters and digits, every other run of characters one `-`,
@@ -265,9 +268,12 @@ pub(crate) fn run_with_input(
         .map(trim)
         .filter(|a| !a.is_empty())
         .map(str::to_owned);
-    let parts = match &args.from {
-        Some(from) => split_parts(&read_input(from, &ctx.cwd, stdin)?),
-        None => Default::default(),
+    let parts = match (&args.parts, &args.from) {
+        (Some(parts), _) => parts
+            .clone()
+            .map(|part| trim(&part.replace("\r\n", "\n")).to_owned()),
+        (None, Some(from)) => split_parts(&read_input(from, &ctx.cwd, stdin)?),
+        (None, None) => Default::default(),
     };
     let today = day(&ctx.now).to_owned();
     let text = templates::handoff(

@@ -67,6 +67,10 @@ pub struct ProposeArgs {
     /// Who proposes it (an agent's name).
     #[arg(long, value_name = "who", allow_hyphen_values = true)]
     pub source: Option<String>,
+    /// Answer with the pending candidate that says exactly the same (same type, title, content,
+    /// context, evidence and source) instead of writing a second one: the MCP tool's rule.
+    #[arg(skip)]
+    pub reuse_pending: bool,
 }
 
 /// A candidate written.
@@ -150,6 +154,11 @@ pub(crate) fn run_with_input(
     );
     candidate.check()?;
     let lock = WriterLock::acquire(&ctx.root)?;
+    if args.reuse_pending
+        && let Some(same) = identical_pending(ctx, &candidate)?
+    {
+        return Ok(same);
+    }
     match write(ctx, &lock, candidate, WhenPending::NextId)? {
         Ok(proposed) => Ok(proposed),
         Err(NotWritten::Duplicate(why)) => Err(Error::refused(why)),
@@ -271,6 +280,26 @@ pub(crate) fn write(
         return Ok(Ok(Proposed { candidate, sha256 }));
     }
     Err(Error::refused(messages::no_free_candidate_id(&base)))
+}
+
+/// The pending candidate that says exactly what `candidate` says, if any (its id and creation
+/// time aside).
+///
+/// # Errors
+/// A candidates folder that cannot be read.
+fn identical_pending(ctx: &Context, candidate: &Candidate) -> Result<Option<Proposed>> {
+    let (pending, _) = pending(ctx)?;
+    Ok(pending
+        .into_iter()
+        .find(|(c, _)| {
+            c.kind == candidate.kind
+                && c.title == candidate.title
+                && c.content == candidate.content
+                && c.context == candidate.context
+                && c.evidence == candidate.evidence
+                && c.source == candidate.source
+        })
+        .map(|(candidate, sha256)| Proposed { candidate, sha256 }))
 }
 
 /// Reads `--from`: a file relative to the current directory, or standard input for `-`; a file
