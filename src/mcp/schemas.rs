@@ -2,12 +2,13 @@
 //! made self-contained for `tools/list`.
 //!
 //! MCP wants each `outputSchema` to be an object schema (`"type": "object"` at its root: the
-//! revisions before 2026-07-28 accept no other, and the SDK drops any other for them), and the
-//! clients validate `structuredContent` with the validator they have — the TypeScript SDK's Ajv
-//! reads draft-07 and would refuse the 2020-12 `$schema` URI, and would refuse the same `$id`
-//! compiled twice when tools are listed again. So each schema is served without `$schema`,
-//! `$id`, `title` or descriptions (which name command-line options), its `$ref`s to its own
-//! `$defs` replaced by what they point to. The validation keywords are kept as they are.
+//! revisions before 2026-07-28 accept no other, and the SDK drops any other for them), and each
+//! client validates `structuredContent` with the validator it has. So each schema is served
+//! without `$schema` (a plain Ajv, draft-07, refuses the 2020-12 URI: "no schema with key or
+//! ref"), without `$id` (the same Ajv refuses an `$id` compiled twice, as when the tools are
+//! listed again), without `title` or descriptions (they name command-line options, and every
+//! byte of the list is paid for), and with each `$ref` to its own `$defs` replaced by what it
+//! points to. The validation keywords are kept as they are.
 
 use serde_json::{Map, Value};
 
