@@ -213,3 +213,69 @@ impl Report for ReadReport {
         self.warnings.clone()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::context::Now;
+
+    fn project(files: &[(&str, &str)]) -> (tempfile::TempDir, Context) {
+        let dir = tempfile::tempdir().unwrap();
+        for (rel, text) in files {
+            let path = dir.path().join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        let now = Now::parse("2026-10-18T09:30:00.000Z").unwrap();
+        let ctx = Context::new(dir.path(), None, now).unwrap();
+        (dir, ctx)
+    }
+
+    fn args(file: Option<&str>, heading: Option<&str>, id: Option<&str>) -> ReadArgs {
+        ReadArgs {
+            file: file.map(str::to_owned),
+            heading: heading.map(str::to_owned),
+            id: id.map(str::to_owned),
+            portfolio: None,
+        }
+    }
+
+    #[test]
+    fn a_section_is_found_exactly_first_then_ignoring_case() {
+        let (_dir, ctx) = project(&[
+            (
+                ".bmad/memory/lessons.md",
+                "### Cache\nold\n### cache\nlower\n",
+            ),
+            (".agents/memory/lessons.md", "### CACHE\nupper\n"),
+        ]);
+        let text = |heading: &str| match run(&args(Some("lessons.md"), Some(heading), None), &ctx)
+            .map(|r| r.found)
+        {
+            Ok(Found::Note { file, text, .. }) => format!("{file}: {text}"),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(text("cache"), ".bmad/memory/lessons.md: cache\nlower");
+        assert_eq!(text(" CACHE "), ".agents/memory/lessons.md: CACHE\nupper");
+        assert_eq!(text("Cache"), ".bmad/memory/lessons.md: Cache\nold");
+        assert_eq!(text("cAcHe"), ".bmad/memory/lessons.md: Cache\nold");
+    }
+
+    #[test]
+    fn an_event_is_found_by_id_or_by_ts() {
+        let (_dir, ctx) = project(&[(
+            JOURNAL,
+            "{\"ts\":\"t1\",\"id\":\"a1\"}\nnot json\n{\"ts\":\"t2\",\"id\":\"\"}\n",
+        )]);
+        for (id, ts) in [("a1", "t1"), ("t2", "t2")] {
+            match run(&args(None, None, Some(id)), &ctx).map(|r| r.found) {
+                Ok(Found::Event { event, .. }) => {
+                    assert_eq!(event.get("ts").map(Value::text).as_deref(), Some(ts));
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        assert!(run(&args(None, None, Some("t1")), &ctx).is_err());
+        assert!(run(&args(None, None, Some(" ")), &ctx).is_err());
+    }
+}

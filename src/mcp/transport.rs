@@ -404,6 +404,7 @@ async fn write_lines(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::strategy::Strategy;
 
     fn answer(line: &str) -> Value {
         match judge(line.as_bytes()) {
@@ -500,6 +501,59 @@ mod tests {
         assert_eq!(scan(r#"{"params":[[[["#), None);
         assert_eq!(scan("[1]"), None);
         assert!(judge_too_long(br#"{"id":9,"params":"xxxx"#).contains(r#""id":9"#));
+    }
+
+    /// Any JSON value, nested a few levels, strings with quotes, brackets and escapes.
+    fn any_json() -> impl Strategy<Value = Value> {
+        use proptest::prelude::*;
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            any::<f64>()
+                .prop_filter("finite", |f| f.is_finite())
+                .prop_map(Value::from),
+            "[a-z\\\\\"\\[\\]{}:, \\n\u{e9}]{0,12}".prop_map(Value::from),
+        ];
+        leaf.prop_recursive(4, 32, 4, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                proptest::collection::vec(("[a-z\"]{0,4}", inner), 0..4)
+                    .prop_map(|pairs| Value::Object(pairs.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest::proptest! {
+        /// A request's id is found by the shallow scan wherever it stands among other members,
+        /// and the line passes to the SDK.
+        #[test]
+        fn the_scan_finds_any_valid_id(
+            before in proptest::collection::vec(("[a-hj-z]{1,3}", any_json()), 0..4),
+            after in proptest::collection::vec(("[a-hj-z]{1,3}", any_json()), 0..4),
+            id in proptest::prop_oneof![
+                proptest::prelude::any::<i64>().prop_map(Value::from),
+                "[ -~]{0,10}".prop_map(Value::from),
+            ],
+        ) {
+            let mut members: Vec<String> = before
+                .iter()
+                .map(|(k, v)| format!("{}:{v}", Value::from(k.as_str())))
+                .collect();
+            members.push(format!("\"id\":{id}"));
+            members.extend(after.iter().map(|(k, v)| format!("{} : {v}", Value::from(k.as_str()))));
+            let line = format!("{{ {} }}", members.join(" , "));
+            proptest::prop_assert_eq!(scan_id(line.as_bytes()), Some(id));
+            proptest::prop_assert_eq!(judge(line.as_bytes()), Verdict::Pass);
+        }
+
+        /// The depth counted is the one the JSON reader refuses past.
+        #[test]
+        fn the_depth_agrees_with_the_json_reader(value in any_json(), levels in 0usize..140) {
+            let line = format!("{}{value}{}", "[".repeat(levels), "]".repeat(levels));
+            let refused = serde_json::from_str::<Value>(&line).is_err();
+            proptest::prop_assert_eq!(depth(line.as_bytes()) > MAX_DEPTH, refused);
+        }
     }
 
     #[tokio::test]

@@ -10,20 +10,26 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::io::{BufRead, BufReader, Write};
-use std::process::{ChildStdin, ChildStdout};
+use std::process::ChildStdin;
+use std::sync::mpsc::{Receiver, channel};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
 use crate::mcp::{example, raw_server};
 use crate::support::TestProject;
 
-/// A server with its stdin and stdout, past the handshake.
+/// How long an answer may take before the test fails (instead of waiting for ever, as a client
+/// of a server that drops a request does).
+const PATIENCE: Duration = Duration::from_secs(30);
+
+/// A server with its stdin and its stdout lines (read by a thread), past the handshake.
 struct Raw {
     /// The project folder, kept for as long as the server runs in it.
     _project: TestProject,
     child: std::process::Child,
     stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
+    lines: Receiver<String>,
 }
 
 impl Raw {
@@ -31,12 +37,26 @@ impl Raw {
         let project = example();
         let mut child = raw_server(&project);
         let stdin = child.stdin.take().expect("stdin");
-        let stdout = BufReader::new(child.stdout.take().expect("stdout"));
+        let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+        let (sender, lines) = channel();
+        std::thread::spawn(move || {
+            loop {
+                let mut line = String::new();
+                match stdout.read_line(&mut line) {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => {
+                        if sender.send(line).is_err() {
+                            break;
+                        }
+                    }
+                }
+            }
+        });
         let mut raw = Self {
             _project: project,
             child,
             stdin,
-            stdout,
+            lines,
         };
         raw.send(
             &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
@@ -55,10 +75,12 @@ impl Raw {
         self.stdin.flush().expect("flush");
     }
 
-    /// The next line of stdout, which must be one JSON-RPC message.
+    /// The next line of stdout, which must be one JSON-RPC message, within [`PATIENCE`].
     fn receive(&mut self) -> Value {
-        let mut line = String::new();
-        self.stdout.read_line(&mut line).expect("read");
+        let line = self
+            .lines
+            .recv_timeout(PATIENCE)
+            .unwrap_or_else(|e| panic!("no answer ({e})"));
         assert!(line.ends_with('\n'), "a whole line: {line:?}");
         let message: Value =
             serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
@@ -68,10 +90,9 @@ impl Raw {
 
     fn finish(mut self) {
         drop(self.stdin);
-        let mut rest = String::new();
-        std::io::Read::read_to_string(&mut self.stdout, &mut rest).expect("read the rest");
-        assert_eq!(rest, "", "nothing after the last answer");
         assert!(self.child.wait().expect("wait").success());
+        let rest: Vec<String> = self.lines.iter().collect();
+        assert!(rest.is_empty(), "nothing after the last answer: {rest:?}");
     }
 }
 
