@@ -1012,6 +1012,23 @@ pub(crate) fn succession_cycle(heading: &str, successor: &str, chain: &[String])
     )
 }
 
+// lint
+
+/// `lint --ignore` naming no check.
+pub(crate) fn unknown_lint_check(name: &str, checks: &[&str]) -> String {
+    format!(
+        "--ignore: \"{name}\" is no lint check; the checks are {}",
+        checks.join(", ")
+    )
+}
+
+/// The config's `lint.ignore` naming no check: left out, the others apply.
+pub(crate) fn unknown_ignored_check(config: &str, name: &str) -> String {
+    format!(
+        "warning: {config}: lint.ignore names \"{name}\", which is no lint check; it is left out"
+    )
+}
+
 // git setup, and doctor's checks after a merge
 
 /// No `git` program on `PATH`.

@@ -7,6 +7,7 @@ pub mod config;
 pub(crate) mod confined;
 pub(crate) mod document;
 pub mod entry;
+pub(crate) mod fences;
 pub(crate) mod git;
 pub mod journal;
 pub mod layout;

@@ -987,3 +987,100 @@ fn a_status_history_written_with_arrows_reads_as_its_last_status() {
         (4, Some(2))
     );
 }
+
+/// The 485 real decision records of the retrieval benchmark's corpus, and a person's reading of
+/// each one's status block (`benches/data/adr/statuses.tsv`, made apart from the reader):
+/// `status` counts what that reading finds.
+#[test]
+fn status_counts_the_corpus_as_a_person_reads_its_status_blocks() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/data/adr");
+    let decisions = fs::read_to_string(root.join("corpus/.agents/memory/decisions.md")).unwrap();
+    let expected = fs::read_to_string(root.join("statuses.tsv")).unwrap();
+    let statuses: Vec<&str> = expected
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| l.split('\t').nth(1).unwrap())
+        .collect();
+    let count = |names: &[&str]| statuses.iter().filter(|s| names.contains(s)).count();
+    let (in_force, unplaced) = (count(&["active"]), count(&["none", "unreadable"]));
+    // What the reading found, for the record: most in force, 14 superseded, 12 rejected.
+    assert_eq!(
+        (
+            statuses.len(),
+            in_force,
+            unplaced,
+            count(&["superseded"]),
+            count(&["rejected"]),
+            count(&["proposed"]),
+            count(&["deprecated"])
+        ),
+        (485, 298, 134, 14, 12, 25, 2)
+    );
+    let ran = project()
+        .write(DECISIONS_MD, &decisions)
+        .args(["--json", "status"])
+        .code(0)
+        .unchanged()
+        .run();
+    let status: Status = ran.json();
+    assert_eq!(
+        (
+            status.notes[0].entries,
+            status.notes[0].active,
+            status.notes[0].may_be_in_force
+        ),
+        (485, Some(in_force + unplaced), Some(unplaced))
+    );
+    let ran = ran.then().args(["status"]).code(0).stderr("").run();
+    let line = ran.stdout.lines().nth(1).unwrap();
+    assert!(
+        line.starts_with(&format!(
+            "  decisions.md   485 entries ({} active: {in_force} in force, {unplaced} with no readable status), latest "
+        , in_force + unplaced)),
+        "{line}"
+    );
+}
+
+#[test]
+fn the_layouts_of_adr_folders_read_alike_in_brief_and_status() {
+    // adr-tools, the corpus's emoji, a heading carrying its value, MADR 2, MADR 3 front matter,
+    // a status block that ends the decision below its value, and a value nobody can place.
+    let decisions = "# Decisions\n\n\
+        ### Record architecture decisions\n## Status\n\nAccepted\n\n## Context\n\nWe record them.\n\n\
+        ### Use Standard for Ruby linting\n## Status\n\nSuperseded by [16. Use rubocop](0016-use-rubocop.md)\n\n\
+        ### Dedicated ingress controllers\n#### Status\n\n❌ Rejected (see [019](019-shared.md))\n\n\
+        ### Shared ingress controllers\n#### Status\n\n🤔 Proposed\n\n\
+        ### Use Percy\n#### Status: Deprecated\n\nNever got to it.\n\n\
+        ### Use the ADR number as its unique ID\n- Status: superseded by [use-slugs](use-slugs.md)\n\n\
+        ### Use MADR\n---\nstatus: accepted\ndate: 2022-11-14\n---\n\n\
+        ### Distributed WorkQueue\n#### Status\n\nAccepted (lazy consensus) & implemented\n\nSuperceded by [16. Distributed WorkQueue](0016-workqueue.md)\n\n\
+        ### Networking outline\n#### Status\n\nPartly superseded\n\n\
+        ### Use redis\nNo status written.\n";
+    let (brief, p) = run_brief(project().write(DECISIONS_MD, decisions), &[]);
+    // The records' own `## Status` headings are in the brief too: only the `###` lines count,
+    // in whatever order the brief puts them.
+    let mut shown: Vec<&str> = brief
+        .text
+        .lines()
+        .filter_map(|l| l.strip_prefix("### "))
+        .collect();
+    shown.sort_unstable();
+    assert_eq!(
+        shown,
+        [
+            "Networking outline (status unreadable)",
+            "Record architecture decisions",
+            "Use MADR",
+            "Use redis"
+        ]
+    );
+    let status = read_status(p);
+    assert_eq!(
+        (
+            status.notes[0].entries,
+            status.notes[0].active,
+            status.notes[0].may_be_in_force
+        ),
+        (10, Some(4), Some(2))
+    );
+}
