@@ -230,10 +230,31 @@ async fn the_portfolio_is_the_linked_brain_and_no_other_folder() {
     for args in refusals {
         messages.push(refused(&call(&client, "memory_recall", args).await).to_owned());
     }
+    // A note recall found in the brain is read whole; the other folder's, not at all.
+    let brain_note = ok(&call(
+        &client,
+        "memory_read",
+        json!({"file": "_brain/memory/decisions.md", "heading": "Rate limit defaults"}),
+    )
+    .await);
+    schemas.check("memory_read", &brain_note.structured);
+    let elsewhere = call(
+        &client,
+        "memory_read",
+        json!({"file": "../other/memory/decisions.md", "heading": "Rate limit defaults"}),
+    )
+    .await;
+    assert!(refused(&elsewhere).starts_with("'../other/memory/decisions.md' is not a note file"));
     assert_same(&before, &project.snapshot(), "portfolio recalls");
     client.cancel().await.expect("close");
 
     assert!(found.iter().all(|f| *f == found[0]));
+    assert!(
+        brain_note.structured["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("Rate limit defaults\n")
+    );
     let sources: Vec<&str> = found[0]["results"]
         .as_array()
         .unwrap()
