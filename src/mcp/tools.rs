@@ -318,8 +318,8 @@ fn outcomes_tool() -> Tool {
     Tool {
         name: "memory_outcomes",
         title: "Accepted-outcome receipts",
-        description: "The receipts binding accepted work to a memory entry, and whether each \
-                      still counts today.",
+        description: "Call to see which memory entries accepted work backs: lists the \
+                      accepted-outcome receipts and whether each still counts today.",
         input_schema: schema(&[], &[]),
         output_schema: schemas::OUTCOMES,
         read_only: true,
