@@ -77,6 +77,11 @@ pub(crate) fn no_project_dir(root: &Path) -> String {
     )
 }
 
+/// Why a result did not reach stdout when stdout was closed before the program started.
+pub(crate) const STDOUT_CLOSED: &str = "standard output is closed";
+/// Why a result would not reach stdout: the pipe or socket it is has no reader left.
+pub(crate) const STDOUT_UNREAD: &str = "nobody reads standard output any more";
+
 // recall
 
 /// pinned: bmad-plus prints exactly this.
