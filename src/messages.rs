@@ -703,6 +703,11 @@ pub(crate) fn mcp_server(message: &str) -> String {
     format!("MCP server: {message}")
 }
 
+/// The MCP server's output is gone (the client stopped reading, stdout failed): it stopped.
+pub(crate) fn mcp_output_lost(reason: &str) -> String {
+    format!("MCP server: output lost ({reason}): no further call taken")
+}
+
 /// A call to a tool the server does not have.
 pub(crate) fn unknown_tool(name: &str) -> String {
     format!("unknown tool '{name}'")
