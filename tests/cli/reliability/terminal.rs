@@ -535,14 +535,7 @@ fn a_write_whose_reader_is_gone_exits_1_and_says_what_it_wrote() {
             );
         }
         // A session command that writes a file: the same rule.
-        let project = TestProject::new();
-        let home = project.base().join("home");
-        fs::create_dir(&home).expect("create the home");
-        let project = project.env("HOME", &home).env("BMAD_PLUS_BRAIN", "").args([
-            "handoff",
-            "--topic",
-            "Auth rework",
-        ]);
+        let project = crate::support::home::project().args(["handoff", "--topic", "Auth rework"]);
         let (code, stderr) = reader_gone(&project, gone);
         assert_eq!(code, 1, "{gone:?}");
         assert_eq!(
