@@ -55,8 +55,9 @@ use crate::session::status::StatusArgs;
                   With --json, results are pretty JSON on stdout and failures are {\"error\":\"…\"} on stdout."
 )]
 pub struct Cli {
-    /// Project root (default: the current directory); must be an existing folder. Any path
-    /// the system accepts, UTF-8 or not.
+    /// Project root; must be an existing folder. Default: the nearest folder at or above the
+    /// current one holding a memory (.bmad/memory or .agents/memory), else the nearest holding
+    /// .git, else the current folder. Any path the system accepts, UTF-8 or not.
     #[arg(
         short = 'd',
         long,
@@ -264,7 +265,7 @@ impl Command {
 /// Options, of every action, that take a value: the word after one of them is its value. Kept by
 /// hand because reading them from clap's definition costs every run its build; a test checks the
 /// list against the definition.
-const VALUE_OPTIONS: [&str; 40] = [
+const VALUE_OPTIONS: [&str; 41] = [
     "-d",
     "--directory",
     "--scope",
@@ -305,6 +306,7 @@ const VALUE_OPTIONS: [&str; 40] = [
     "--finish",
     "--hook",
     "--sidecar",
+    "--ignore",
 ];
 
 /// Marks a word that must reach the action as a plain word.

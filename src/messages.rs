@@ -414,6 +414,14 @@ pub(crate) fn no_free_handoff_name(rel: &str) -> String {
     format!("no free handoff name left for {rel}")
 }
 
+// brief
+
+/// A registry `brief` reads (the journal, the decision ledger, the promotions) that it could
+/// not read: the brief goes on without it.
+pub(crate) fn brief_file_skipped(rel: &str, error: &dyn Display) -> String {
+    format!("warning: {rel} skipped: {error}")
+}
+
 // init
 
 /// A blank `--project-name`.
@@ -446,10 +454,61 @@ pub(crate) const GUARD_PATH_REQUIRED: &str = "a path is required";
 pub(crate) const PAYLOAD_TOO_LARGE: &str = "the hook payload on standard input is over 64 MiB";
 /// A hook payload without the tool's name.
 pub(crate) const PAYLOAD_NO_TOOL: &str = "the hook payload has no tool_name";
+/// `guard --hook`: a tool call that could not be judged is blocked.
+#[must_use]
+pub(crate) fn guard_blocked(why: &str) -> String {
+    format!("bmad-mem guard: blocked, the call could not be checked: {why}")
+}
+/// `guard --hook`: a shell command whose writes cannot be read.
+#[must_use]
+pub(crate) fn shell_unreadable(why: &str) -> String {
+    format!("cannot read the shell command ({why}), so the files it writes cannot be checked")
+}
 /// `hooks` without `--agent`.
 pub(crate) const HOOKS_AGENT_REQUIRED: &str = "--agent <agent> is required";
 /// `hooks` without its action.
-pub(crate) const HOOKS_ACTION_MISSING: &str = "missing action — expected install | remind";
+pub(crate) const HOOKS_ACTION_MISSING: &str =
+    "missing action — expected install | uninstall | check | remind";
+/// `hooks install` when no `bmad-mem` is on this `PATH`.
+pub(crate) const HOOKS_NOT_ON_PATH: &str = "warning: no bmad-mem on this PATH: the installed hooks run `bmad-mem` by name, so the agent must find it on its own PATH (the guard blocks every checked call until it does); install it, or add its folder to the PATH the agent starts with";
+/// `hooks check` on a settings file without bmad-mem's hooks.
+#[must_use]
+pub(crate) fn hooks_none_installed(file: &str, agent: &str) -> String {
+    format!(
+        "{file} holds none of bmad-mem's hooks; run `bmad-mem hooks install --agent {agent}` first"
+    )
+}
+/// `hooks check` when this binary's own path is unknown.
+pub(crate) const HOOKS_CHECK_NO_EXE: &str =
+    "cannot tell where this bmad-mem binary is, so the guard's verdicts cannot be asked of it";
+/// `hooks check` when the boundaries deny nothing.
+pub(crate) const HOOKS_CHECK_NOTHING_DENIED: &str = "no sample path is denied for writing (no access-boundaries file, or one that denies none of them): the blocking of a denied write was not tried";
+/// `hooks check` when nothing sampled may be written.
+pub(crate) const HOOKS_CHECK_NOTHING_ALLOWED: &str =
+    "no sample path is writable under the boundaries: the allowed write was not tried";
+/// `hooks check` when nothing sampled is denied for reading.
+pub(crate) const HOOKS_CHECK_NO_DENIED_READ: &str =
+    "no sample path is denied for reading: the blocking of a denied read was not tried";
+/// `hooks check` for Codex, whose hooks see no reads.
+pub(crate) const HOOKS_CHECK_CODEX_READS: &str =
+    "Codex's hooks see no file reads (it reads through its shell): reads are not checked";
+/// The reason `hooks remind` gives the agent.
+pub(crate) const REMIND_HANDOFF: &str = "Before ending this session, hand it off to the next one: run `bmad-mem handoff --topic \"<what this session was about>\" --from -` with what was done, the decisions made, the next steps and the files modified on standard input. If nothing here is worth handing off, say so and stop.";
+
+/// What an agent needs before it runs a project's hooks, one step a line (none for Claude
+/// Code, which asks once whether to trust the folder and then reads its settings).
+#[must_use]
+pub(crate) fn hooks_trust_step(agent: &str) -> Vec<&'static str> {
+    match agent {
+        "codex" => vec![
+            "Codex runs a project's hooks only once the project is trusted: start `codex` here and accept the trust prompt (or mark the folder trusted in ~/.codex/config.toml)",
+        ],
+        "gemini" => vec![
+            "Gemini CLI runs a project's hooks only in a trusted folder: start `gemini` here and trust the folder when it asks (or with /permissions)",
+        ],
+        _ => Vec::new(),
+    }
+}
 
 /// A hook payload that is not JSON.
 pub(crate) fn payload_not_json(error: impl Display) -> String {
@@ -487,6 +546,13 @@ pub(crate) fn number_too_large(value: f64) -> String {
 /// A settings file that is not strict JSON.
 pub(crate) fn settings_not_json(rel: &str, error: impl Display) -> String {
     format!("{rel} does not parse as JSON ({error}); fix it, then run again — nothing was changed")
+}
+
+/// A TOML settings file that does not parse.
+pub(crate) fn settings_not_toml(rel: &str, error: impl Display) -> String {
+    let error = error.to_string();
+    let error = error.trim_end().replace('\n', " ");
+    format!("{rel} does not parse as TOML ({error}); fix it, then run again — nothing was changed")
 }
 
 /// A settings file whose shape bmad-mem cannot merge into (`what` says which part).
@@ -782,7 +848,7 @@ pub(crate) fn bad_reason(max: usize) -> String {
 /// A decision whose status value is none of the known ones.
 pub(crate) fn unreadable_status(heading: &str, value: &str) -> String {
     format!(
-        "the status of \"{heading}\" reads \"{value}\", not one of active, superseded, abrogated, rolled-back, proposed; correct it first"
+        "the status of \"{heading}\" reads \"{value}\", not one of active, superseded, abrogated, rolled-back, proposed, rejected, deprecated; correct it first"
     )
 }
 
@@ -872,6 +938,23 @@ pub(crate) fn succession_cycle(heading: &str, successor: &str, chain: &[String])
             .map(|h| format!("\"{h}\""))
             .collect::<Vec<_>>()
             .join(" → ")
+    )
+}
+
+// lint
+
+/// `lint --ignore` naming no check.
+pub(crate) fn unknown_lint_check(name: &str, checks: &[&str]) -> String {
+    format!(
+        "--ignore: \"{name}\" is no lint check; the checks are {}",
+        checks.join(", ")
+    )
+}
+
+/// The config's `lint.ignore` naming no check: left out, the others apply.
+pub(crate) fn unknown_ignored_check(config: &str, name: &str) -> String {
+    format!(
+        "warning: {config}: lint.ignore names \"{name}\", which is no lint check; it is left out"
     )
 }
 

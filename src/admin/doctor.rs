@@ -12,11 +12,14 @@
 //! nothing here can check), and in the note files — read as recall, status and brief read them,
 //! so that a note they skip (a FIFO, a device, over 64 MiB, a link leaving the project) is
 //! reported and a link they follow is checked — `###` headings used twice (which `observe`
-//! cannot target) and `###` lines inside fenced code (bmad-plus cuts sections there too).
+//! cannot target) and, as warnings, `###` lines inside fenced code (bmad-plus cuts sections
+//! there too) and fences never closed (`crate::store::fences`: reported once, at the line that
+//! opens them, and the headings after them are not reported).
 //! Where the governed entries are in use (docs/ENTRIES.md), it also reports a candidate whose
 //! admission or refusal stopped between its two writes (naming `admit --finish`), a pending
 //! candidate file that does not parse, and a generated view that drifted from its sources. It
-//! exits 0 when healthy, 1 otherwise.
+//! exits 1 when it finds a problem, 0 otherwise: warnings (a registry near its cap, the fences
+//! of the note files) never fail it.
 //!
 //! `bmad-mem doctor --rebuild-views` regenerates `.bmad/memory/CANDIDATES.md` and `INDEX.md`
 //! under the writer lock.
@@ -70,6 +73,7 @@ use crate::messages;
 use crate::output::Report;
 use crate::store::archived::Store;
 use crate::store::confined::{self, Target};
+use crate::store::fences;
 use crate::store::git::{self, REGISTRY_DRIVER, VIEW_DRIVER};
 use crate::store::journal::{self, InvalidLine};
 use crate::store::layout::{
@@ -80,7 +84,7 @@ use crate::store::lock::WriterLock;
 use crate::store::paths::{
     Loose, read_loose, read_loose_bytes, read_registry, read_registry_bytes,
 };
-use crate::store::sections::{heading_lines, headings_in_code};
+use crate::store::sections::heading_lines;
 
 /// The append-only registries, the only files the repairs (`--repair-tail`, `--repair-encoding`,
 /// `--dedupe`) accept.
@@ -144,6 +148,9 @@ pub(crate) struct DoctorReport {
     pub deduped: bool,
     /// What is worth knowing but is not wrong (timestamps out of order after a merge).
     pub notices: Vec<Problem>,
+    /// What is wrong but does not fail the check: a registry near its cap, headings inside
+    /// fenced code and fences never closed in the note files.
+    pub warnings: Vec<Problem>,
 }
 
 /// Runs the check or the repair.
@@ -253,6 +260,14 @@ fn check_entries(ctx: &Context, report: &mut DoctorReport) {
 impl DoctorReport {
     fn problem(&mut self, file: &str, kind: &'static str, message: String) {
         self.problems.push(Problem {
+            file: file.to_owned(),
+            kind,
+            message,
+        });
+    }
+
+    fn warning(&mut self, file: &str, kind: &'static str, message: String) {
+        self.warnings.push(Problem {
             file: file.to_owned(),
             kind,
             message,
@@ -572,7 +587,7 @@ fn check_cap(rel: &str, len: usize, report: &mut DoctorReport) {
         return;
     }
     let Some(store) = Store::of_file(rel) else {
-        report.problem(
+        report.warning(
             rel,
             "near-cap",
             format!("{len} bytes of {REGISTRY_CAP}: archive it before it fills"),
@@ -592,7 +607,7 @@ fn check_cap(rel: &str, len: usize, report: &mut DoctorReport) {
             format!("{len} bytes of {REGISTRY_CAP}: full, every write is refused; {command}"),
         );
     } else {
-        report.problem(
+        report.warning(
             rel,
             "near-cap",
             format!("{len} bytes of {REGISTRY_CAP}: archive it before it fills; {command}"),
@@ -750,8 +765,23 @@ fn check_notes(root: &Path, rel: &str, report: &mut DoctorReport) {
             ),
         );
     }
-    for (line, heading) in headings_in_code(&text, &headings) {
-        report.problem(
+    let found = fences::check(&text);
+    for unclosed in found.unclosed {
+        let place = unclosed
+            .heading
+            .map(|heading| format!(" in § {heading}"))
+            .unwrap_or_default();
+        report.warning(
+            rel,
+            "unclosed-fence",
+            format!(
+                "fence opened at line {}{place} is never closed",
+                unclosed.line
+            ),
+        );
+    }
+    for (line, heading) in found.in_code {
+        report.warning(
             rel,
             "heading-in-code",
             format!(
@@ -1010,30 +1040,8 @@ impl Report for DoctorReport {
             }
             return Value::Object(repaired);
         }
-        let problems: Vec<Value> = self
-            .problems
-            .iter()
-            .map(|p| {
-                Value::Object(
-                    Object::new()
-                        .with("file", p.file.as_str())
-                        .with("kind", p.kind)
-                        .with("message", p.message.as_str()),
-                )
-            })
-            .collect();
-        let mut result = Object::new()
-            .with("healthy", self.problems.is_empty())
-            .with(
-                "checked",
-                self.checked.iter().map(Value::from).collect::<Vec<_>>(),
-            )
-            .with("problems", problems);
-        // Only present when there is something to say, so that the report of a store that was
-        // never merged stays as it was.
-        if !self.notices.is_empty() {
-            let notices: Vec<Value> = self
-                .notices
+        let list = |problems: &[Problem]| -> Vec<Value> {
+            problems
                 .iter()
                 .map(|p| {
                     Value::Object(
@@ -1043,8 +1051,22 @@ impl Report for DoctorReport {
                             .with("message", p.message.as_str()),
                     )
                 })
-                .collect();
-            result = result.with("notices", notices);
+                .collect()
+        };
+        let mut result = Object::new()
+            .with("healthy", self.problems.is_empty())
+            .with(
+                "checked",
+                self.checked.iter().map(Value::from).collect::<Vec<_>>(),
+            )
+            .with("problems", list(&self.problems));
+        // Only present when there is something to say, so that the report of a store with
+        // nothing of the kind stays as it was.
+        if !self.warnings.is_empty() {
+            result = result.with("warnings", list(&self.warnings));
+        }
+        if !self.notices.is_empty() {
+            result = result.with("notices", list(&self.notices));
         }
         Value::Object(result)
     }
@@ -1074,20 +1096,24 @@ impl Report for DoctorReport {
                 "mem doctor: moved the {bytes}-byte torn final line of {file} into {aside}\n"
             );
         }
-        let mut out = if self.problems.is_empty() {
-            format!(
-                "mem doctor: healthy ({} file(s) checked)\n",
-                self.checked.len()
-            )
-        } else {
-            format!(
-                "mem doctor: {} problem(s) in {} file(s) checked\n",
-                self.problems.len(),
-                self.checked.len()
-            )
+        let checked = self.checked.len();
+        let warned = match self.warnings.len() {
+            0 => String::new(),
+            n => format!("{n} warning(s)"),
+        };
+        let mut out = match (self.problems.len(), warned.is_empty()) {
+            (0, true) => format!("mem doctor: healthy ({checked} file(s) checked)\n"),
+            (0, false) => format!("mem doctor: healthy, {warned} in {checked} file(s) checked\n"),
+            (n, true) => format!("mem doctor: {n} problem(s) in {checked} file(s) checked\n"),
+            (n, false) => {
+                format!("mem doctor: {n} problem(s) and {warned} in {checked} file(s) checked\n")
+            }
         };
         for p in &self.problems {
             let _ = writeln!(out, "  {} [{}]: {}", p.file, p.kind, p.message);
+        }
+        for p in &self.warnings {
+            let _ = writeln!(out, "  warning: {} [{}]: {}", p.file, p.kind, p.message);
         }
         for p in &self.notices {
             let _ = writeln!(out, "  note: {} [{}]: {}", p.file, p.kind, p.message);

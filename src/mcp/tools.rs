@@ -101,9 +101,10 @@ fn brief_tool() -> Tool {
     Tool {
         name: "memory_brief",
         title: "Session-start brief",
-        description: "The session-start read of the memory: brain, context, decisions, \
-                      lessons, last handoff, recent journal. Same result as \
-                      `bmad-mem brief --json`.",
+        description: "The session-start read of the memory: the latest handoffs, decisions \
+                      in force, lessons, validated patterns, recent journal; what does not \
+                      fit is listed by title. Same result as `bmad-mem brief --json`, kept \
+                      under 10,000 characters.",
         input_schema: schema(
             &[(
                 "max_chars",
@@ -248,6 +249,7 @@ pub fn call(
         "memory_brief" => Arguments::new(arguments, &["max_chars"]).and_then(|a| {
             let args = BriefArgs {
                 max_chars: a.word("max_chars")?,
+                for_mcp: true,
                 ..BriefArgs::default()
             };
             run(directory, |ctx| brief::run(&args, ctx))

@@ -60,6 +60,21 @@ pub(crate) fn probe(root: &Path) -> Probe {
     }
 }
 
+/// When the commit checked out in `root` was made, in epoch milliseconds; `None` without git,
+/// outside a work tree, or before the first commit.
+#[must_use]
+pub(crate) fn head_commit_ms(root: &Path) -> Option<f64> {
+    let out = git(root, ["log", "-1", "--format=%ct"]).ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    let seconds: f64 = std::str::from_utf8(out.stdout.trim_ascii())
+        .ok()?
+        .parse()
+        .ok()?;
+    Some(seconds * 1000.0)
+}
+
 /// Whether a folder named `.git` (a folder, or the file of a linked work tree) is in `root` or
 /// one of its ancestors: a cheap test before asking git itself.
 #[must_use]

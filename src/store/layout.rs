@@ -30,6 +30,12 @@ pub const REFUSED_FILE: &str = ".bmad/memory/refused.md";
 pub const CANDIDATES_VIEW: &str = ".bmad/memory/CANDIDATES.md";
 /// The generated view of every entry of the note files.
 pub const INDEX_VIEW: &str = ".bmad/memory/INDEX.md";
+/// The project's settings, written by hand (`store::config`).
+pub const CONFIG_FILE: &str = ".bmad/memory/config.json";
+/// Derived files of this clone, never committed (`.bmad/cache/` is gitignored).
+pub const CACHE_DIR: &str = ".bmad/cache";
+/// The sessions `hooks remind` has reminded, and when.
+pub const REMINDED_FILE: &str = ".bmad/cache/reminded.json";
 /// Claude Code's per-agent memories, which `import` reads.
 pub const CLAUDE_AGENT_MEMORY: &str = ".claude/agent-memory";
 
@@ -91,6 +97,10 @@ pub const HOOK_PAYLOAD_CAP: u64 = 64 * 1024 * 1024;
 pub const CLAUDE_SETTINGS: &str = ".claude/settings.json";
 /// Codex CLI's project hooks file.
 pub const CODEX_HOOKS: &str = ".codex/hooks.json";
+/// Claude Code's project MCP servers.
+pub const CLAUDE_MCP: &str = ".mcp.json";
+/// Codex CLI's project configuration (its `[mcp_servers]`).
+pub const CODEX_CONFIG: &str = ".codex/config.toml";
 /// Gemini CLI's project settings.
 pub const GEMINI_SETTINGS: &str = ".gemini/settings.json";
 

@@ -3,9 +3,11 @@
 //! `###` section cutter. It knows nothing of actions.
 
 pub(crate) mod archived;
+pub mod config;
 pub(crate) mod confined;
 pub(crate) mod document;
 pub mod entry;
+pub(crate) mod fences;
 pub(crate) mod git;
 pub mod journal;
 pub mod layout;

@@ -213,6 +213,46 @@ async fn each_reading_tool_answers_with_its_commands_json_bytes() {
     }
 }
 
+/// The brief on the 519 decision records: the answer stays under 10,000 characters whatever
+/// budget is asked for, its `omitted` list naming what fits and `omittedUnlisted` counting the
+/// rest; its text is the command's at the budget the answer reports.
+#[tokio::test]
+async fn the_brief_answer_stays_under_10000_characters() {
+    let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/data/adr/corpus");
+    let mut project = home::project();
+    for rel in [
+        ".agents/memory/decisions.md",
+        ".agents/memory/lessons.md",
+        ".agents/memory/patterns.md",
+    ] {
+        project = project.write(rel, std::fs::read(corpus.join(rel)).unwrap());
+    }
+    let client = connect(&project, ProtocolVersion::V_2025_11_25).await;
+    let mut answers = Vec::new();
+    for args in [json!({}), json!({"max_chars": 50000})] {
+        answers.push(ok(&call(&client, "memory_brief", args).await).to_owned());
+    }
+    client.cancel().await.expect("close");
+    for answer in answers {
+        assert!(answer.encode_utf16().count() < 10_000, "{}", answer.len());
+        let brief: Value = serde_json::from_str(&answer).unwrap();
+        crate::support::validate::validate("brief.json", &brief).unwrap();
+        let max = brief["maxChars"].as_u64().unwrap();
+        assert!((6000..10_000).contains(&max), "{max}");
+        let named = brief["omitted"].as_array().unwrap().len();
+        let unlisted = brief["omittedUnlisted"].as_u64().unwrap();
+        assert!(named > 0 && unlisted > 400, "{named} {unlisted}");
+        // The command at that budget: the same text, every left-out entry named, in order.
+        let (next, cli) = cli_json(project, &["brief", "--max-chars", &max.to_string()]);
+        project = next;
+        let cli: Value = serde_json::from_str(&cli).unwrap();
+        assert_eq!(brief["text"], cli["text"]);
+        let all = cli["omitted"].as_array().unwrap();
+        assert_eq!(all.len(), named + usize::try_from(unlisted).unwrap());
+        assert_eq!(brief["omitted"].as_array().unwrap()[..], all[..named]);
+    }
+}
+
 #[tokio::test]
 async fn each_writing_tool_writes_and_answers_as_its_command() {
     let project = example();

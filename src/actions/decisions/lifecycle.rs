@@ -247,7 +247,7 @@ fn every_decision<'a>(
         for section in &cut {
             let why = match (uses[section.heading], status_of(section)) {
                 (1, Some(Status::Unreadable(_))) => {
-                    "its status value is not one of active, superseded, abrogated, rolled-back, proposed".to_owned()
+                    "its status value is not one of active, superseded, abrogated, rolled-back, proposed, rejected, deprecated".to_owned()
                 }
                 (1, _) => {
                     targets.push(Found {

@@ -5,7 +5,8 @@ use std::path::Path;
 
 use crate::actions::decisions::ledger::{self, LEDGER, Ledger, Record};
 use crate::admin::lint::findings::{FastMap, Finding, Note, Severity, finding};
-use crate::store::entry::{Status, status_of};
+use crate::js::json::sha256_hex;
+use crate::store::entry::{Status, parse_status, status_of};
 use crate::store::sections::Section;
 
 /// A decision of one of the decision files.
@@ -204,8 +205,10 @@ fn describe(record: &Record) -> String {
     }
 }
 
+/// Whether a status, as the ledger and [`Status::as_str`] spell it, is ended (the reader's
+/// [`Status::is_ended`]: superseded, abrogated, rolled back, rejected, deprecated).
 fn is_ended(status: &str) -> bool {
-    matches!(status, "superseded" | "abrogated" | "rolled-back")
+    parse_status(status).is_ended()
 }
 
 fn against_ledger(decisions: &[Decision<'_>], ledger: &Ledger, out: &mut Vec<Finding>) {
@@ -269,7 +272,10 @@ fn compare(d: &Decision<'_>, record: &Record, out: &mut Vec<Finding>) {
         None => format!("`bmad-mem decision abrogate \"{heading}\" --reason <text>`"),
     };
     if record.is_active() && in_file == "active" {
-        if ledger::digest(&d.section) != record.sha256 {
+        // A decision ledgered before the reader knew its status layout (a `## Status` heading,
+        // its value below) was digested as a whole: that digest still stands for its text.
+        let is_whole = || sha256_hex(d.section.trimmed_text().as_bytes()) == record.sha256;
+        if ledger::digest(&d.section) != record.sha256 && !is_whole() {
             out.push(at(
                 d,
                 "decision-edited",

@@ -29,7 +29,7 @@ use crate::js::date::MS_PER_DAY;
 use crate::js::date::parse_timestamp;
 use crate::js::json::Value;
 use crate::js::text::{ASCII_TOKEN, Token, for_each_token, is_ascii_separator, slow_tokens, trim};
-use crate::store::entry::{Status, date_of, status_of};
+use crate::store::entry::{date_of, is_active};
 use crate::store::journal;
 use crate::store::layout::{DECISION_LEDGER, JOURNAL, OUTCOMES, PROMOTIONS, REGISTRY_CAP};
 use crate::store::paths::read_registry;
@@ -74,7 +74,7 @@ pub fn proposals(ctx: &Context, notes: &[Note], cut: &[Vec<(usize, Section<'_>)>
         .zip(cut)
         .filter(|(note, _)| note.is_decisions())
         .flat_map(|(note, sections)| sections.iter().map(move |(o, s)| (note, *o, s)))
-        .filter(|(_, _, s)| matches!(status_of(s), None | Some(Status::Active)))
+        .filter(|(_, _, s)| is_active(s))
         .collect();
     reviews(ctx, &active, &events, &mut out);
     contradictions(&active, &mut out);

@@ -363,14 +363,13 @@ fn a_crash_between_the_ledger_and_the_file_is_named_by_lint_and_completed_by_a_r
 
 #[test]
 fn adopting_nothing_new_creates_nothing() {
-    let notes =
-        "### A\n**Status:** active\n### A\n**Status:** active\n### B\n- **Status**: deprecated\n";
+    let notes = "### A\n**Status:** active\n### A\n**Status:** active\n### B\n- **Status**: TBD\n";
     let _ = TestProject::new()
         .write(DECISIONS, notes)
         .args(["decision", "adopt", "--all"])
         .code(0)
         .stdout(&format!(
-            "mem decision: adopted 0 decision(s) into {LEDGER}\n  = {DECISIONS} § A: the heading heads 2 sections of the file\n  = {DECISIONS} § B: its status value is not one of active, superseded, abrogated, rolled-back, proposed\n"
+            "mem decision: adopted 0 decision(s) into {LEDGER}\n  = {DECISIONS} § A: the heading heads 2 sections of the file\n  = {DECISIONS} § B: its status value is not one of active, superseded, abrogated, rolled-back, proposed, rejected, deprecated\n"
         ))
         .unchanged()
         .run();
@@ -470,4 +469,48 @@ fn a_flip_keeps_the_entry_index_current() {
         .run()
         .then();
     assert!(!project.path(".bmad/memory/INDEX.md").exists());
+}
+
+/// Records in the layouts of ADR folders (a `## Status` heading with its value below, the
+/// corpus's emoji): the decision commands find the value where the reader does and rewrite it
+/// alone, and lint, brief and status then agree.
+#[test]
+fn a_status_under_a_status_heading_is_rewritten_in_place() {
+    let notes = "# Decisions\n\n### 2026-01-01 — Use Postgres\n## Status\n\nAccepted\n\n## Context\n\nWe need a database.\n\n### 2026-02-01 — Use CockroachDB\n#### Status\n\n✅ Accepted\n\n#### Context\n\nScale.\n";
+    let ran = TestProject::new()
+        .write(DECISIONS, notes)
+        .env("BMAD_MEM_NOW", NOW)
+        .args(["decision", "adopt", "--all"])
+        .code(0)
+        .run()
+        .then()
+        .args([
+            "decision",
+            "supersede",
+            "2026-01-01 — Use Postgres",
+            "--by",
+            "2026-02-01 — Use CockroachDB",
+        ])
+        .code(0)
+        .file(
+            DECISIONS,
+            notes.replacen(
+                "## Status\n\nAccepted\n",
+                "## Status\n\nsuperseded by 2026-02-01 — Use CockroachDB\n",
+                1,
+            ),
+        )
+        .run()
+        .then()
+        .args(["lint"])
+        .code(0)
+        .stdout("mem lint: no findings (2 file(s) checked)\n")
+        .run()
+        .then()
+        .args(["--json", "status"])
+        .code(0)
+        .run();
+    let status: serde_json::Value = ran.json();
+    assert_eq!(status["notes"][0]["active"], 1);
+    assert_eq!(status["notes"][0]["mayBeInForce"], 0);
 }

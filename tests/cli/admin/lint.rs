@@ -19,6 +19,8 @@ pub struct Lint {
     pub counts: Counts,
     pub checked: Vec<String>,
     pub findings: Vec<Finding>,
+    pub ignored: Vec<String>,
+    pub warnings: Vec<String>,
 }
 
 /// How many findings of each severity.
@@ -226,7 +228,7 @@ fn status_links_must_lead_to_a_decision_in_force_without_a_cycle() {
 
 #[test]
 fn format_headings_and_links() {
-    let decisions = "# Decisions\n\n### Same\n**Date:** 2026-01-01\n**Status:** active\n### Same\n**Date:** 2026-01-02\n**Status:** active\n### Undated\n**Status:** active\n### Loose date\n**Date:** 18/10/2026\n**Status:** active\n### 2026-02-30 — Impossible\n**Status:** deprecated\nSee [[Undated]], [[lessons#2026-01-03 — Keep it]], [[lessons]], [[Nothing here]] and [[patterns#Gone|the gone one]].\n```\n### Fenced\n```\n";
+    let decisions = "# Decisions\n\n### Same\n**Date:** 2026-01-01\n**Status:** active\n### Same\n**Date:** 2026-01-02\n**Status:** active\n### Undated\n**Status:** active\n### Loose date\n**Date:** 18/10/2026\n**Status:** active\n### 2026-02-30 — Impossible\n**Status:** TBD\nSee [[Undated]], [[lessons#2026-01-03 — Keep it]], [[lessons]], [[Nothing here]] and [[patterns#Gone|the gone one]].\n```\n### Fenced\n```\n";
     let lessons = "### 2026-01-03 — Keep it\nText.\n";
     let (_, report) = lint(
         TestProject::new()
@@ -290,7 +292,7 @@ fn format_headings_and_links() {
                 "format",
                 Some(14),
                 "warning",
-                "status \"deprecated\" is not one of active, superseded, abrogated, rolled-back, proposed"
+                "status \"TBD\" is not one of active, superseded, abrogated, rolled-back, proposed, rejected, deprecated"
             ),
             (
                 "broken-link",
@@ -489,4 +491,188 @@ fn many_copies_of_one_entry_give_one_finding_each_not_one_per_pair() {
             copies - 2
         )
     );
+}
+
+/// An ADR folder imported whole: records cut in the middle of their code leave fences open.
+const UNCLOSED: &str = "# Decisions\n\n### 2026-01-01 — Use AASM to manage state\n#### Status\n\nAccepted\n\n```ruby\nclass Case\n  include AASM\n\n[…]\n\n### 2026-01-02 — Use Flipper\n#### Status\n\nAccepted\n\n### 2026-01-03 — Use ClamAV\n#### Decision\n\n```ruby\nscan(file)\n```\n";
+
+#[test]
+fn a_fence_never_closed_is_reported_once_where_it_opens_and_the_headings_after_it_are_not() {
+    let project = TestProject::new().write(DECISIONS, UNCLOSED);
+    let (project, report) = lint(project, &[], 0);
+    assert_eq!(
+        report.findings,
+        [finding(
+            DECISIONS,
+            Some(8),
+            Some("2026-01-01 — Use AASM to manage state"),
+            "unclosed-fence",
+            "warning",
+            "fence opened at line 8 in § 2026-01-01 — Use AASM to manage state is never closed",
+            Some("close it with a line of the same fence (``` or ~~~) where its code ends"),
+        )]
+    );
+    let _ = project
+        .args(["lint"])
+        .code(0)
+        .stdout(&format!(
+            "mem lint: 0 error(s), 1 warning(s), 0 info in 1 file(s) checked\n  warning {DECISIONS}:8 § 2026-01-01 — Use AASM to manage state [unclosed-fence] fence opened at line 8 in § 2026-01-01 — Use AASM to manage state is never closed\n          → close it with a line of the same fence (``` or ~~~) where its code ends\n"
+        ))
+        .stderr("")
+        .unchanged()
+        .run();
+}
+
+#[test]
+fn ignore_silences_whole_checks_errors_included() {
+    // A heading used twice (an error), dates missing (format warnings), a fence never closed.
+    let notes = format!("{UNCLOSED}### Same\nx\n### Same\ny\n");
+    let project = TestProject::new().write(DECISIONS, notes);
+    let (project, report) = lint(project, &[], 1);
+    let mut checks: Vec<&str> = report.findings.iter().map(|f| f.check.as_str()).collect();
+    checks.dedup();
+    assert_eq!(checks, ["duplicate-heading", "unclosed-fence", "format"]);
+    let (project, report) = lint(
+        project,
+        &[
+            "--ignore",
+            "format,duplicate-heading",
+            "--ignore",
+            "unclosed-fence",
+        ],
+        0,
+    );
+    assert!(report.findings.is_empty(), "{report:?}");
+    assert_eq!(
+        report.ignored,
+        ["duplicate-heading", "format", "unclosed-fence"]
+    );
+    assert!(report.warnings.is_empty());
+    let _ = project
+        .args(["lint", "--ignore", "format,unclosed-fence"])
+        .code(1)
+        .stdout(&format!(
+            "mem lint: 1 error(s), 0 warning(s), 0 info in 1 file(s) checked; ignored: format, unclosed-fence\n  error   {DECISIONS}:27 § Same [duplicate-heading] \"Same\" heads 2 sections of this file; observe and the decision commands cannot target it\n          → give each section its own heading\n"
+        ))
+        .stderr("")
+        .unchanged()
+        .run()
+        .then()
+        .args(["lint", "--ignore", "format,duplicate-heading,unclosed-fence"])
+        .code(0)
+        .stdout("mem lint: no findings (1 file(s) checked; ignored: duplicate-heading, format, unclosed-fence)\n")
+        .run();
+}
+
+#[test]
+fn ignore_refuses_a_name_that_is_no_check() {
+    let _ = TestProject::new()
+        .write(DECISIONS, UNCLOSED)
+        .args(["lint", "--ignore", "format,heading-in-codes"])
+        .refused(
+            "lint",
+            "--ignore: \"heading-in-codes\" is no lint check; the checks are broken-link, contradiction, decision-edited, decision-missing, duplicate-heading, format, heading-in-code, ledger, ledger-status, near-cap, near-duplicate, receipt, receipt-store, review, status-conflict, status-link, summarise, unclosed-fence, view-drift",
+        );
+}
+
+#[test]
+fn the_config_silences_checks_for_the_project_and_warns_about_unknown_names() {
+    let warning = "warning: .bmad/memory/config.json: lint.ignore names \"formatting\", which is no lint check; it is left out";
+    let project = TestProject::new().write(DECISIONS, UNCLOSED).write(
+        ".bmad/memory/config.json",
+        "{\"lint\": {\"ignore\": [\"unclosed-fence\", \"formatting\"]}}\n",
+    );
+    let (project, report) = lint(project, &[], 0);
+    let checks: Vec<&str> = report.findings.iter().map(|f| f.check.as_str()).collect();
+    assert!(checks.is_empty(), "{checks:?}");
+    assert_eq!(report.ignored, ["unclosed-fence"]);
+    assert_eq!(report.warnings, [warning]);
+    // The human form prints the warning on stderr; the flag adds to the config's list.
+    let _ = project
+        .args(["lint", "--ignore", "format"])
+        .code(0)
+        .stdout("mem lint: no findings (1 file(s) checked; ignored: format, unclosed-fence)\n")
+        .stderr(&format!("{warning}\n"))
+        .unchanged()
+        .run()
+        // A config that is no JSON is a warning too, and the defaults apply.
+        .then()
+        .write(".bmad/memory/config.json", "{lint")
+        .args(["lint"])
+        .code(0)
+        .stdout(&format!(
+            "mem lint: 0 error(s), 1 warning(s), 0 info in 1 file(s) checked\n  warning {DECISIONS}:8 § 2026-01-01 — Use AASM to manage state [unclosed-fence] fence opened at line 8 in § 2026-01-01 — Use AASM to manage state is never closed\n          → close it with a line of the same fence (``` or ~~~) where its code ends\n"
+        ))
+        .run();
+}
+
+#[test]
+fn a_decision_stating_two_statuses_that_disagree_is_an_error() {
+    let notes = "### 2026-01-01 — Use MADR\n- Status: accepted\n- Date: 2026-01-01\n\n## Status\n\n❌ Rejected\n\n### 2026-01-02 — Use slugs\n* Status: superseded\n\n#### Status\n\nSuperseded by [2026-01-03 — Use ids](0003-use-ids.md)\n\n### 2026-01-03 — Use ids\n#### Status\n\nAccepted\n";
+    let (project, report) = lint(TestProject::new().write(DECISIONS, notes), &[], 1);
+    assert_eq!(
+        report.findings,
+        [finding(
+            DECISIONS,
+            Some(7),
+            Some("2026-01-01 — Use MADR"),
+            "status-conflict",
+            "error",
+            "this decision states two statuses: active at line 2, rejected at line 7; every reader takes the first",
+            Some("keep one status block, the one that is true"),
+        )]
+    );
+    // Silenced, it no longer fails the run.
+    let _ = lint(project, &["--ignore", "status-conflict"], 0);
+}
+
+#[test]
+fn a_cycle_of_successors_is_named_whatever_the_layout() {
+    let notes = "### 2026-01-01 — Use numbers\n## Status\n\nSuperseded by [2026-01-02 — Use slugs](0002-use-slugs.md)\n\n### 2026-01-02 — Use slugs\n#### Status: Superseded\n\nSuperseded by [2026-01-01 — Use numbers](0001-use-numbers.md)\n";
+    let (_, report) = lint(TestProject::new().write(DECISIONS, notes), &[], 1);
+    let links: Vec<(Option<usize>, &str)> = of(&report, "status-link")
+        .iter()
+        .map(|f| (f.line, f.message.as_str()))
+        .collect();
+    assert_eq!(
+        links,
+        [
+            (
+                Some(1),
+                "its successors lead back to it: \"2026-01-01 — Use numbers\" → \"2026-01-02 — Use slugs\" → \"2026-01-01 — Use numbers\""
+            ),
+            (
+                Some(6),
+                "its successors lead back to it: \"2026-01-02 — Use slugs\" → \"2026-01-01 — Use numbers\" → \"2026-01-02 — Use slugs\""
+            ),
+        ]
+    );
+}
+
+/// A decision under a `## Status` heading ledgered before the reader knew that layout was
+/// digested as a whole text (its value line inside): lint takes that digest for its text too,
+/// and still finds an edit to it.
+#[test]
+fn a_decision_ledgered_before_its_status_layout_was_read_is_not_taken_for_edited() {
+    let notes =
+        "### 2026-01-01 — Use Postgres\n## Status\n\nAccepted\n\n## Context\n\nOne database.\n";
+    let whole = bmad_mem::js::json::sha256_hex(
+        "2026-01-01 — Use Postgres\n## Status\n\nAccepted\n\n## Context\n\nOne database."
+            .as_bytes(),
+    );
+    let ledger = format!(
+        "{{\"ts\":\"{}\",\"id\":\"0123456789ab\",\"event\":\"adopt\",\"heading\":\"2026-01-01 — Use Postgres\",\"file\":\"{DECISIONS}\",\"status\":\"active\",\"sha256\":\"{whole}\",\"by\":null,\"reason\":null}}\n",
+        crate::support::NOW
+    );
+    let project = TestProject::new()
+        .write(DECISIONS, notes)
+        .write(LEDGER, ledger);
+    let (project, report) = lint(project, &[], 0);
+    assert!(report.findings.is_empty(), "{report:#?}");
+    let (_, report) = lint(
+        project.write(DECISIONS, notes.replace("One database.", "Two databases.")),
+        &[],
+        1,
+    );
+    assert_eq!(of(&report, "decision-edited").len(), 1, "{report:#?}");
 }

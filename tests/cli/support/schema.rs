@@ -68,6 +68,9 @@ pub struct Report {
     pub healthy: bool,
     pub checked: Vec<String>,
     pub problems: Vec<Problem>,
+    /// Present only when there is one.
+    #[serde(default)]
+    pub warnings: Vec<Problem>,
 }
 
 #[derive(Debug, Deserialize, PartialEq)]
@@ -105,6 +108,8 @@ pub struct Brief {
     pub chars: usize,
     pub included: Vec<Included>,
     pub omitted: Vec<Omitted>,
+    #[serde(default)]
+    pub omitted_unlisted: Option<usize>,
     pub text: String,
     pub warnings: Vec<String>,
 }
@@ -186,6 +191,7 @@ pub struct Note {
     pub exists: bool,
     pub entries: usize,
     pub active: Option<usize>,
+    pub may_be_in_force: Option<usize>,
     pub latest_entry: Option<String>,
     pub modified: Option<String>,
 }

@@ -39,7 +39,7 @@ pub const WITHOUT_JSON: [(&str, &str); 4] = [
 ];
 
 /// The schemas that are no command's: the failure document, and `--version --json`.
-pub const NOT_A_COMMAND: [&str; 2] = ["error.json", "version.json"];
+pub const NOT_A_COMMAND: [&str; 3] = ["config.json", "error.json", "version.json"];
 
 /// The exit status of a simulated crash (`BMAD_MEM_CRASH_AT`): the process stops dead, prints
 /// nothing.
@@ -110,6 +110,7 @@ pub fn schema_for(command: &str, sub: &clap::ArgMatches) -> Option<String> {
         },
         "hooks" => match sub.get_one::<String>("action").map(String::as_str) {
             Some("remind") => part("hooks", "remind"),
+            Some("check") => part("hooks", "check"),
             _ => part("hooks", "install"),
         },
         _ if WITHOUT_JSON.iter().any(|(name, _)| *name == command) => None,
