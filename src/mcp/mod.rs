@@ -18,9 +18,14 @@
 //! * each tool answers with a text a model reads well and, as `structuredContent`, the
 //!   command's `--json` object, which matches the tool's `outputSchema` ([`tools`]) — except to
 //!   Claude Code, whose model would read that JSON instead of the text ([`TEXT_ONLY_CLIENT`]);
-//! * when stdin closes the server exits with status 0, and so it does when stdout is gone.
+//! * when stdin closes the server exits with status 0;
+//! * once its output is gone — a write to stdout failed, or a call arrives while stdout has no
+//!   reader left (the client closed its end) — it takes no further call: calls already queued
+//!   are answered with an error and never run, and the server exits with status 1 saying why.
+//!   A write whose answer could not be delivered is never followed by more writes.
 
 mod arguments;
+mod delivery;
 mod schemas;
 mod text;
 mod tools;
@@ -39,6 +44,7 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 
 use crate::error::{Error, Result};
+use crate::mcp::delivery::{Output, Watched};
 use crate::messages;
 
 /// Serve the project memory to an agent over MCP (stdio).
@@ -46,10 +52,11 @@ use crate::messages;
 pub struct McpArgs {}
 
 /// The server: the project folder it was started for (`-d`, default the one found from the
-/// current directory).
+/// current directory), and what it knows of its output.
 #[derive(Debug, Clone)]
 struct Server {
     directory: Option<PathBuf>,
+    output: Arc<Output>,
 }
 
 impl ServerHandler for Server {
@@ -85,6 +92,13 @@ impl ServerHandler for Server {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        // A call whose answer cannot be delivered is not run: a write would take effect unseen.
+        if let Some(reason) = self.output.gone() {
+            return Err(ErrorData::internal_error(
+                messages::mcp_output_lost(&reason),
+                None,
+            ));
+        }
         let arguments = request.arguments.unwrap_or_default();
         match tools::call(&request.name, &arguments, self.directory.as_deref()) {
             Some(Ok(answer)) => {
@@ -137,32 +151,41 @@ fn listed(tool: tools::Tool, structured: bool) -> Tool {
     )
 }
 
-/// Serves MCP on stdin/stdout until stdin closes or stdout is gone.
+/// Serves MCP on stdin/stdout until stdin closes, or until its output is gone.
 ///
 /// # Errors
-/// When the runtime cannot start or the transport fails; a client that hangs up, even before
-/// the handshake, is a normal end.
+/// When the runtime cannot start, the transport fails, or the output is gone; a client that
+/// hangs up, even before the handshake, is a normal end.
 pub fn run(_args: &McpArgs, directory: Option<&Path>) -> Result<()> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| Error::io("cannot start the MCP runtime", Path::new("."), e))?;
+    let output = Arc::new(Output::default());
     let server = Server {
         directory: directory.map(Path::to_path_buf),
+        output: Arc::clone(&output),
     };
-    let outcome = runtime.block_on(serve(server));
+    let outcome = runtime.block_on(serve(server, Arc::clone(&output)));
     // A read of stdin still pending on the blocking pool must not keep the process alive.
     runtime.shutdown_background();
+    if let Some(reason) = output.lost() {
+        return Err(Error::refused(messages::mcp_output_lost(&reason)));
+    }
     outcome.map_err(|message| Error::refused(messages::mcp_server(&message)))
 }
 
-/// The SDK's service over the line filter of [`transport`], to the end of either side.
-async fn serve(server: Server) -> std::result::Result<(), String> {
-    let (sdk_reads, sdk_writes, mut writer, filter) =
-        transport::start(tokio::io::stdin(), tokio::io::stdout());
+/// The SDK's service over the line filter of [`transport`], to the end of either side: stdin
+/// closed, or stdout gone (its writer failed, which [`Watched`] records in `output`).
+async fn serve(server: Server, output: Arc<Output>) -> std::result::Result<(), String> {
+    let stdout = Watched::new(tokio::io::stdout(), Arc::clone(&output));
+    let (sdk_reads, sdk_writes, mut writer, filter) = transport::start(tokio::io::stdin(), stdout);
     let service = async move {
         match server.serve((sdk_reads, sdk_writes)).await {
-            Ok(running) => running.waiting().await.map(drop).map_err(|e| e.to_string()),
+            Ok(running) => {
+                output.stop_with(running.cancellation_token());
+                running.waiting().await.map(drop).map_err(|e| e.to_string())
+            }
             Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => Ok(()),
             Err(e) => Err(e.to_string()),
         }
@@ -175,19 +198,18 @@ async fn serve(server: Server) -> std::result::Result<(), String> {
             ended?;
             written_out(written)
         }
-        // stdout is gone (the client went away, or the pipe broke): nobody is left to answer.
+        // stdout failed: nobody is left to answer (the caller reports the output lost).
         written = &mut writer => written_out(written),
     }
 }
 
-/// The end of the writer of stdout: a closed pipe is a normal end.
+/// The end of the writer of stdout. A failed write is recorded as the output lost, which the
+/// caller reports; only a task that did not finish is an error here.
 fn written_out(
     written: std::result::Result<io::Result<()>, tokio::task::JoinError>,
 ) -> std::result::Result<(), String> {
     match written {
-        Ok(Ok(())) => Ok(()),
-        Ok(Err(e)) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
-        Ok(Err(e)) => Err(e.to_string()),
+        Ok(_) => Ok(()),
         Err(e) => Err(e.to_string()),
     }
 }

@@ -47,7 +47,10 @@ async fn the_tool_list_is_strict_plain_and_self_contained() {
         assert_eq!(output["type"], "object", "{name}");
         let text = output.to_string();
         for keyword in ["$schema", "$id", "$ref", "$defs"] {
-            assert!(!text.contains(&format!("\"{keyword}\":")), "{name}: {keyword}");
+            assert!(
+                !text.contains(&format!("\"{keyword}\":")),
+                "{name}: {keyword}"
+            );
         }
     }
 }

@@ -2,7 +2,8 @@
 //! 2025-11-25 through `initialize`, 2026-07-28 through `server/discover` and per-request
 //! metadata), its name and version, the seven tools; stdout carrying JSON-RPC only; the end of
 //! stdin, handshake or not; the project folder looked at only when a tool is called; two
-//! servers and a command-line writer on one project losing no event; the README's transcript.
+//! servers and a command-line writer on one project losing no event; the README's transcript; a
+//! client that stops reading gets no queued call executed, and the server ends with status 1.
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
@@ -238,4 +239,71 @@ fn the_readme_transcript_is_what_the_server_says() {
     }
     drop(stdin);
     assert!(child.wait().expect("wait").success());
+}
+
+/// A client that stops reading the server's output gets no further call executed: calls queued
+/// on stdin after its reading end closed change nothing, and the server ends by itself (stdin
+/// still open) with status 1, saying why. Deterministic: the reading end is closed before the
+/// calls are sent, in one write.
+#[test]
+fn a_server_whose_output_is_gone_takes_no_more_calls() {
+    const QUEUED: usize = 20;
+    let project = TestProject::new();
+    let mut child = raw_server(&project);
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "1"}}});
+    writeln!(stdin, "{initialize}").expect("send");
+    stdin.flush().expect("flush");
+    let mut line = String::new();
+    stdout.read_line(&mut line).expect("read");
+    assert!(line.contains("\"result\""), "{line}");
+    // The client stops reading.
+    drop(stdout);
+    let mut queued = format!(
+        "{}\n",
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    );
+    for id in 1..=QUEUED {
+        let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+            "name": "memory_write", "arguments": {"agent": "raw", "task": format!("call {id}")}}});
+        queued.push_str(&call.to_string());
+        queued.push('\n');
+    }
+    stdin.write_all(queued.as_bytes()).expect("queue the calls");
+    stdin.flush().expect("flush");
+    // stdin stays open: a server that kept taking calls would never end by itself.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break Some(status);
+        }
+        if std::time::Instant::now() > deadline {
+            child.kill().expect("kill");
+            child.wait().expect("wait");
+            break None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    };
+    drop(stdin);
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().expect("stderr"), &mut stderr)
+        .expect("read stderr");
+    let events = if project.path(JOURNAL).exists() {
+        project.read_text(JOURNAL).lines().count()
+    } else {
+        0
+    };
+    assert_eq!(
+        (status.and_then(|s| s.code()), events, stderr.as_str()),
+        (
+            Some(1),
+            0,
+            "mem mcp: MCP server: output lost (nobody reads standard output any more): no \
+             further call taken\n"
+        )
+    );
+    assert!(!project.path(LOCK).exists(), "no lock left");
 }
