@@ -19,7 +19,7 @@
 //! Output: the SDK writes into a second in-memory pipe, whose lines a task forwards, whole, to a
 //! channel; the answers above go to the same channel; one task owns stdout and writes each line
 //! in one piece, so two messages can never interleave. When stdout fails (the client went
-//! away), that task ends and [`serve`] returns.
+//! away), that task ends and the server with it.
 
 use std::io;
 
