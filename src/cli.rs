@@ -265,7 +265,7 @@ impl Command {
 /// Options, of every action, that take a value: the word after one of them is its value. Kept by
 /// hand because reading them from clap's definition costs every run its build; a test checks the
 /// list against the definition.
-const VALUE_OPTIONS: [&str; 41] = [
+const VALUE_OPTIONS: [&str; 42] = [
     "-d",
     "--directory",
     "--scope",
@@ -304,6 +304,7 @@ const VALUE_OPTIONS: [&str; 41] = [
     "--reason",
     "--by",
     "--finish",
+    "--drop",
     "--hook",
     "--sidecar",
     "--ignore",

@@ -5,6 +5,7 @@
 //! only through [`crate::store`]; it never imports a session or admin command. See
 //! `ARCHITECTURE.md`.
 
+pub mod alike;
 pub(crate) mod decisions;
 pub(crate) mod entries;
 pub mod observe;

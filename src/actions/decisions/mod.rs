@@ -15,6 +15,7 @@ pub mod lifecycle;
 use std::fmt::Write as _;
 
 use crate::actions::decisions::lifecycle::{End, Outcome};
+use crate::actions::secrets;
 use crate::context::Context;
 use crate::error::Result;
 use crate::js::json::{Object, Value};
@@ -92,9 +93,15 @@ impl DecisionReport {
 /// Runs one lifecycle command.
 ///
 /// # Errors
-/// The refusals of [`lifecycle`]; nothing is written then.
+/// A secret in `--reason` (checked first); the refusals of [`lifecycle`]; nothing is written
+/// then.
 pub fn run(args: &DecisionArgs, ctx: &Context) -> Result<DecisionReport> {
     let now = ctx.now.iso.as_str();
+    if let DecisionCommand::Supersede(SupersedeArgs { reason, .. })
+    | DecisionCommand::Abrogate(AbrogateArgs { reason, .. }) = &args.command
+    {
+        secrets::refuse(ctx, &[("--reason", reason.as_deref().unwrap_or_default())])?;
+    }
     let outcome = match &args.command {
         DecisionCommand::Adopt(a) => lifecycle::adopt(&ctx.root, now, &a.headings, a.all)?,
         DecisionCommand::Supersede(a) => lifecycle::end(

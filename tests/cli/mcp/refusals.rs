@@ -107,6 +107,55 @@ async fn a_store_error_is_a_tool_error_and_changes_nothing() {
     );
 }
 
+/// The check every way in shares: an agent refused by `memory_propose` cannot store the same
+/// text through `memory_write`, nor through a handoff's part.
+#[tokio::test]
+async fn a_secret_in_a_tool_argument_is_refused_and_changes_nothing() {
+    let task = format!("deploy with ghp_{}", "q8Zr2Lk9Vx3Mw7PnB4cD6fG1hJ5kL0mN8pR2");
+    let project = example();
+    let client = connect(&project, ProtocolVersion::V_2025_11_25).await;
+    let before = project.snapshot();
+    let write = call(
+        &client,
+        "memory_write",
+        json!({"agent": "forge", "task": task}),
+    )
+    .await;
+    let propose = call(
+        &client,
+        "memory_propose",
+        json!({"type": "lesson", "title": "Staging", "body": "DB_PASS=hunter2-Winter-2026"}),
+    )
+    .await;
+    let handoff = call(
+        &client,
+        "memory_handoff",
+        json!({"topic": "Deploy", "what_changed": "Shipped.", "next_steps": [task.clone()]}),
+    )
+    .await;
+    let (write, propose, handoff) = (
+        refused(&write).to_owned(),
+        refused(&propose).to_owned(),
+        refused(&handoff).to_owned(),
+    );
+    assert_same(&before, &project.snapshot(), "refused secrets");
+    client.cancel().await.expect("close");
+    assert_eq!(
+        write,
+        "--task: line 1 looks like a GitHub personal access token (rule github-pat); secrets never enter the memory"
+    );
+    assert_eq!(
+        propose,
+        "the content: line 1 looks like a password assigned a value (rule password-assignment); secrets never enter the memory"
+    );
+    assert_eq!(
+        handoff,
+        "Next steps: line 1 looks like a GitHub personal access token (rule github-pat); secrets never enter the memory"
+    );
+    let (_, want) = cli_error(example(), &["write", "--agent", "forge", "--task", &task]);
+    assert_eq!(write, want);
+}
+
 /// `{agent}` alone would journal an event that says nothing: over MCP a task is required (the
 /// command line keeps bmad-plus's rule and writes it).
 #[tokio::test]
