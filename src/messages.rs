@@ -77,6 +77,11 @@ pub(crate) fn no_project_dir(root: &Path) -> String {
     )
 }
 
+/// Why a result did not reach stdout when stdout was closed before the program started.
+pub(crate) const STDOUT_CLOSED: &str = "standard output is closed";
+/// Why a result would not reach stdout: the pipe or socket it is has no reader left.
+pub(crate) const STDOUT_UNREAD: &str = "nobody reads standard output any more";
+
 // recall
 
 /// pinned: bmad-plus prints exactly this.
@@ -808,6 +813,14 @@ pub(crate) fn import_from_unreadable(file: &str, skip: impl Display) -> String {
 /// The MCP transport failed.
 pub(crate) fn mcp_server(message: &str) -> String {
     format!("MCP server: {message}")
+}
+
+mod mcp;
+pub(crate) use crate::messages::mcp::*;
+
+/// The MCP server's output is gone (the client stopped reading, stdout failed): it stopped.
+pub(crate) fn mcp_output_lost(reason: &str) -> String {
+    format!("MCP server: output lost ({reason}): no further call taken")
 }
 
 /// A call to a tool the server does not have.

@@ -397,14 +397,7 @@ pub fn entry(score: f64, candidate: Candidate) -> Object {
             text,
             source,
         } => {
-            let reference = match event.get("id") {
-                Some(id) if id.is_truthy() => id.clone(),
-                _ => Value::String(
-                    event
-                        .get("ts")
-                        .map_or_else(|| "undefined".to_owned(), Value::text),
-                ),
-            };
+            let reference = event_ref(&event);
             Object::new()
                 .with("score", score)
                 .with("kind", "event")
@@ -420,6 +413,20 @@ pub fn entry(score: f64, candidate: Candidate) -> Object {
             .with("sourceFile", note.source_file())
             .with("ref", note.heading)
             .with("text", note.text),
+    }
+}
+
+/// How an event is referred to (recall's `ref`): its stored id when truthy, else the text of its
+/// `ts`.
+#[must_use]
+pub fn event_ref(event: &Object) -> Value {
+    match event.get("id") {
+        Some(id) if id.is_truthy() => id.clone(),
+        _ => Value::String(
+            event
+                .get("ts")
+                .map_or_else(|| "undefined".to_owned(), Value::text),
+        ),
     }
 }
 
