@@ -3,7 +3,6 @@
 
 use std::fmt::Display;
 
-
 /// `guard` without `--agent`.
 pub(crate) const GUARD_AGENT_REQUIRED: &str = "--agent <name> is required";
 /// `guard` with neither `--read` nor `--write`.
