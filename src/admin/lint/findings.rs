@@ -11,7 +11,7 @@ pub type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 pub type FastSet<K> = HashSet<K, foldhash::fast::RandomState>;
 
 /// The name of every check, as findings carry it and `--ignore` and `lint.ignore` take it.
-pub const CHECKS: [&str; 19] = [
+pub const CHECKS: [&str; 20] = [
     "broken-link",
     "contradiction",
     "decision-edited",
@@ -20,6 +20,7 @@ pub const CHECKS: [&str; 19] = [
     "format",
     "heading-in-code",
     "ledger",
+    "ledger-chain",
     "ledger-status",
     "near-cap",
     "near-duplicate",

@@ -626,7 +626,7 @@ fn ignore_refuses_a_name_that_is_no_check() {
         .args(["lint", "--ignore", "format,heading-in-codes"])
         .refused(
             "lint",
-            "--ignore: \"heading-in-codes\" is no lint check; the checks are broken-link, contradiction, decision-edited, decision-missing, duplicate-heading, format, heading-in-code, ledger, ledger-status, near-cap, near-duplicate, receipt, receipt-store, review, status-conflict, status-link, summarise, unclosed-fence, view-drift",
+            "--ignore: \"heading-in-codes\" is no lint check; the checks are broken-link, contradiction, decision-edited, decision-missing, duplicate-heading, format, heading-in-code, ledger, ledger-chain, ledger-status, near-cap, near-duplicate, receipt, receipt-store, review, status-conflict, status-link, summarise, unclosed-fence, view-drift",
         );
 }
 
