@@ -596,9 +596,39 @@ pub(crate) fn topic_refused(topic: &str, refused_file: &str) -> String {
     format!("the topic `{topic}` was refused (see {refused_file}); it is never proposed again")
 }
 
-/// A topic that already heads an entry of its type.
-pub(crate) fn topic_already_entry(topic: &str, kind: &str, note_file: &str) -> String {
-    format!("the topic `{topic}` is already a {kind} entry (a heading of {note_file})")
+/// A title that is already an entry's of its type (compared without date, case, punctuation
+/// and hyphens).
+pub(crate) fn topic_already_entry(topic: &str, kind: &str, heading: &str, file: &str) -> String {
+    format!("the topic `{topic}` is already a {kind} entry: \"{heading}\" in {file}")
+}
+
+/// A candidate that nearly duplicates an existing entry (lint's near-duplicate measure).
+pub(crate) fn near_duplicate_entry(file: &str, heading: &str, similarity: f64) -> String {
+    format!(
+        "warning: near-duplicate of {file} § {heading} (similarity {similarity:.2} over word 3-shingles); admit it only if it says something that entry does not"
+    )
+}
+
+/// A candidate whose title says what an existing entry's title says (lint's title measure).
+pub(crate) fn near_title_entry(file: &str, heading: &str) -> String {
+    format!(
+        "warning: its title shares most of its words with {file} § {heading}; check that it is not the same entry"
+    )
+}
+
+/// A candidate whose title says what a refused topic's title says.
+pub(crate) fn near_refused_topic(topic: &str, refused_file: &str) -> String {
+    format!(
+        "warning: its title shares most of its words with the refused topic `{topic}` ({refused_file}); check that it is not that topic"
+    )
+}
+
+/// A note file the entry checks or the index cannot read as a regular file (`reason` says
+/// what it is).
+pub(crate) fn note_file_unreadable(rel: &str, reason: &str) -> String {
+    format!(
+        "{rel} {reason}; the entry commands read a note file only as a regular file of at most 64 MiB and never take it as absent (its entries would be proposed again and left out of the index): make it a regular file, or move it away"
+    )
 }
 
 /// A topic already pending (import skips it).
@@ -643,7 +673,8 @@ pub(crate) fn evidence_names_secret(item: &str, what: impl Display) -> String {
     format!("evidence `{item}` names {what}; secrets never enter the memory")
 }
 
-/// A secret found in one part of a candidate (or in admit's reason), named, never echoed.
+/// A secret found in one part of what a command stores (a candidate's part, `--task`,
+/// `--reason`, `--by`, `--from`, …), named with its rule and line, never echoed.
 pub(crate) fn secret_in(part: &str, finding: impl Display) -> String {
     format!("{part}: {finding}; secrets never enter the memory")
 }
@@ -749,6 +780,10 @@ pub(crate) fn unreadable_candidate(path: &str) -> String {
 
 /// A blank `--from`.
 pub(crate) const IMPORT_FROM_EMPTY: &str = "--from must not be empty";
+/// A file read that gives no item because it holds nothing.
+pub(crate) const IMPORT_EMPTY_FILE: &str = "the file is empty";
+/// A file read that gives no item.
+pub(crate) const IMPORT_NO_ITEM: &str = "no list item starts a line (-, *, +, 1.) and no heading has text of its own under it; write one item per list item, or one section per item";
 
 /// `--from <file>` that the loose reader skipped.
 pub(crate) fn import_from_unreadable(file: &str, skip: impl Display) -> String {

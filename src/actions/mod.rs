@@ -4,6 +4,7 @@
 //! reads and writes the memory only through [`crate::store`]; it never imports a session or
 //! admin command. See `ARCHITECTURE.md`.
 
+pub mod alike;
 pub(crate) mod decisions;
 pub(crate) mod entries;
 pub mod observe;

@@ -22,11 +22,14 @@
 //!
 //! A handoff never overwrites anything: when the name is taken, the next free one of `-2`,
 //! `-3`, … is used, and the name is claimed by an exclusive create, so two sessions ending at
-//! once both keep their notes. Everything is validated and read before the first write.
+//! once both keep their notes. Everything is validated and read before the first write — the
+//! topic, the agent and the input included, which go through the secret detector (a finding
+//! names `--from` and the line of the input).
 
 use std::io::{self, Read};
 use std::path::Path;
 
+use crate::actions::secrets;
 use crate::context::Context;
 use crate::context::folder_name;
 use crate::error::{Error, Result};
@@ -241,7 +244,8 @@ pub(crate) struct HandoffReport {
 /// Runs `handoff`, reading `--from -` from standard input.
 ///
 /// # Errors
-/// A missing `--topic`, an unreadable `--from`, a refused path, an I/O failure.
+/// A missing `--topic`, an unreadable `--from`, a secret in the topic, the agent or the input,
+/// a refused path, an I/O failure.
 pub(crate) fn run(args: &HandoffArgs, ctx: &Context) -> Result<HandoffReport> {
     run_with_input(args, ctx, &mut io::stdin().lock())
 }
@@ -265,9 +269,22 @@ pub(crate) fn run_with_input(
         .map(trim)
         .filter(|a| !a.is_empty())
         .map(str::to_owned);
-    let parts = match &args.from {
-        Some(from) => split_parts(&read_input(from, &ctx.cwd, stdin)?),
-        None => Default::default(),
+    let input = match &args.from {
+        Some(from) => read_input(from, &ctx.cwd, stdin)?,
+        None => String::new(),
+    };
+    secrets::refuse(
+        ctx,
+        &[
+            ("--topic", &topic),
+            ("--agent", agent.as_deref().unwrap_or_default()),
+            ("--from", &input),
+        ],
+    )?;
+    let parts = if args.from.is_some() {
+        split_parts(&input)
+    } else {
+        Default::default()
     };
     let today = day(&ctx.now).to_owned();
     let text = templates::handoff(

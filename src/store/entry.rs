@@ -655,8 +655,30 @@ pub fn heading_date(heading: &str) -> Option<&str> {
     shape.then_some(date)
 }
 
+/// A heading without the `YYYY-MM-DD` it starts with and the dashes, colons and spaces after
+/// that date (`2026-10-18 — Title` → `Title`), trimmed: the title people name an entry by.
+#[must_use]
+pub fn undated(heading: &str) -> &str {
+    let rest = match heading_date(heading) {
+        Some(date) => &heading[date.len()..],
+        None => heading,
+    };
+    trim(rest.trim_start_matches(|c: char| c.is_whitespace() || "—–-:".contains(c)))
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn undated_headings() {
+        assert_eq!(
+            undated("2026-10-01 — Session store in Redis"),
+            "Session store in Redis"
+        );
+        assert_eq!(undated("2026-10-01: - Session"), "Session");
+        assert_eq!(undated("Session store"), "Session store");
+        assert_eq!(undated("2026-10-01"), "");
+    }
+
     #[test]
     fn heading_dates() {
         assert_eq!(heading_date("2026-10-18 — Title"), Some("2026-10-18"));

@@ -9,6 +9,7 @@
 //!   server only looks at when a tool is called).
 //! * stdout carries JSON-RPC only; closing stdin ends the server with status 0, handshake or not.
 //! * Two servers and a command-line writer on one project lose no event.
+//! * A secret in a tool's argument is refused as the command refuses it (`memory_write` too).
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
@@ -407,6 +408,41 @@ async fn a_store_error_is_a_tool_error_and_changes_nothing() {
         got,
         "Memory store has an incomplete final line; inspect it before writing."
     );
+}
+
+/// The check every way in shares: an agent refused by `memory_propose` cannot store the same
+/// text through `memory_write`.
+#[tokio::test]
+async fn a_secret_in_a_tool_argument_is_refused_and_changes_nothing() {
+    let task = format!("deploy with ghp_{}", "q8Zr2Lk9Vx3Mw7PnB4cD6fG1hJ5kL0mN8pR2");
+    let project = example();
+    let client = connect(&project, ProtocolVersion::V_2025_11_25).await;
+    let before = project.snapshot();
+    let write = call(
+        &client,
+        "memory_write",
+        json!({"agent": "forge", "task": task}),
+    )
+    .await;
+    let propose = call(
+        &client,
+        "memory_propose",
+        json!({"type": "lesson", "title": "Staging", "body": "DB_PASS=hunter2-Winter-2026"}),
+    )
+    .await;
+    let (write, propose) = (refused(&write).to_owned(), refused(&propose).to_owned());
+    assert_same(&before, &project.snapshot(), "refused secrets");
+    client.cancel().await.expect("close");
+    assert_eq!(
+        write,
+        "--task: line 1 looks like a GitHub personal access token (rule github-pat); secrets never enter the memory"
+    );
+    assert_eq!(
+        propose,
+        "the content: line 1 looks like a password assigned a value (rule password-assignment); secrets never enter the memory"
+    );
+    let (_, want) = cli_error(example(), &["write", "--agent", "forge", "--task", &task]);
+    assert_eq!(write, want);
 }
 
 #[tokio::test]

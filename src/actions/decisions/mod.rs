@@ -20,6 +20,7 @@ pub mod notes;
 use std::fmt::Write as _;
 
 use crate::actions::decisions::lifecycle::{Change, Outcome, Run};
+use crate::actions::secrets;
 use crate::context::Context;
 use crate::error::Result;
 use crate::js::json::{Object, Value};
@@ -137,15 +138,23 @@ impl DecisionReport {
 /// Runs one lifecycle command.
 ///
 /// # Errors
-/// The refusals of [`lifecycle`] and of [`ledger::actor`]; nothing is written then.
+/// A secret in `--reason` or in who acts (checked first); the refusals of [`lifecycle`] and of
+/// [`ledger::actor`]; nothing is written then.
 pub fn run(args: &DecisionArgs, ctx: &Context) -> Result<DecisionReport> {
-    let given = match &args.command {
-        DecisionCommand::Adopt(a) => &a.actor,
-        DecisionCommand::Accept(a) | DecisionCommand::Reject(a) => &a.actor,
-        DecisionCommand::Supersede(a) => &a.actor,
-        DecisionCommand::Abrogate(a) => &a.actor,
+    let (given, reason) = match &args.command {
+        DecisionCommand::Adopt(a) => (&a.actor, None),
+        DecisionCommand::Accept(a) | DecisionCommand::Reject(a) => (&a.actor, a.reason.as_deref()),
+        DecisionCommand::Supersede(a) => (&a.actor, a.reason.as_deref()),
+        DecisionCommand::Abrogate(a) => (&a.actor, a.reason.as_deref()),
     };
     let actor = ledger::actor(given.actor.as_deref(), ctx)?;
+    secrets::refuse(
+        ctx,
+        &[
+            ("--reason", reason.unwrap_or_default()),
+            ("--actor", &actor),
+        ],
+    )?;
     let run = Run {
         root: &ctx.root,
         now: ctx.now.iso.as_str(),

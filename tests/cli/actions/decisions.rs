@@ -458,12 +458,10 @@ fn an_admitted_decision_is_ledgered() {
         .then();
     let notes = project.read_text(DECISIONS);
     let all = bmad_mem::store::sections::sections(&notes);
-    let section = all
-        .iter()
-        .find(|s| s.heading == "Use Postgres for the ledger")
-        .unwrap();
-    let heading = "Use Postgres for the ledger";
-    let without_status = section.trimmed_text().replace("**Status:** active\n", "");
+    // A new decisions file takes the style of init's template: the day in the heading.
+    let heading = "2026-10-18 — Use Postgres for the ledger";
+    let section = all.iter().find(|s| s.heading == heading).unwrap();
+    let without_status = section.trimmed_text().replace("- **Status**: active\n", "");
     assert_eq!(
         project.read_text(LEDGER),
         format!(
