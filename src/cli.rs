@@ -268,7 +268,7 @@ impl Command {
 /// Options, of every action, that take a value: the word after one of them is its value. Kept by
 /// hand because reading them from clap's definition costs every run its build; a test checks the
 /// list against the definition.
-const VALUE_OPTIONS: [&str; 44] = [
+const VALUE_OPTIONS: [&str; 45] = [
     "-d",
     "--directory",
     "--scope",
@@ -276,6 +276,7 @@ const VALUE_OPTIONS: [&str; 44] = [
     "--limit",
     "--ranking",
     "--context-scope",
+    "--status",
     "--agent",
     "--cli",
     "--model",

@@ -4,7 +4,8 @@
 //! (`-d`, resolved lexically against the current directory, which must be an existing folder),
 //! the current directory (for `--portfolio`), and `now`, read once — from `BMAD_MEM_NOW` when
 //! set, so runs and tests are reproducible. The session commands also get the home folder
-//! (`HOME`) and an explicit brain (`BMAD_PLUS_BRAIN`) from here, so tests use a temporary home.
+//! (`HOME`) and an explicit brain (`BMAD_PLUS_BRAIN`) from here, so tests use a temporary home;
+//! `recall` its default ranking (`BMAD_MEM_RANKING`).
 
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -87,6 +88,9 @@ pub struct Context {
     pub exe: Option<PathBuf>,
     /// `PATH` as given, to tell whether `bmad-mem` there is this binary.
     pub path_var: Option<std::ffi::OsString>,
+    /// `BMAD_MEM_RANKING` as given: the ranking `recall` uses when `--ranking` is not given
+    /// (before the project config's); `None` when unset or empty.
+    pub ranking_env: Option<String>,
 }
 
 impl Context {
@@ -119,6 +123,9 @@ impl Context {
             .filter(|v| !v.is_empty());
         ctx.exe = std::env::current_exe().ok();
         ctx.path_var = std::env::var_os("PATH");
+        ctx.ranking_env = std::env::var_os("BMAD_MEM_RANKING")
+            .map(|v| v.to_string_lossy().into_owned())
+            .filter(|v| !v.is_empty());
         Ok(ctx)
     }
 
@@ -145,6 +152,7 @@ impl Context {
             crash_at: None,
             exe: None,
             path_var: None,
+            ranking_env: None,
         })
     }
 }

@@ -63,6 +63,9 @@ pub struct HandoffArgs {
     /// Markdown to fill the handoff's parts from: a file, or - for standard input.
     #[arg(long, value_name = "file|-", allow_hyphen_values = true)]
     pub from: Option<String>,
+    /// The five parts' text, each given apart (the MCP tool's form; `from` is then not read).
+    #[arg(skip)]
+    pub parts: Option<[String; 5]>,
 }
 
 /// A file-name slug: lowercase letters and digits, every other run of characters one `-`,
@@ -270,22 +273,30 @@ pub(crate) fn run_with_input(
         .filter(|a| !a.is_empty())
         .map(str::to_owned);
     let input = match &args.from {
-        Some(from) => read_input(from, &ctx.cwd, stdin)?,
-        None => String::new(),
+        Some(from) if args.parts.is_none() => read_input(from, &ctx.cwd, stdin)?,
+        _ => String::new(),
     };
-    secrets::refuse(
-        ctx,
-        &[
-            ("--topic", &topic),
-            ("--agent", agent.as_deref().unwrap_or_default()),
-            ("--from", &input),
-        ],
-    )?;
-    let parts = if args.from.is_some() {
-        split_parts(&input)
-    } else {
-        Default::default()
+    let parts: [String; 5] = match &args.parts {
+        Some(parts) => parts
+            .clone()
+            .map(|part| trim(&part.replace("\r\n", "\n")).to_owned()),
+        None if args.from.is_some() => split_parts(&input),
+        None => Default::default(),
     };
+    let mut checked = vec![
+        ("--topic", topic.as_str()),
+        ("--agent", agent.as_deref().unwrap_or_default()),
+        ("--from", input.as_str()),
+    ];
+    if args.parts.is_some() {
+        checked.extend(
+            HANDOFF_PARTS
+                .iter()
+                .zip(&parts)
+                .map(|((heading, _), part)| (*heading, part.as_str())),
+        );
+    }
+    secrets::refuse(ctx, &checked)?;
     let today = day(&ctx.now).to_owned();
     let text = templates::handoff(
         &HandoffHead {

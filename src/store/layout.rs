@@ -48,8 +48,10 @@ pub const CONTEXT_FILE: &str = "context.md";
 /// The brain link.
 pub const LINK_FILE: &str = ".agents/memory/.brain-link";
 
+/// The note file of decisions, the one note file whose entries have a status.
+pub const DECISIONS_NOTE: &str = "decisions.md";
 /// The note files, in the order recall reads them.
-pub const NOTE_FILES: [&str; 3] = ["decisions.md", "lessons.md", "patterns.md"];
+pub const NOTE_FILES: [&str; 3] = [DECISIONS_NOTE, "lessons.md", "patterns.md"];
 /// The folders holding note files, in the order recall reads them.
 pub const NOTE_DIRS: [&str; 2] = [MEMORY_DIR, PACK_DIR];
 

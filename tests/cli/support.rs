@@ -324,6 +324,8 @@ impl TestProject {
             .args(&self.args)
             .current_dir(&self.cwd)
             .env_remove("BMAD_MEM_NOW")
+            // The default ranking is asked for by the tests that check it, never inherited.
+            .env_remove("BMAD_MEM_RANKING")
             // Colour is asked for by the tests that check it, never inherited.
             .env_remove("NO_COLOR")
             .env_remove("CLICOLOR_FORCE")

@@ -141,13 +141,26 @@ impl DecisionReport {
 /// A secret in `--reason` or in who acts (checked first); the refusals of [`lifecycle`] and of
 /// [`ledger::actor`]; nothing is written then.
 pub fn run(args: &DecisionArgs, ctx: &Context) -> Result<DecisionReport> {
-    let (given, reason) = match &args.command {
-        DecisionCommand::Adopt(a) => (&a.actor, None),
-        DecisionCommand::Accept(a) | DecisionCommand::Reject(a) => (&a.actor, a.reason.as_deref()),
-        DecisionCommand::Supersede(a) => (&a.actor, a.reason.as_deref()),
-        DecisionCommand::Abrogate(a) => (&a.actor, a.reason.as_deref()),
+    let given = match &args.command {
+        DecisionCommand::Adopt(a) => &a.actor,
+        DecisionCommand::Accept(a) | DecisionCommand::Reject(a) => &a.actor,
+        DecisionCommand::Supersede(a) => &a.actor,
+        DecisionCommand::Abrogate(a) => &a.actor,
     };
     let actor = ledger::actor(given.actor.as_deref(), ctx)?;
+    let run = Run {
+        root: &ctx.root,
+        now: ctx.now.iso.as_str(),
+        actor: &actor,
+        crash_at: ctx.crash_at.as_deref(),
+    };
+    let reason = match &args.command {
+        DecisionCommand::Supersede(SupersedeArgs { reason, .. })
+        | DecisionCommand::Abrogate(AbrogateArgs { reason, .. })
+        | DecisionCommand::Accept(DecideArgs { reason, .. })
+        | DecisionCommand::Reject(DecideArgs { reason, .. }) => reason.as_deref(),
+        DecisionCommand::Adopt(_) => None,
+    };
     secrets::refuse(
         ctx,
         &[
@@ -155,12 +168,6 @@ pub fn run(args: &DecisionArgs, ctx: &Context) -> Result<DecisionReport> {
             ("--actor", &actor),
         ],
     )?;
-    let run = Run {
-        root: &ctx.root,
-        now: ctx.now.iso.as_str(),
-        actor: &actor,
-        crash_at: ctx.crash_at.as_deref(),
-    };
     let outcome = match &args.command {
         DecisionCommand::Adopt(a) => lifecycle::adopt(&run, &a.headings, a.all)?,
         DecisionCommand::Accept(a) => {

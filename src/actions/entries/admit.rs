@@ -76,7 +76,7 @@ pub struct AdmitArgs {
     /// Withdraw this pending candidate without refusing its topic (it may be proposed again).
     #[arg(long, value_name = "id", allow_hyphen_values = true, conflicts_with_all = ["id", "expect", "refuse", "finish", "reason"])]
     pub drop: Option<String>,
-    /// Who admits, refuses or drops (default: git's user.name in the project, else USER, else
+    /// Who admits or refuses (default: git's user.name in the project, else USER, else
     /// USERNAME, else unknown).
     #[arg(
         long,
@@ -139,7 +139,7 @@ pub(crate) fn run(args: &AdmitArgs, ctx: &Context) -> Result<AdmitReport> {
         });
     }
     let by = ledger::actor(args.actor.as_deref(), ctx)?;
-    secrets::refuse(ctx, &[("--by", &by)])?;
+    secrets::refuse(ctx, &[("--actor", &by)])?;
     if let Some(id) = &args.refuse {
         let reason = collapse_whitespace(args.reason.as_deref().unwrap_or_default());
         if reason.is_empty() {
@@ -335,8 +335,7 @@ fn conclude(
 }
 
 /// Records an admitted decision in the decision ledger (event `admit`), as it now stands in
-/// `file` under `heading`; nothing when the ledger has it already (a finished admit that a
-/// crash interrupted).
+/// `file` under `heading`; nothing when the ledger has it already (a finished admit that a crash interrupted).
 fn admitted_decision(
     ctx: &Context,
     lock: &WriterLock,

@@ -74,6 +74,10 @@ pub struct ProposeArgs {
     /// Who proposes it (an agent's name).
     #[arg(long, value_name = "who", allow_hyphen_values = true)]
     pub source: Option<String>,
+    /// Answer with the pending candidate that says exactly the same (same type, title, content,
+    /// context, evidence and source) instead of writing a second one: the MCP tool's rule.
+    #[arg(skip)]
+    pub reuse_pending: bool,
 }
 
 /// A candidate written, with the warnings of its near matches.
@@ -163,6 +167,11 @@ pub(crate) fn run_with_input(
     );
     candidate.check(ctx)?;
     let lock = WriterLock::acquire(&ctx.root)?;
+    if args.reuse_pending
+        && let Some(same) = identical_pending(ctx, &candidate)?
+    {
+        return Ok(same);
+    }
     let mut writer = Writer::new(ctx, WhenPending::NextId)?;
     match writer.write(candidate)? {
         Ok(proposed) => {
@@ -408,6 +417,30 @@ impl Drop for Writer<'_> {
             }
         }
     }
+}
+
+/// The pending candidate that says exactly what `candidate` says, if any (its id and creation
+/// time aside).
+///
+/// # Errors
+/// A candidates folder that cannot be read.
+fn identical_pending(ctx: &Context, candidate: &Candidate) -> Result<Option<Proposed>> {
+    let (pending, _) = pending(ctx)?;
+    Ok(pending
+        .into_iter()
+        .find(|(c, _)| {
+            c.kind == candidate.kind
+                && c.title == candidate.title
+                && c.content == candidate.content
+                && c.context == candidate.context
+                && c.evidence == candidate.evidence
+                && c.source == candidate.source
+        })
+        .map(|(candidate, sha256)| Proposed {
+            candidate,
+            sha256,
+            warnings: Vec::new(),
+        }))
 }
 
 /// Reads `--from`: a file relative to the current directory, or standard input for `-`; a file

@@ -134,9 +134,9 @@ fn admit_checks_by_and_the_refusal_reason() {
     let by = format!("alice {}", token());
     let _ = project
         .args(["admit", &id, "--expect", &sha, "--by", &by])
-        .refused("admit", &format!("--by: {GITHUB}"))
+        .refused("admit", &format!("--actor: {GITHUB}"))
         .args(["admit", "--refuse", &id, "--reason", "dup", "--by", &by])
-        .refused("admit", &format!("--by: {GITHUB}"))
+        .refused("admit", &format!("--actor: {GITHUB}"))
         .args([
             "admit",
             "--refuse",

@@ -109,6 +109,11 @@ fn decision_table() {
         ("any", "--write", "src/escape/f".into(), deny, &outside_f, None, pf),
         ("any", "--write", "docs/up/main.rs".into(), allow, "src/main.rs", Some("src/"), pf),
         ("any", "--read", "sneaky/hostname".into(), deny, "/etc/hostname", None, pf),
+        // A `..` out of a folder that does not exist yet follows links again, as the kernel
+        // will once the folder is created.
+        ("any", "--write", "src/new/../../link-to-secrets/key".into(), deny, "src/secrets/key", Some("src/secrets/"), pf),
+        ("any", "--write", "new/deeper/../../src/escape/f".into(), deny, &outside_f, None, pf),
+        ("any", "--write", "src/new/../../docs/up/new/../main.rs".into(), allow, "src/main.rs", Some("src/"), pf),
         // Outside the project: denied unless listed.
         ("any", "--write", abs("common/notes.md"), allow, &shared_notes, Some("../common/"), pf),
         ("any", "--write", "../common/a/b.md".into(), allow, &shared_ab, Some("../common/"), pf),

@@ -1078,3 +1078,60 @@ fn the_mcp_entry_serves_the_project_from_a_subfolder() {
     let _ = child.wait();
     assert!(seen.contains("The answer is 42."), "{seen}");
 }
+
+/// A missing folder and a `..` after it do not turn link resolution off: every agent's write
+/// through `src/new/../link` is judged where the kernel puts it once the agent's tool has
+/// created `src/new` — in the deny zone `src/link` leads to, or outside the project.
+#[test]
+fn a_way_back_out_of_a_missing_folder_is_guarded_for_every_agent() {
+    const RULES: &str =
+        "## Read Access\n- .\n\n## Write Access\n- src/\n\n## Deny Zones\n- src/secrets/\n";
+    let deny_zone =
+        "denied: `src/secrets/` is a deny zone in .agents/memory/access-boundaries.md\n";
+    let mut got = Vec::new();
+    let mut want = Vec::new();
+    for (kind, agent, file, event, payload) in [
+        (
+            Agent::Claude,
+            "claude-code",
+            CLAUDE,
+            "PreToolUse",
+            "claude-code/pre-tool-use-write-through-missing.json",
+        ),
+        (
+            Agent::Codex,
+            "codex",
+            CODEX,
+            "PreToolUse",
+            "codex/pre-tool-use-apply-patch-through-missing.json",
+        ),
+        (
+            Agent::Gemini,
+            "gemini",
+            GEMINI,
+            "BeforeTool",
+            "gemini/before-tool-write-file-through-missing.json",
+        ),
+    ] {
+        let p = guarded(agent)
+            .write(".agents/memory/access-boundaries.md", RULES)
+            .write("src/secrets/key", "k\n")
+            .mkdir("../outside")
+            .symlink("secrets", "src/link")
+            .symlink("../../outside", "src/out");
+        let outside = p.base().join("outside/notes.md");
+        let reason = if agent == "codex" {
+            format!(
+                "bmad-mem guard: write {} denied: not under Write Access in .agents/memory/access-boundaries.md\n",
+                outside.display()
+            )
+        } else {
+            format!("bmad-mem guard: write src/secrets/key {deny_zone}")
+        };
+        let (code, out, err) = run_hook(&p, kind, &installed(&p, file, event), payload);
+        got.push((agent, code, out, err));
+        want.push((agent, 2, String::new(), reason));
+        assert!(!p.path("src/new").exists(), "{agent}");
+    }
+    assert_eq!(got, want);
+}

@@ -12,6 +12,9 @@ pub struct Recall {
     pub ranking: String,
     pub count: usize,
     pub results: Vec<Hit>,
+    /// Present only when the run warned.
+    #[serde(default)]
+    pub warnings: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -25,6 +28,14 @@ pub enum Hit {
         #[serde(rename = "ref")]
         reference: String,
         text: String,
+        /// With --ranking bm25, for a decision: its status and its successor.
+        #[serde(default)]
+        status: Option<String>,
+        #[serde(default, rename = "supersededBy")]
+        superseded_by: Option<String>,
+        /// With --ranking bm25: the passage the human line shows.
+        #[serde(default)]
+        excerpt: Option<String>,
     },
     Event {
         score: f64,

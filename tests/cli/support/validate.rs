@@ -38,8 +38,9 @@ pub const WITHOUT_JSON: [(&str, &str); 4] = [
     ),
 ];
 
-/// The schemas that are no command's: the failure document, and `--version --json`.
-pub const NOT_A_COMMAND: [&str; 3] = ["config.json", "error.json", "version.json"];
+/// The schemas that are no command's: the project configuration, the failure document,
+/// `--version --json`, and the MCP tool `memory_read`'s result.
+pub const NOT_A_COMMAND: [&str; 4] = ["config.json", "error.json", "read.json", "version.json"];
 
 /// The exit status of a simulated crash (`BMAD_MEM_CRASH_AT`): the process stops dead, prints
 /// nothing.
