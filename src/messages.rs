@@ -728,6 +728,10 @@ pub(crate) fn argument_not_boolean(name: &str) -> String {
 mod decisions;
 pub(crate) use decisions::*;
 
+// view: in its own file.
+mod view;
+pub(crate) use crate::messages::view::*;
+
 // lint
 
 /// `lint --ignore` naming no check.

@@ -1,6 +1,7 @@
 //! The maintenance commands: `lock` (inspect or clear the writer lock), `doctor` (check and
 //! repair the registries), `archive` (move old journal events and promotions aside) and
-//! `merge-driver` (git's merge driver for the registries). They
+//! `merge-driver` (git's merge driver for the registries), `view` (the memory as one HTML
+//! page, read-only). They
 //! may use the actions' readers; no action uses them. See `ARCHITECTURE.md`.
 
 pub(crate) mod archive;
@@ -9,3 +10,4 @@ pub(crate) mod git;
 pub(crate) mod lint;
 pub(crate) mod lock;
 pub(crate) mod merge;
+pub(crate) mod view;

@@ -95,19 +95,26 @@ pub(crate) fn written_at(dir: &Path, name: &str) -> Option<i64> {
     let Ok(Loose::Read(text)) = read_loose(&dir.join(name), dir) else {
         return None;
     };
+    let value = front_matter_field(&text, "written_at")?;
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "whole milliseconds within ±8.64e15"
+    )]
+    date::parse_timestamp(value).map(|ms| ms as i64)
+}
+
+/// The value of `key` in a handoff's front matter (the `---` block it starts with), trimmed and
+/// without the quotes `handoff` writes around it.
+#[must_use]
+pub(crate) fn front_matter_field<'a>(text: &'a str, key: &str) -> Option<&'a str> {
     let rest = text
         .strip_prefix("---\n")
         .or_else(|| text.strip_prefix("---\r\n"))?;
     let value = rest
         .lines()
         .take_while(|l| l.trim_end() != "---")
-        .find_map(|l| l.strip_prefix("written_at:"))?;
-    let value = trim(value).trim_matches(['"', '\'']);
-    #[expect(
-        clippy::cast_possible_truncation,
-        reason = "whole milliseconds within ±8.64e15"
-    )]
-    date::parse_timestamp(value).map(|ms| ms as i64)
+        .find_map(|l| l.strip_prefix(key)?.strip_prefix(':'))?;
+    Some(trim(value).trim_matches(['"', '\'']))
 }
 
 #[cfg(test)]

@@ -19,6 +19,9 @@ pub const OUTCOMES: &str = ".bmad/memory/outcomes.ndjson";
 pub const DECISION_FILES: [&str; 2] = [".bmad/memory/decisions.md", ".agents/memory/decisions.md"];
 /// The decision ledger: one event in the life of a decision a line, append-only.
 pub const DECISION_LEDGER: &str = ".bmad/memory/decisions.ndjson";
+/// The reinforcement records: one line per `reinforce`, its signals and the score before and
+/// after, append-only (read by `view` for the score charts).
+pub const REINFORCEMENTS: &str = ".bmad/memory/reinforcements.ndjson";
 /// Where archived journal events and promotions go.
 pub const ARCHIVE_DIR: &str = ".bmad/memory/archive";
 
@@ -34,6 +37,8 @@ pub const INDEX_VIEW: &str = ".bmad/memory/INDEX.md";
 pub const CONFIG_FILE: &str = ".bmad/memory/config.json";
 /// Derived files of this clone, never committed (`.bmad/cache/` is gitignored).
 pub const CACHE_DIR: &str = ".bmad/cache";
+/// The page `view` writes when no `--out` is given.
+pub const VIEW_PAGE: &str = ".bmad/cache/view.html";
 /// The sessions `hooks remind` has reminded, and when.
 pub const REMINDED_FILE: &str = ".bmad/cache/reminded.json";
 /// Claude Code's per-agent memories, which `import` reads.
