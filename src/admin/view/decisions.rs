@@ -112,7 +112,8 @@ pub(crate) fn marks(out: &mut String, found: &[&Finding]) {
     out.push_str("</ul>");
 }
 
-/// Writes an entry's text as Markdown, at most [`MAX_BODY`] bytes of it, open when short.
+/// Writes an entry's text as Markdown, at most [`MAX_BODY`] bytes of it: a decision's folded
+/// (its title says what it decided), a lesson's or a pattern's open when short.
 pub(crate) fn body(out: &mut String, entry: &Entry<'_>) {
     let source = entry.section.parts()[2];
     if crate::js::text::trim(source).is_empty() {
@@ -122,7 +123,11 @@ pub(crate) fn body(out: &mut String, entry: &Entry<'_>) {
     let _ = write!(
         out,
         "<details{}><summary>Text</summary><div class=\"md\" dir=\"auto\">",
-        if source.len() <= 600 { " open" } else { "" }
+        if entry.kind != Kind::Decision && source.len() <= 600 {
+            " open"
+        } else {
+            ""
+        }
     );
     markdown::render(out, shown);
     if left > 0 {
@@ -315,7 +320,7 @@ impl Decisions<'_, '_> {
         let is_flagged = found.iter().any(|f| f.severity.as_str() == "error");
         let _ = write!(
             out,
-            "<li class=\"item decision s-{class}{}\" id=\"{}\" data-kind=\"decision\"><h4>",
+            "<li class=\"item decision st-{class}{}\" id=\"{}\" data-kind=\"decision\"><h4>",
             if is_flagged { " flagged" } else { "" },
             index.anchor(i).unwrap_or_default()
         );
@@ -351,7 +356,8 @@ impl Decisions<'_, '_> {
         out.push_str("</span></p>");
         marks(out, &found);
         self.links(out, i);
-        if !records.is_empty() {
+        // One record says no more than the line above; a chain of two or more is drawn.
+        if records.len() > 1 {
             let steps: Vec<Step> = records
                 .iter()
                 .map(|r| Step {

@@ -155,7 +155,7 @@ fn score(out: &mut String, entry: &Entry<'_>, scores: &Object, memory: &Memory) 
         .filter(|p| p.get("patternId").and_then(Value::as_str) == Some(id))
         .collect();
     if stored.is_none() && records.is_empty() && promotions.is_empty() {
-        out.push_str("<p class=\"score muted\">Not reinforced yet.</p>");
+        out.push_str("<p class=\"meta\">Not reinforced yet.</p>");
         return;
     }
     let now = Score::from_previous(stored);

@@ -97,7 +97,8 @@ pub(crate) fn render(out: &mut String, source: &str) {
                 text(out, &name);
                 out.push(']');
             }
-            Event::SoftBreak => out.push('\n'),
+            // A note's lines (`**Date:** …` then `**Status:** …`) stay lines, as people wrote them.
+            Event::SoftBreak => out.push_str("<br>\n"),
             Event::HardBreak => out.push_str("<br>"),
             Event::Rule => out.push_str("<hr>"),
             Event::TaskListMarker(done) => {

@@ -16,7 +16,7 @@ use serde::Deserialize;
 use serde_json::Value as Json;
 use sha2::{Digest, Sha256};
 
-use crate::actions::decisions::{DECISIONS, NOTES, PG, ledgered};
+use crate::actions::decisions::{DECISIONS, NOTES, PG, REDIS, ledgered};
 use crate::actions::observe::{self, LESSONS, PASSWORDS, observe};
 use crate::support::nexus_run::{DEPENDENCY, RUN_ID};
 use crate::support::{NOW, Snapshot, TestProject, assert_same};
@@ -473,11 +473,55 @@ fn a_decision_the_ledger_disagrees_with_is_marked_as_lint_marks_it() {
     );
     // Who acted comes from the ledger.
     assert!(card.contains("adopt by <bdi>ada</bdi>"), "{card}");
-    assert!(card.contains("<svg class=\"chain\""), "{card}");
+    // One record is said in words; two or more are drawn.
+    assert!(!card.contains("<svg class=\"chain\""), "{card}");
     // The ledger's records are on the timeline.
     assert!(html.contains(
         "<li class=\"item moment k-decision\" data-kind=\"decision\" data-agent=\"ada\">"
     ));
+}
+
+#[test]
+fn a_superseded_decision_shows_its_ledger_chain_and_its_successor() {
+    let project = ledgered()
+        .args([
+            "decision",
+            "supersede",
+            PG,
+            "--successor",
+            REDIS,
+            "--reason",
+            "sessions <b>moved</b>",
+            "--actor",
+            "bob",
+        ])
+        .code(0)
+        .run()
+        .then();
+    let (_, report, html) = view(project, &[]);
+    assert_eq!(report.counts["decisions"]["ended"], 2);
+    let card = card(&html, PG);
+    assert!(
+        card.contains(
+            "<span class=\"badge s-superseded\">superseded by 2026-10-01 — Sessions in Redis</span>"
+        ),
+        "{card}"
+    );
+    assert!(card.contains("supersede by <bdi>bob</bdi>"), "{card}");
+    assert!(card.contains("<svg class=\"chain\""), "{card}");
+    assert!(
+        card.contains(
+            "2 ledger record(s); last reason: <bdi>sessions &lt;b&gt;moved&lt;/b&gt;</bdi>"
+        ),
+        "{card}"
+    );
+    assert!(card.contains("Superseded by <a href=\"#e-"), "{card}");
+    // The succession graph links both cards.
+    let graph = &html[html.find("<svg class=\"graph\"").unwrap()..];
+    let graph = &graph[..graph.find("</svg>").unwrap()];
+    assert_eq!(graph.matches("<a href=\"#e-").count(), 2, "{graph}");
+    assert!(graph.contains("class=\"node s-superseded\""), "{graph}");
+    assert!(graph.contains("class=\"node s-active\""), "{graph}");
 }
 
 #[test]
