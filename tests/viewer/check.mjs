@@ -160,6 +160,11 @@ async function main() {
     if (exceptionDetails) throw new Error(`${expression}: ${exceptionDetails.text}`);
     return result.value;
   };
+  const timing = await evaluate(`(() => {
+    const t = performance.getEntriesByType('navigation')[0];
+    return { ready: Math.round(t.domContentLoadedEventEnd), load: Math.round(t.loadEventEnd), bytes: t.decodedBodySize };
+  })()`);
+  console.log(`# ${timing.bytes} bytes; DOMContentLoaded after ${timing.ready} ms, load after ${timing.load} ms`);
   const ready = await evaluate("document.documentElement.getAttribute('data-ready')");
   check(ready === "true", "the page's script ran under its own Content-Security-Policy");
 

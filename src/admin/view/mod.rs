@@ -41,6 +41,7 @@ use crate::messages;
 use crate::output::Report;
 use crate::store::confined::{self, Dir};
 use crate::store::layout::VIEW_PAGE;
+use crate::store::paths::not_regular;
 use crate::store::temporaries;
 
 /// Write the memory as one HTML page (decisions, timeline, lessons and patterns, evidence,
@@ -63,20 +64,6 @@ pub(crate) struct ViewReport {
     pub bytes: usize,
     pub counts: Object,
     pub warnings: Vec<String>,
-}
-
-/// What stands at the output path when it is not a regular file.
-fn not_regular(meta: &fs::Metadata) -> Option<&'static str> {
-    let kind = meta.file_type();
-    if kind.is_file() {
-        None
-    } else if kind.is_dir() {
-        Some("a folder")
-    } else if kind.is_symlink() {
-        Some("a symbolic link")
-    } else {
-        Some("a special file (FIFO, device or socket)")
-    }
 }
 
 /// Runs `view`.

@@ -96,6 +96,6 @@
       }
     });
   });
-  document.documentElement.setAttribute("data-ready", "true");
   apply();
+  document.documentElement.setAttribute("data-ready", "true");
 })();
