@@ -62,5 +62,15 @@ check adr-corpus "$root/benches/data/adr/corpus"
 gen="target/debug/examples/gen-store"
 [ -x "$gen" ] || cargo build --quiet --example gen-store
 "$gen" --size typical --receipts 40 --out "$work/receipts" >/dev/null
+# The section the first receipt binds is edited: its receipts become stale-memory-section.
+"$binary" -d "$work/receipts" outcomes --json >"$work/receipts.before.json"
+node -e '
+const fs = require("fs");
+const [outcomes, root] = process.argv.slice(1);
+const { file, heading } = JSON.parse(fs.readFileSync(outcomes, "utf8")).results[0].memory;
+const path = root + "/" + file;
+const text = fs.readFileSync(path, "utf8");
+fs.writeFileSync(path, text.replace("### " + heading + "\n", "### " + heading + "\nEdited after it was observed.\n"));
+' "$work/receipts.before.json" "$work/receipts"
 check receipts "$work/receipts"
 echo "viewer: every page checked in $("$chromium" --version 2>/dev/null | head -1)" >&2

@@ -693,6 +693,17 @@ fn a_project_without_memory_gets_a_page_that_says_what_init_would_create() {
     // Only the cache folder was made.
     assert_eq!(project.names(""), [".bmad"]);
     assert_eq!(project.names(".bmad"), ["cache"]);
+    // A memory folder with nothing in it yet: no notice, every section says it is empty.
+    let (_, _, html) = view(project.mkdir(".agents/memory"), &[]);
+    assert!(!html.contains("No memory here yet"));
+    for empty in [
+        "<p class=\"empty\">No decision in force.</p>",
+        "<p class=\"empty\">Nothing has happened yet",
+        "<p class=\"empty\">No lessons yet.</p>",
+        "<p class=\"empty\">No receipt yet",
+    ] {
+        assert!(html.contains(empty), "{empty}");
+    }
 }
 
 #[test]
