@@ -8,7 +8,20 @@ use std::path::Path;
 use crate::js::date;
 use crate::js::text::trim;
 use crate::store::entry::heading_date;
-use crate::store::paths::{Loose, read_loose};
+use crate::store::paths::{Loose, Skip, read_loose};
+
+/// Why the folder `dir` is not looked at: it resolves (through a link, its own or a folder's
+/// above it) outside the project `root`. `None` when it stays inside or does not exist. The
+/// readers of the handoffs (`status`, `view`) skip such a sessions folder, with a warning.
+#[must_use]
+pub(crate) fn leads_out(dir: &Path, root: &Path) -> Option<Skip> {
+    let target = fs::canonicalize(dir).ok()?;
+    let real_root = fs::canonicalize(root).ok()?;
+    (!target.starts_with(&real_root)).then(|| Skip::Outside {
+        target,
+        within: root.to_path_buf(),
+    })
+}
 
 /// The handoffs of a sessions folder — the `.md` files whose name starts with a `YYYY-MM-DD`
 /// date, as `handoff` names them (a `README.md` or a template beside them is none): their
@@ -120,6 +133,22 @@ pub(crate) fn front_matter_field<'a>(text: &'a str, key: &str) -> Option<&'a str
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn front_matter_fields() {
+        let text = "---\ntopic: \"Auth\"\nagent: forge\nagents: x\nwritten_at: '2026-10-18T09:00:00.000Z'\n---\nagent: body\n";
+        assert_eq!(front_matter_field(text, "topic"), Some("Auth"));
+        assert_eq!(front_matter_field(text, "agent"), Some("forge"));
+        assert_eq!(
+            front_matter_field(text, "written_at"),
+            Some("2026-10-18T09:00:00.000Z")
+        );
+        assert_eq!(front_matter_field(text, "project"), None);
+        assert_eq!(
+            front_matter_field("no front matter\nagent: x\n", "agent"),
+            None
+        );
+    }
 
     #[test]
     fn latest_handoff_by_date_then_written_at_then_suffix_then_name() {

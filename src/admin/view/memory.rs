@@ -31,7 +31,7 @@ use crate::context::Context;
 use crate::js::date;
 use crate::js::json::{self, Object, Value};
 use crate::js::text::trim;
-use crate::session::handoffs::{front_matter_field, handoff_names};
+use crate::session::handoffs::{front_matter_field, handoff_names, leads_out};
 use crate::session::status::{self, StatusArgs, StatusReport};
 use crate::store::journal;
 use crate::store::layout::{
@@ -163,7 +163,7 @@ fn read_stores(ctx: &Context) -> Stores {
     let receipts = outcomes::run(&OutcomesArgs::default(), ctx)
         .map(|report| report.results)
         .map_err(|e| e.to_string());
-    let (handoffs, handoff_count) = read_handoffs(root);
+    let (handoffs, handoff_count) = read_handoffs(root, &mut warnings);
     Stores {
         journal,
         handoffs,
@@ -217,9 +217,14 @@ fn read_notes(root: &Path, warnings: &mut Vec<String>) -> Vec<Note> {
     notes
 }
 
-/// The newest handoffs (by name, as `status` orders them) and how many there are.
-fn read_handoffs(root: &Path) -> (Vec<Handoff>, usize) {
+/// The newest handoffs (by name, as `status` orders them) and how many there are; a sessions
+/// folder linked out of the project is skipped with a warning, as `status` skips it.
+fn read_handoffs(root: &Path, warnings: &mut Vec<String>) -> (Vec<Handoff>, usize) {
     let dir = root.join(SESSIONS_DIR);
+    if let Some(skip) = leads_out(&dir, root) {
+        warnings.push(skip.warning(SESSIONS_DIR));
+        return (Vec::new(), 0);
+    }
     let names = handoff_names(&dir);
     let count = names.len();
     let handoffs = names

@@ -679,6 +679,39 @@ fn stored_markup_scripts_and_links_render_as_text() {
     assert!(!html.contains('\u{1b}'));
 }
 
+#[test]
+fn handoffs_are_on_the_timeline_but_not_through_a_link_out_of_the_project() {
+    let handoff = "---\ntitle: Session Handoff\ndate: \"2026-10-17\"\ntopic: \"Auth <i>rework</i>\"\nagent: \"forge\"\nproject: \"p\"\nwritten_at: \"2026-10-17T16:00:00.000Z\"\n---\n\n# Session Handoff\n";
+    let project = TestProject::new()
+        .fixture("example")
+        .write(".agents/memory/sessions/2026-10-17-auth-rework.md", handoff);
+    let (project, report, html) = view(project, &[]);
+    assert_eq!(report.counts["handoffs"], 1);
+    assert!(html.contains("<li class=\"item moment k-handoff\" data-kind=\"handoff\" data-agent=\"forge\"><time datetime=\"2026-10-17T16:00:00.000Z\">2026-10-17 16:00</time> <span class=\"kind\">handoff</span> <span class=\"agent\"><bdi>forge</bdi></span> <span class=\"title\"><bdi>Auth &lt;i&gt;rework&lt;/i&gt;</bdi></span>"));
+    // The same folder reached through a link that leaves the project: skipped, as status skips it.
+    let outside = project.base().join("outside");
+    fs::create_dir_all(&outside).unwrap();
+    fs::write(
+        outside.join("2026-10-18-secret.md"),
+        handoff.replace("Auth", "Secret"),
+    )
+    .unwrap();
+    let project = project
+        .remove(".agents/memory/sessions")
+        .symlink("../../../outside", ".agents/memory/sessions");
+    let (_, report, html) = view(project, &[]);
+    assert_eq!(report.counts["handoffs"], 0);
+    assert!(!html.contains("Secret"));
+    assert!(
+        report
+            .warnings
+            .iter()
+            .any(|w| w.starts_with("warning: .agents/memory/sessions skipped: resolves to ")),
+        "{:?}",
+        report.warnings
+    );
+}
+
 // ---- bad input -------------------------------------------------------------------------------
 
 #[test]
