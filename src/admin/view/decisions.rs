@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 use crate::actions::decisions::ledger::{LEDGER, Ledger, Record};
 use crate::actions::decisions::names::Names;
 use crate::admin::lint::findings::Finding;
-use crate::admin::view::html::{count, isolated, list_close, list_open, text};
+use crate::admin::view::html::{bounded, count, isolated, list_close, list_open, text};
 use crate::admin::view::index::{Entry, Group, Index, Kind, Shown};
 use crate::admin::view::markdown;
 use crate::admin::view::memory::Memory;
@@ -101,10 +101,10 @@ pub(crate) fn marks(out: &mut String, found: &[&Finding]) {
             f.severity.as_str(),
             f.check
         );
-        text(out, &f.message);
+        bounded(out, &f.message);
         if let Some(proposal) = &f.proposal {
             out.push_str(" <span class=\"proposal\">→ ");
-            text(out, proposal);
+            bounded(out, proposal);
             out.push_str("</span>");
         }
         out.push_str("</li>");

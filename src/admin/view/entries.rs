@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 
 use crate::actions::reinforce::Score;
 use crate::admin::view::decisions::{Marks, body, marks};
-use crate::admin::view::html::{count, isolated, list_close, list_open, text};
+use crate::admin::view::html::{bounded, count, isolated, list_close, list_open, text};
 use crate::admin::view::index::{Entry, Index, Kind, Shown};
 use crate::admin::view::memory::Memory;
 use crate::admin::view::svg::{self, Point};
@@ -120,7 +120,7 @@ impl Lists<'_, '_> {
             out.push_str("</h4><p class=\"meta\">");
             if let Some(status) = field_of(&entry.section, &["status"]) {
                 out.push_str("<span class=\"badge\">");
-                text(out, &crate::js::text::collapse_whitespace(status));
+                bounded(out, &crate::js::text::collapse_whitespace(status));
                 out.push_str("</span> ");
             }
             if let Some(day) = entry.date {
@@ -206,7 +206,7 @@ fn score(out: &mut String, entry: &Entry<'_>, scores: &Object, memory: &Memory) 
         for p in promotions {
             let text_of = |key: &str| p.get(key).map(Value::text).unwrap_or_default();
             out.push_str("<li><strong>");
-            text(out, &text_of("status"));
+            bounded(out, &text_of("status"));
             out.push_str("</strong> ");
             text(
                 out,
@@ -244,7 +244,7 @@ fn unnamed(out: &mut String, scores: &Object, index: &Index<'_>) {
     for (id, value) in unnamed.iter().take(MAX_UNNAMED_SCORES) {
         let now = Score::from_previous(value.as_object());
         out.push_str("<li class=\"item\"><bdi>");
-        text(out, id);
+        bounded(out, id);
         out.push_str("</bdi>: ");
         text(
             out,

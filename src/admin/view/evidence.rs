@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 
 use crate::actions::receipts::Status;
-use crate::admin::view::html::{count, isolated, list_close, list_open, text};
+use crate::admin::view::html::{bounded, count, isolated, list_close, list_open, text};
 use crate::admin::view::index::Index;
 use crate::admin::view::memory::Memory;
 use crate::js::json::{Object, Value};
@@ -83,11 +83,11 @@ pub(crate) fn render(out: &mut String, memory: &Memory, index: &Index<'_>) {
             out,
             "<li class=\"item receipt\" data-kind=\"receipt\" data-status=\"{name}\"><h4><span class=\"badge r-{name}\">{name}</span> receipt <code>"
         );
-        text(out, id.get(..12).unwrap_or(&id));
+        bounded(out, id.get(..12).unwrap_or(&id));
         out.push_str("</code></h4>");
         if let Some(reason) = status.reason().filter(|r| r.contains(": ")) {
             out.push_str("<p class=\"problem\">");
-            text(out, &reason);
+            bounded(out, &reason);
             out.push_str("</p>");
         }
         let (file, heading) = (
@@ -99,14 +99,14 @@ pub(crate) fn render(out: &mut String, memory: &Memory, index: &Index<'_>) {
         if let Some(anchor) = anchor {
             let _ = write!(out, "<a href=\"#{anchor}\">");
         }
-        text(out, &file);
+        bounded(out, &file);
         out.push_str(" § ");
         isolated(out, &heading);
         if anchor.is_some() {
             out.push_str("</a>");
         }
         out.push_str("</p><p class=\"meta\">");
-        text(
+        bounded(
             out,
             &format!(
                 "run {} · task {} · attempt {} · observed {}",
@@ -117,18 +117,18 @@ pub(crate) fn render(out: &mut String, memory: &Memory, index: &Index<'_>) {
             ),
         );
         out.push_str("</p><p class=\"meta\">scope: ");
-        text(out, &text_at(receipt, &["scope"]).replace(',', ", "));
+        bounded(out, &text_at(receipt, &["scope"]).replace(',', ", "));
         for key in ["supersedes", "contradicts"] {
             let ids = text_at(receipt, &[key]);
             if !ids.is_empty() {
                 let _ = write!(out, " · {key}: ");
-                text(out, &ids.replace(',', ", "));
+                bounded(out, &ids.replace(',', ", "));
             }
         }
         out.push_str("</p><p class=\"interpretation\" dir=\"auto\">");
-        text(out, &text_at(receipt, &["interpretation"]));
+        bounded(out, &text_at(receipt, &["interpretation"]));
         out.push_str("</p><p class=\"full-id\"><code>");
-        text(out, &id);
+        bounded(out, &id);
         out.push_str("</code></p></li>");
     }
     list_close(out, receipts.len(), receipts.len(), OUTCOMES);

@@ -5,7 +5,7 @@
 
 use std::fmt::Write as _;
 
-use crate::admin::view::html::{count, escaped, isolated, list_close, list_open, text};
+use crate::admin::view::html::{bounded, count, escaped, isolated, list_close, list_open, text};
 use crate::admin::view::markdown;
 use crate::admin::view::memory::Memory;
 use crate::store::entry::field_of;
@@ -81,7 +81,7 @@ fn candidates(out: &mut String, memory: &Memory) {
         out.push_str("</span></p>");
         if !c.context.is_empty() {
             out.push_str("<p class=\"context\" dir=\"auto\">When: ");
-            text(out, &c.context);
+            bounded(out, &c.context);
             out.push_str("</p>");
         }
         let (shown, left) = markdown::cut(&c.content, MAX_CONTENT);
@@ -96,7 +96,7 @@ fn candidates(out: &mut String, memory: &Memory) {
         out.push_str("</div>");
         if !c.evidence.is_empty() {
             out.push_str("<p class=\"meta\">evidence: ");
-            text(out, &c.evidence.join(", "));
+            bounded(out, &c.evidence.join(", "));
             out.push_str("</p>");
         }
         command(out, &format!("bmad-mem admit {} --expect {sha256}", c.id));
@@ -146,7 +146,7 @@ fn refused(out: &mut String, memory: &Memory) {
         out.push_str("</p>");
         if let Some(reason) = field_of(s, &["reason"]) {
             out.push_str("<p dir=\"auto\">");
-            text(out, reason);
+            bounded(out, reason);
             out.push_str("</p>");
         }
         out.push_str("</li>");
@@ -211,11 +211,11 @@ fn findings(out: &mut String, memory: &Memory) {
             isolated(out, heading);
         }
         out.push_str("</p><p>");
-        text(out, &f.message);
+        bounded(out, &f.message);
         out.push_str("</p>");
         if let Some(proposal) = &f.proposal {
             out.push_str("<p class=\"proposal\">→ ");
-            text(out, proposal);
+            bounded(out, proposal);
             out.push_str("</p>");
         }
         out.push_str("</li>");
@@ -257,7 +257,7 @@ fn health(out: &mut String, memory: &Memory) {
                 );
                 text(out, &p.file);
                 let _ = write!(out, "</span> [{}] ", p.kind);
-                text(out, &p.message);
+                bounded(out, &p.message);
                 out.push_str("</li>");
             }
             out.push_str("</ul>");

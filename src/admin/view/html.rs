@@ -58,11 +58,35 @@ pub(crate) fn clipped(raw: &str, max: usize) -> String {
     out
 }
 
-/// Appends user text isolated from the text around it (`<bdi>`): a right-to-left mark or an
-/// override in a title reorders its own characters only, never the page's.
+/// Most characters of one stored text the page shows outside an entry's body (a title, a name,
+/// a message): a note file may hold a heading of megabytes, and the page stays small.
+pub(crate) const MAX_TEXT: usize = 1000;
+
+/// `raw` cut to at most `max` characters, an ellipsis marking the cut.
+#[must_use]
+pub(crate) fn at_most(raw: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    match raw.char_indices().nth(max) {
+        None => std::borrow::Cow::Borrowed(raw),
+        Some((cut, _)) => {
+            let mut kept = raw[..cut].to_owned();
+            kept.pop();
+            kept.push('…');
+            std::borrow::Cow::Owned(kept)
+        }
+    }
+}
+
+/// Appends at most [`MAX_TEXT`] characters of `raw`, escaped.
+pub(crate) fn bounded(out: &mut String, raw: &str) {
+    text(out, &at_most(raw, MAX_TEXT));
+}
+
+/// Appends user text (at most [`MAX_TEXT`] characters) isolated from the text around it
+/// (`<bdi>`): a right-to-left mark or an override in a title reorders its own characters only,
+/// never the page's.
 pub(crate) fn isolated(out: &mut String, raw: &str) {
     out.push_str("<bdi>");
-    text(out, raw);
+    bounded(out, raw);
     out.push_str("</bdi>");
 }
 
@@ -168,6 +192,17 @@ mod tests {
         let mut out = String::new();
         isolated(&mut out, "\u{202e}<b>");
         assert_eq!(out, "<bdi>\u{202e}&lt;b&gt;</bdi>");
+    }
+
+    #[test]
+    fn bounds_long_texts() {
+        assert_eq!(at_most("abc", 3), "abc");
+        assert_eq!(at_most("abcd", 3), "ab…");
+        assert_eq!(at_most("éééé", 2), "é…");
+        let mut out = String::new();
+        isolated(&mut out, &"<".repeat(MAX_TEXT + 5));
+        assert_eq!(out.matches("&lt;").count(), MAX_TEXT - 1);
+        assert!(out.ends_with("…</bdi>"));
     }
 
     #[test]

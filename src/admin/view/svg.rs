@@ -9,7 +9,7 @@
 
 use std::fmt::Write as _;
 
-use crate::admin::view::html::{clipped, text};
+use crate::admin::view::html::{bounded, clipped, text};
 
 /// Most decisions one succession graph draws.
 pub(crate) const MAX_NODES: usize = 40;
@@ -122,7 +122,7 @@ pub(crate) fn succession(out: &mut String, nodes: &[Node], edges: &[(usize, usiz
             let _ = write!(out, "<a href=\"#{anchor}\">");
         }
         out.push_str("<title>");
-        text(out, &node.label);
+        bounded(out, &node.label);
         out.push_str("</title>");
         let _ = write!(
             out,

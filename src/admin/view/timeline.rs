@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use crate::actions::decisions::ledger::Record;
-use crate::admin::view::html::{count, isolated, list_close, list_open, text, time};
+use crate::admin::view::html::{bounded, count, isolated, list_close, list_open, text, time};
 use crate::admin::view::index::Index;
 use crate::admin::view::memory::Memory;
 use crate::js::date;
@@ -195,7 +195,7 @@ pub(crate) fn render(out: &mut String, memory: &Memory, index: &Index<'_>) -> us
     );
     for (agent, n) in agents.iter().take(MAX_AGENTS) {
         out.push_str("<option value=\"");
-        text(out, agent);
+        bounded(out, agent);
         out.push_str("\">");
         text(out, &crate::admin::view::html::clipped(agent, 40));
         let _ = write!(out, " ({n})</option>");
@@ -217,7 +217,7 @@ pub(crate) fn render(out: &mut String, memory: &Memory, index: &Index<'_>) -> us
             "<li class=\"item moment k-{}\" data-kind=\"{}\" data-agent=\"",
             m.kind, m.kind
         );
-        text(out, &m.agent);
+        bounded(out, &m.agent);
         out.push_str("\">");
         match m.ms {
             Some(ms) => time(out, ms),

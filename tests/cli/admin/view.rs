@@ -775,9 +775,20 @@ fn a_two_mib_note_is_cut_and_the_page_stays_small() {
     let line = "A long line of a very long note, repeated to fill two mebibytes of text.\n";
     let body = line.repeat(2 * 1024 * 1024 / line.len());
     let project = TestProject::new().write(LESSONS, format!("### 2026-10-01 — Huge\n{body}"));
-    let (_, report, html) = view(project, &[]);
+    let (project, report, html) = view(project, &[]);
     assert!(report.bytes < 100_000, "{}", report.bytes);
     assert!(html.contains(" more bytes in .agents/memory/lessons.md:1</p>"));
+    // A heading of a mebibyte, a journal event of a mebibyte: each shown cut to 1,000 characters.
+    let huge = "x".repeat(1024 * 1024);
+    let project = project.write(LESSONS, format!("### {huge}\nbody\n")).write(
+        ".bmad/memory/journal.ndjson",
+        format!(
+            "{{\"ts\":\"2026-10-01T00:00:00.000Z\",\"agent\":\"{huge}\",\"task\":\"{huge}\"}}\n"
+        ),
+    );
+    let (_, report, html) = view(project, &[]);
+    assert!(report.bytes < 100_000, "{}", report.bytes);
+    assert!(html.contains(&format!("<bdi>{}…</bdi></h4>", "x".repeat(999))));
 }
 
 #[test]
