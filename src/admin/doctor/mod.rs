@@ -36,8 +36,8 @@
 //! and a torn final line, stay as they were. Registries only: note files are Markdown a person
 //! edits, and readers take them with the bad bytes replaced.
 //!
-//! After a merge, the check also reports conflict markers (a `<<<<<<< ` line with a `>>>>>>> `
-//! line after it) in the registries, the scores, the note files, the candidates and the views;
+//! After a merge, the check also reports conflict markers (the whole structure git writes: a
+//! `<<<<<<< ` line, then `=======`, then `>>>>>>> `; `lint` reads them the same way) in the registries, the scores, the note files, the candidates and the views;
 //! in each NDJSON registry, exact duplicate lines and ids with different versions, counted apart;
 //! a `.gitattributes` naming the memory's merge drivers in a clone whose git config lacks them;
 //! and, as a notice that never fails the check, records whose timestamp is older than an earlier
@@ -80,7 +80,7 @@ use crate::store::paths::{
 };
 use crate::store::sections::heading_lines;
 
-mod lines;
+pub(crate) mod lines;
 mod repair;
 mod report;
 
