@@ -130,10 +130,16 @@ pub(crate) fn config_get(root: &Path, key: &str, local: bool) -> Result<Option<S
 /// a failure) — who acts is then found elsewhere, never refused for it.
 #[must_use]
 pub(crate) fn user_name(root: &Path) -> Option<String> {
-    config_get(root, "user.name", false)
+    config_text(root, "user.name")
+}
+
+/// The value of `key` at every level git reads; `None` when unset, blank, or when git cannot
+/// tell.
+fn config_text(root: &Path, key: &str) -> Option<String> {
+    config_get(root, key, false)
         .ok()
         .flatten()
-        .filter(|name| !name.trim().is_empty())
+        .filter(|value| !value.trim().is_empty())
 }
 
 /// Sets `key` to `value` in the clone's own config (`git config --local`); `None` unsets it.
@@ -193,10 +199,7 @@ fn rev_parse(root: &Path, args: &[&str]) -> Option<Vec<String>> {
 /// The URL of the clone's `origin` remote; `None` when there is none (or no git).
 #[must_use]
 pub(crate) fn origin_url(root: &Path) -> Option<String> {
-    config_get(root, "remote.origin.url", false)
-        .ok()
-        .flatten()
-        .filter(|url| !url.trim().is_empty())
+    config_text(root, "remote.origin.url")
 }
 
 /// The top folder of the work tree `root` is in; `None` without git or outside a work tree.
