@@ -10,6 +10,7 @@ pub mod actions;
 pub(crate) mod admin;
 pub mod cli;
 pub mod context;
+pub mod embed;
 pub mod error;
 pub mod js;
 pub mod mcp;
