@@ -1,0 +1,159 @@
+//! The forward pass of a BERT encoder and the sentence vector made from it, as
+//! sentence-transformers computes it for all-MiniLM-L6-v2 (docs/HYBRID.md §The model):
+//!
+//! 1. each token's row of the token table, plus its position's row, plus the row of token type
+//!    0, layer-normalized;
+//! 2. per layer: multi-head self-attention (query, key and value in one product; scores scaled
+//!    by `1/√head width`, softmax per row, no mask since a text is never padded), its output
+//!    projection added back and layer-normalized; then the feed-forward block (exact GELU)
+//!    added back and layer-normalized;
+//! 3. the mean of the tokens' last states (`[CLS]` and `[SEP]` included), divided by its
+//!    length.
+//!
+//! Everything is `f32`, as the weights are. A vector that comes out not finite or of length
+//! zero (weights that are not numbers) is an error, never a vector.
+
+use ndarray::linalg::general_mat_mul;
+use ndarray::{ArrayView2, ArrayViewMut2, Axis, Slice};
+
+use crate::embed::kernels::{gelu, layer_norm, softmax};
+use crate::embed::weights::{Invalid, Layer, Weights};
+
+/// `out = input · weightᵀ + bias` for `input` `[n × in]` and `weight` `[out × in]`, row-major.
+fn linear(input: &[f32], width_in: usize, weight: &[f32], bias: &[f32], out: &mut Vec<f32>) {
+    let n = input.len() / width_in;
+    let width_out = bias.len();
+    out.clear();
+    for _ in 0..n {
+        out.extend_from_slice(bias);
+    }
+    let a = ArrayView2::from_shape((n, width_in), input).expect("the input's shape");
+    let w = ArrayView2::from_shape((width_out, width_in), weight).expect("the weight's shape");
+    let mut c = ArrayViewMut2::from_shape((n, width_out), out).expect("the output's shape");
+    general_mat_mul(1.0, &a, &w.t(), 1.0, &mut c);
+}
+
+/// Buffers reused from layer to layer.
+#[derive(Default)]
+struct Scratch {
+    qkv: Vec<f32>,
+    context: Vec<f32>,
+    scores: Vec<f32>,
+    projected: Vec<f32>,
+    inner: Vec<f32>,
+}
+
+/// One encoder layer over the states `x` (`[n × width]`), in place.
+fn layer(x: &mut [f32], weights: &Layer, heads: usize, epsilon: f32, scratch: &mut Scratch) {
+    let d = weights.output_bias.len();
+    let n = x.len() / d;
+    let size = d / heads;
+    linear(x, d, &weights.qkv, &weights.qkv_bias, &mut scratch.qkv);
+    let qkv = ArrayView2::from_shape((n, 3 * d), &scratch.qkv).expect("the states' shape");
+    scratch.context.clear();
+    scratch.context.resize(n * d, 0.0);
+    scratch.scores.clear();
+    scratch.scores.resize(n * n, 0.0);
+    #[expect(clippy::cast_precision_loss, reason = "a head's width is small")]
+    let scale = 1.0 / (size as f32).sqrt();
+    {
+        let mut context =
+            ArrayViewMut2::from_shape((n, d), &mut scratch.context).expect("the context's shape");
+        for h in 0..heads {
+            // Columns of the stacked query, key and value (the `s!` macro is not used: it
+            // expands to an `allow(unsafe_code)` this crate forbids).
+            let columns = |from: usize| Slice::from(from + h * size..from + (h + 1) * size);
+            let q = qkv.slice_axis(Axis(1), columns(0));
+            let k = qkv.slice_axis(Axis(1), columns(d));
+            let v = qkv.slice_axis(Axis(1), columns(2 * d));
+            let mut scores =
+                ArrayViewMut2::from_shape((n, n), &mut scratch.scores).expect("the scores' shape");
+            general_mat_mul(scale, &q, &k.t(), 0.0, &mut scores);
+            for row in scratch.scores.chunks_exact_mut(n) {
+                softmax(row);
+            }
+            let scores = ArrayView2::from_shape((n, n), &scratch.scores).expect("the scores");
+            let mut out = context.slice_axis_mut(Axis(1), columns(0));
+            general_mat_mul(1.0, &scores, &v, 0.0, &mut out);
+        }
+    }
+    linear(
+        &scratch.context,
+        d,
+        &weights.output,
+        &weights.output_bias,
+        &mut scratch.projected,
+    );
+    add_and_norm(x, &scratch.projected, &weights.attention_norm, epsilon);
+    linear(
+        x,
+        d,
+        &weights.inner,
+        &weights.inner_bias,
+        &mut scratch.inner,
+    );
+    gelu(&mut scratch.inner);
+    let inner = weights.inner_bias.len();
+    linear(
+        &scratch.inner,
+        inner,
+        &weights.outer,
+        &weights.outer_bias,
+        &mut scratch.projected,
+    );
+    add_and_norm(x, &scratch.projected, &weights.output_norm, epsilon);
+}
+
+/// `x = layer_norm(x + delta)`.
+fn add_and_norm(x: &mut [f32], delta: &[f32], (gain, bias): &(Vec<f32>, Vec<f32>), epsilon: f32) {
+    for (v, d) in x.iter_mut().zip(delta) {
+        *v += d;
+    }
+    layer_norm(x, (gain, bias), epsilon);
+}
+
+/// The sentence vector of the token ids `ids` (`[CLS]` … `[SEP]`, at most as many as the
+/// model has positions for): unit length, `width` values.
+///
+/// # Errors
+/// No ids, more than the positions, an id outside the vocabulary, a read error of the token
+/// table, or a vector that is not finite.
+pub fn sentence_vector(weights: &Weights, ids: &[u32]) -> Result<Vec<f32>, Invalid> {
+    let config = &weights.config;
+    let d = config.width;
+    let n = ids.len();
+    if n == 0 || n * d > weights.positions.len() {
+        return Err(Invalid(format!(
+            "{n} tokens do not fit the model's {} positions",
+            weights.positions.len() / d
+        )));
+    }
+    let mut x = weights.token_rows(ids)?;
+    for (row, position) in x.chunks_exact_mut(d).zip(weights.positions.chunks_exact(d)) {
+        for ((v, p), t) in row.iter_mut().zip(position).zip(&weights.token_type) {
+            *v += p + t;
+        }
+    }
+    let (gain, bias) = &weights.embedding_norm;
+    layer_norm(&mut x, (gain, bias), config.epsilon);
+    let mut scratch = Scratch::default();
+    for weights in &weights.layers {
+        layer(&mut x, weights, config.heads, config.epsilon, &mut scratch);
+    }
+    let mut mean = vec![0f32; d];
+    for row in x.chunks_exact(d) {
+        for (m, v) in mean.iter_mut().zip(row) {
+            *m += v;
+        }
+    }
+    let norm = mean.iter().map(|v| v * v).sum::<f32>().sqrt();
+    if !norm.is_finite() || norm <= 0.0 {
+        return Err(Invalid(
+            "the model gave a vector that is not a number (its weights are not usable)".into(),
+        ));
+    }
+    for m in &mut mean {
+        *m /= norm;
+    }
+    Ok(mean)
+}
