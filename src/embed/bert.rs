@@ -137,8 +137,16 @@ pub fn sentence_vector(weights: &Weights, ids: &[u32]) -> Result<Vec<f32>, Inval
     let (gain, bias) = &weights.embedding_norm;
     layer_norm(&mut x, (gain, bias), config.epsilon);
     let mut scratch = Scratch::default();
-    for weights in &weights.layers {
-        layer(&mut x, weights, config.heads, config.epsilon, &mut scratch);
+    if let Some(layers) = weights.kept_layers() {
+        for weights in layers {
+            layer(&mut x, weights, config.heads, config.epsilon, &mut scratch);
+        }
+    } else {
+        let mut read = Layer::default();
+        for l in 0..config.layers {
+            weights.read_layer(l, &mut read)?;
+            layer(&mut x, &read, config.heads, config.epsilon, &mut scratch);
+        }
     }
     let mut mean = vec![0f32; d];
     for row in x.chunks_exact(d) {

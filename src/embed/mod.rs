@@ -9,6 +9,7 @@
 //! rankings or of where the folder is.
 
 pub mod bert;
+pub mod files;
 pub mod kernels;
 pub mod tokenizer;
 pub mod weights;
@@ -73,12 +74,21 @@ impl Model {
             )));
         }
         let max_tokens = MAX_TOKENS.min(config.positions);
-        let weights = Weights::read(&dir.join(WEIGHTS), config, max_tokens)?;
+        let weights = Weights::open(&dir.join(WEIGHTS), config, max_tokens)?;
         Ok(Self {
             tokenizer,
             weights,
             max_tokens,
         })
+    }
+
+    /// Reads the model's layers once and keeps them: many texts to embed (`bmad-mem index`).
+    /// Without it, each text reads them one at a time as it goes (one query).
+    ///
+    /// # Errors
+    /// A read error of the weights file.
+    pub fn keep_layers(&self) -> Result<(), Invalid> {
+        self.weights.keep_layers().map(|_| ())
     }
 
     /// The width of the model's vectors.

@@ -12,11 +12,14 @@
 //!   another width. They are read straight into their `f32` buffers, little-endian.
 //! * **The token table** (30,522 × 384 floats for all-MiniLM-L6-v2, half the file) is not read
 //!   whole: each text needs a few hundred of its rows, read as they are needed.
+//! * **The layers** are read whole and kept when many texts are embedded (`bmad-mem index`);
+//!   for one text (a query) each is read into the same buffers just before it is used, so a
+//!   recall touches 7 MiB of fresh memory rather than 42.
 
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock, PoisonError};
 
 use safetensors::Dtype;
 use safetensors::tensor::{Metadata, TensorInfo};
@@ -107,7 +110,7 @@ impl Config {
 }
 
 /// The weights of one encoder layer; matrices are `[out × in]`, row-major, as stored.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Layer {
     /// Query, key and value stacked: `[3·width × width]`, and their biases.
     pub qkv: Vec<f32>,
@@ -122,7 +125,8 @@ pub struct Layer {
     pub output_norm: (Vec<f32>, Vec<f32>),
 }
 
-/// Every weight of the model but the token table's, which is read a row at a time.
+/// The model's weights: the small tensors read, the layers read whole or one at a time, the
+/// token table a row at a time.
 #[derive(Debug)]
 pub struct Weights {
     pub config: Config,
@@ -131,20 +135,15 @@ pub struct Weights {
     /// Row 0 of the token-type table (every token is of type 0).
     pub token_type: Vec<f32>,
     pub embedding_norm: (Vec<f32>, Vec<f32>),
-    pub layers: Vec<Layer>,
-    tokens: TokenTable,
-}
-
-/// The token table, its rows read from the file as they are needed.
-#[derive(Debug)]
-struct TokenTable {
-    file: Mutex<File>,
-    /// Where row 0 starts in the file.
-    start: u64,
-    rows: usize,
+    /// The layers, once read whole ([`Weights::keep_layers`]).
+    layers: OnceLock<Vec<Layer>>,
+    source: Mutex<Source>,
+    /// Where row 0 of the token table starts in the file.
+    tokens_start: u64,
 }
 
 /// A safetensors file's header: where each tensor lies.
+#[derive(Debug)]
 struct Header {
     metadata: Metadata,
     /// Where the data starts (after the length and the JSON).
@@ -209,94 +208,197 @@ impl Header {
     }
 }
 
-/// Reads `count` little-endian floats at `at`.
-fn read_floats(file: &mut File, at: u64, count: usize) -> std::io::Result<Vec<f32>> {
-    let mut floats = vec![0f32; count];
+/// Reads `count` little-endian floats at `at` into `floats` (resized, its memory reused).
+fn read_floats(
+    file: &mut File,
+    at: u64,
+    count: usize,
+    floats: &mut Vec<f32>,
+) -> std::io::Result<()> {
+    floats.clear();
+    floats.resize(count, 0.0);
     file.seek(SeekFrom::Start(at))?;
-    file.read_exact(bytemuck::cast_slice_mut(&mut floats))?;
+    file.read_exact(bytemuck::cast_slice_mut(floats))?;
     if cfg!(target_endian = "big") {
-        for f in &mut floats {
+        for f in floats {
             *f = f32::from_bits(u32::from_le(f.to_bits()));
         }
     }
-    Ok(floats)
+    Ok(())
+}
+
+/// The open weights file and its checked header.
+#[derive(Debug)]
+struct Source {
+    file: File,
+    header: Header,
+}
+
+fn unreadable(e: std::io::Error) -> Invalid {
+    invalid(format!("model.safetensors: {e}"))
+}
+
+impl Source {
+    /// Reads tensor `name`, checked to be of `shape`, into `into`.
+    fn read_into(
+        &mut self,
+        name: &str,
+        shape: &[usize],
+        into: &mut Vec<f32>,
+    ) -> Result<(), Invalid> {
+        let (at, count) = self.header.locate(name, shape)?;
+        read_floats(&mut self.file, at, count, into).map_err(unreadable)
+    }
+
+    fn read(&mut self, name: &str, shape: &[usize]) -> Result<Vec<f32>, Invalid> {
+        let mut floats = Vec::new();
+        self.read_into(name, shape, &mut floats)?;
+        Ok(floats)
+    }
+
+    /// Reads layer `l` into `layer`, whose memory is reused.
+    fn read_layer(&mut self, config: &Config, l: usize, layer: &mut Layer) -> Result<(), Invalid> {
+        let (d, inner) = (config.width, config.inner);
+        let p = format!("encoder.layer.{l}.");
+        let mut part = Vec::new();
+        layer.qkv.clear();
+        layer.qkv_bias.clear();
+        for name in ["query", "key", "value"] {
+            self.read_into(
+                &format!("{p}attention.self.{name}.weight"),
+                &[d, d],
+                &mut part,
+            )?;
+            layer.qkv.extend_from_slice(&part);
+            self.read_into(&format!("{p}attention.self.{name}.bias"), &[d], &mut part)?;
+            layer.qkv_bias.extend_from_slice(&part);
+        }
+        let mut read = |name: &str, shape: &[usize], into: &mut Vec<f32>| {
+            self.read_into(&format!("{p}{name}"), shape, into)
+        };
+        read("attention.output.dense.weight", &[d, d], &mut layer.output)?;
+        read("attention.output.dense.bias", &[d], &mut layer.output_bias)?;
+        read(
+            "attention.output.LayerNorm.weight",
+            &[d],
+            &mut layer.attention_norm.0,
+        )?;
+        read(
+            "attention.output.LayerNorm.bias",
+            &[d],
+            &mut layer.attention_norm.1,
+        )?;
+        read("intermediate.dense.weight", &[inner, d], &mut layer.inner)?;
+        read("intermediate.dense.bias", &[inner], &mut layer.inner_bias)?;
+        read("output.dense.weight", &[d, inner], &mut layer.outer)?;
+        read("output.dense.bias", &[d], &mut layer.outer_bias)?;
+        read("output.LayerNorm.weight", &[d], &mut layer.output_norm.0)?;
+        read("output.LayerNorm.bias", &[d], &mut layer.output_norm.1)
+    }
 }
 
 impl Weights {
-    /// Reads the weights of the encoder `config` describes from the safetensors file at
-    /// `path`, the first `positions` rows of the position table only.
+    /// Opens the safetensors file at `path` for the encoder `config` describes: checks its
+    /// header and every tensor the forward pass uses, reads the small ones (the first
+    /// `positions` rows of the position table only); the layers are read by
+    /// [`Weights::keep_layers`] or one at a time as a text is embedded.
     ///
     /// # Errors
     /// A file that cannot be read, a header that does not hold, or a missing or misshapen
     /// tensor.
-    pub fn read(path: &Path, config: Config, positions: usize) -> Result<Self, Invalid> {
-        let unreadable = |e: std::io::Error| invalid(format!("model.safetensors: {e}"));
+    pub fn open(path: &Path, config: Config, positions: usize) -> Result<Self, Invalid> {
         let mut file = File::open(path).map_err(unreadable)?;
         let file_len = file.metadata().map_err(unreadable)?.len();
         let header = Header::read(&mut file, file_len)?;
+        let mut source = Source { file, header };
         let d = config.width;
+        // Every tensor is located (and so checked) before anything is embedded.
+        for l in 0..config.layers {
+            let p = format!("encoder.layer.{l}.");
+            for (name, shape) in [
+                ("attention.self.query.weight", vec![d, d]),
+                ("attention.self.query.bias", vec![d]),
+                ("attention.self.key.weight", vec![d, d]),
+                ("attention.self.key.bias", vec![d]),
+                ("attention.self.value.weight", vec![d, d]),
+                ("attention.self.value.bias", vec![d]),
+                ("attention.output.dense.weight", vec![d, d]),
+                ("attention.output.dense.bias", vec![d]),
+                ("attention.output.LayerNorm.weight", vec![d]),
+                ("attention.output.LayerNorm.bias", vec![d]),
+                ("intermediate.dense.weight", vec![config.inner, d]),
+                ("intermediate.dense.bias", vec![config.inner]),
+                ("output.dense.weight", vec![d, config.inner]),
+                ("output.dense.bias", vec![d]),
+                ("output.LayerNorm.weight", vec![d]),
+                ("output.LayerNorm.bias", vec![d]),
+            ] {
+                source.header.locate(&format!("{p}{name}"), &shape)?;
+            }
+        }
         let positions = positions.min(config.positions);
-        let mut tensor = |name: &str, shape: &[usize]| -> Result<Vec<f32>, Invalid> {
-            let (at, count) = header.locate(name, shape)?;
-            read_floats(&mut file, at, count).map_err(unreadable)
-        };
-        let norm = |tensor: &mut dyn FnMut(&str, &[usize]) -> Result<Vec<f32>, Invalid>,
-                    name: &str|
-         -> Result<(Vec<f32>, Vec<f32>), Invalid> {
-            Ok((
-                tensor(&format!("{name}.weight"), &[d])?,
-                tensor(&format!("{name}.bias"), &[d])?,
-            ))
-        };
-        let mut all_positions = tensor(
+        let mut all_positions = source.read(
             "embeddings.position_embeddings.weight",
             &[config.positions, d],
         )?;
         all_positions.truncate(positions * d);
-        let mut token_type = tensor(
+        let mut token_type = source.read(
             "embeddings.token_type_embeddings.weight",
             &[config.types, d],
         )?;
         token_type.truncate(d);
-        let embedding_norm = norm(&mut tensor, "embeddings.LayerNorm")?;
-        let mut layers = Vec::with_capacity(config.layers);
-        for l in 0..config.layers {
-            let p = format!("encoder.layer.{l}.");
-            let mut qkv = Vec::with_capacity(3 * d * d);
-            let mut qkv_bias = Vec::with_capacity(3 * d);
-            for part in ["query", "key", "value"] {
-                qkv.extend(tensor(
-                    &format!("{p}attention.self.{part}.weight"),
-                    &[d, d],
-                )?);
-                qkv_bias.extend(tensor(&format!("{p}attention.self.{part}.bias"), &[d])?);
-            }
-            layers.push(Layer {
-                qkv,
-                qkv_bias,
-                output: tensor(&format!("{p}attention.output.dense.weight"), &[d, d])?,
-                output_bias: tensor(&format!("{p}attention.output.dense.bias"), &[d])?,
-                attention_norm: norm(&mut tensor, &format!("{p}attention.output.LayerNorm"))?,
-                inner: tensor(&format!("{p}intermediate.dense.weight"), &[config.inner, d])?,
-                inner_bias: tensor(&format!("{p}intermediate.dense.bias"), &[config.inner])?,
-                outer: tensor(&format!("{p}output.dense.weight"), &[d, config.inner])?,
-                outer_bias: tensor(&format!("{p}output.dense.bias"), &[d])?,
-                output_norm: norm(&mut tensor, &format!("{p}output.LayerNorm"))?,
-            });
-        }
-        let (start, _) = header.locate("embeddings.word_embeddings.weight", &[config.vocab, d])?;
+        let embedding_norm = (
+            source.read("embeddings.LayerNorm.weight", &[d])?,
+            source.read("embeddings.LayerNorm.bias", &[d])?,
+        );
+        let (start, _) = source
+            .header
+            .locate("embeddings.word_embeddings.weight", &[config.vocab, d])?;
         Ok(Self {
             config,
             positions: all_positions,
             token_type,
             embedding_norm,
-            layers,
-            tokens: TokenTable {
-                file: Mutex::new(file),
-                start,
-                rows: config.vocab,
-            },
+            layers: OnceLock::new(),
+            source: Mutex::new(source),
+            tokens_start: start,
         })
+    }
+
+    /// Reads every layer once and keeps them, for embedding many texts.
+    ///
+    /// # Errors
+    /// A read error.
+    pub fn keep_layers(&self) -> Result<&[Layer], Invalid> {
+        if let Some(layers) = self.layers.get() {
+            return Ok(layers);
+        }
+        let mut source = self.source.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut layers = Vec::with_capacity(self.config.layers);
+        for l in 0..self.config.layers {
+            let mut layer = Layer::default();
+            source.read_layer(&self.config, l, &mut layer)?;
+            layers.push(layer);
+        }
+        Ok(self.layers.get_or_init(|| layers))
+    }
+
+    /// The layers kept by [`Weights::keep_layers`], if they were.
+    #[must_use]
+    pub fn kept_layers(&self) -> Option<&[Layer]> {
+        self.layers.get().map(Vec::as_slice)
+    }
+
+    /// Reads layer `l` into `layer` (its memory reused): one text's embedding without keeping
+    /// the whole model in memory.
+    ///
+    /// # Errors
+    /// A read error.
+    pub fn read_layer(&self, l: usize, layer: &mut Layer) -> Result<(), Invalid> {
+        self.source
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .read_layer(&self.config, l, layer)
     }
 
     /// The token-table rows of `ids`, one after another.
@@ -306,19 +408,16 @@ impl Weights {
     pub fn token_rows(&self, ids: &[u32]) -> Result<Vec<f32>, Invalid> {
         let d = self.config.width;
         let mut rows = vec![0f32; ids.len() * d];
-        let mut file = self
-            .tokens
-            .file
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut source = self.source.lock().unwrap_or_else(PoisonError::into_inner);
+        let file = &mut source.file;
         for (row, &id) in rows.chunks_exact_mut(d).zip(ids) {
             let id = id as usize;
-            if id >= self.tokens.rows {
+            if id >= self.config.vocab {
                 return Err(invalid(format!(
                     "token id {id} is outside the model's vocabulary"
                 )));
             }
-            let at = self.tokens.start + (id * d * 4) as u64;
+            let at = self.tokens_start + (id * d * 4) as u64;
             file.seek(SeekFrom::Start(at))
                 .and_then(|_| file.read_exact(bytemuck::cast_slice_mut(row)))
                 .map_err(|e| invalid(format!("model.safetensors: {e}")))?;

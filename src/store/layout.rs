@@ -35,6 +35,13 @@ pub const CONFIG_FILE: &str = ".bmad/memory/config.json";
 /// Claude Code's per-agent memories, which `import` reads.
 pub const CLAUDE_AGENT_MEMORY: &str = ".claude/agent-memory";
 
+/// Derived files, never merged, always rebuildable; `git setup` and `init` keep them out of git.
+pub const CACHE_DIR: &str = ".bmad/cache";
+/// The embedding index of `recall --ranking hybrid` (`store::vectors`).
+pub const EMBEDDINGS: &str = ".bmad/cache/embeddings.bin";
+/// The largest embedding index read: 256 MiB (a full store's is about 50 MiB).
+pub const INDEX_CAP: u64 = 256 * 1024 * 1024;
+
 /// The Memory pack's project memory folder.
 pub const PACK_DIR: &str = ".agents/memory";
 /// Session handoffs.

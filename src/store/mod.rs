@@ -18,3 +18,4 @@ pub(crate) mod paths;
 pub(crate) mod resolve;
 pub mod sections;
 pub(crate) mod temporaries;
+pub mod vectors;

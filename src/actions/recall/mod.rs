@@ -15,6 +15,7 @@
 pub mod bm25;
 pub(crate) mod counter;
 pub(crate) mod evidence;
+pub mod hybrid;
 pub(crate) mod lanes;
 pub(crate) mod lexical;
 pub mod score;
@@ -52,9 +53,14 @@ pub struct RecallArgs {
     #[arg(long, value_name = "n", allow_hyphen_values = true)]
     pub limit: Option<String>,
     /// lexical (default, as bmad-plus ranks); bm25: BM25F over stemmed words of every script,
-    /// better at finding reworded ideas; evidence: boost notes backed by current
-    /// accepted-outcome receipts.
-    #[arg(long, value_name = "lexical|bm25|evidence", allow_hyphen_values = true)]
+    /// better at finding reworded ideas; hybrid: bm25 fused with a sentence-embedding model,
+    /// best at finding ideas in other words (needs `bmad-mem model install`); evidence: boost
+    /// notes backed by current accepted-outcome receipts.
+    #[arg(
+        long,
+        value_name = "lexical|bm25|hybrid|evidence",
+        allow_hyphen_values = true
+    )]
     pub ranking: Option<String>,
     /// Comma-separated project paths the question is about (required with --ranking evidence).
     #[arg(
@@ -90,6 +96,7 @@ impl Request {
             None | Some("lexical") => Ranking::Lexical,
             Some("evidence") => Ranking::Evidence,
             Some("bm25") => Ranking::Bm25,
+            Some("hybrid") => Ranking::Hybrid,
             // The message predates bm25 and is kept word for word.
             Some(_) => {
                 return Err(Error::refused(messages::RANKING_UNKNOWN));
@@ -111,7 +118,7 @@ impl Request {
         if args.context_scope.is_some() && ranking != Ranking::Evidence {
             return Err(Error::refused(messages::CONTEXT_SCOPE_WITHOUT_EVIDENCE));
         }
-        if args.include_archive && ranking == Ranking::Bm25 {
+        if args.include_archive && matches!(ranking, Ranking::Bm25 | Ranking::Hybrid) {
             return Err(Error::refused(messages::ARCHIVE_WITH_BM25));
         }
         Ok(Self {
@@ -173,6 +180,10 @@ pub fn run(args: &RecallArgs, ctx: &Context) -> Result<RecallReport> {
             Vec::new(),
         ),
         Ranking::Bm25 => crate::actions::recall::bm25::recall(ctx, &request, portfolio)?,
+        Ranking::Hybrid => crate::actions::recall::hybrid::recall(ctx, &request, portfolio)?
+            .map_err(|unavailable| {
+                Error::refused(unavailable.message("recall --ranking hybrid"))
+            })?,
     };
     Ok(RecallReport {
         query: request.query,

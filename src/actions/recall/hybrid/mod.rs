@@ -1,0 +1,324 @@
+//! `recall --ranking hybrid`: bm25 and the sentence-embedding model, fused (docs/HYBRID.md).
+//!
+//! Two rankings of the same candidates (the journal's events, then the note files' sections):
+//!
+//! * **bm25**'s own result list ([`crate::actions::recall::bm25`]), every candidate that
+//!   scores above zero, in its order — whatever bm25 does to its list, the fusion follows;
+//! * **the model's**: the cosine of the query's vector with each candidate's (from the index,
+//!   [`index`]), an event's weighed by its age as in every ranking (half every 30 days);
+//!   highest first, ties in candidate order. A candidate without a vector (the index behind)
+//!   is not in this list.
+//!
+//! **Reciprocal-rank fusion**: a candidate's score is `Σ 1 / (k + rank)` over the lists it is
+//! in, `k` = [`FUSION_K`]; highest first, ties in candidate order. Each result says where it
+//! stood in each list (`bm25Rank`, `semanticRank`, `null` when absent).
+//!
+//! The model is loaded and the query embedded on a thread of their own while bm25 reads the
+//! files. A recall embeds at most [`RECALL_TOKENS`] tokens of texts the index lacks (a note
+//! just written, say), saves them, and warns when texts are left without a vector.
+
+pub mod index;
+
+use std::path::PathBuf;
+
+use crate::actions::recall::bm25;
+use crate::actions::recall::hybrid::index::{Budget, Text, refresh, texts};
+use crate::actions::recall::score::{self, Candidate, Request};
+use crate::context::Context;
+use crate::embed::Model;
+use crate::embed::files::{self, Located, Pinned};
+use crate::error::Result;
+use crate::js::json::{Object, Value};
+use crate::messages;
+use crate::store::vectors;
+
+/// The `k` of reciprocal-rank fusion: how much the lists' first places weigh against their
+/// next ones (with 6, first place is worth 1/7, tenth 1/16). Measured on the development set
+/// from 3 to 15 (`BENCHMARKS.md`): 5 to 8 give the same best figures, 10 and above let a
+/// candidate both lists rank lowly overtake the model's first place.
+pub const FUSION_K: f64 = 6.0;
+
+/// How the two lists are fused: `Σ weight / (k + rank)`. The defaults are the documented
+/// ranking; the others are for experiments (`examples/recall-eval.rs`), a weight of 0 leaving
+/// a list out.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Fusion {
+    pub k: f64,
+    pub bm25_weight: f64,
+    pub semantic_weight: f64,
+}
+
+impl Default for Fusion {
+    fn default() -> Self {
+        Self {
+            k: FUSION_K,
+            bm25_weight: 1.0,
+            semantic_weight: 1.0,
+        }
+    }
+}
+
+/// The most tokens of texts a recall embeds for the index (a few notes' worth: a
+/// quarter-second or so on two cores).
+pub const RECALL_TOKENS: usize = 2048;
+
+/// Why the model cannot serve a recall.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unavailable {
+    /// No cache folder can be told.
+    NoCache,
+    /// Not installed.
+    Missing(&'static str),
+    /// Installed, but failing a check: its folder and why.
+    Unusable(PathBuf, String),
+}
+
+impl Unavailable {
+    /// The message for `command` (`recall --ranking hybrid`, `index`), which needs the model.
+    #[must_use]
+    pub fn message(&self, command: &str) -> String {
+        match self {
+            Unavailable::NoCache => messages::NO_CACHE_FOLDER.to_owned(),
+            Unavailable::Missing(name) => messages::model_needed(command, name),
+            Unavailable::Unusable(folder, why) => messages::model_unusable(folder, why),
+        }
+    }
+
+    /// Why, in a few words, for the fallback's warning.
+    #[must_use]
+    pub fn reason(&self) -> String {
+        match self {
+            Unavailable::NoCache => "no cache folder can be told".to_owned(),
+            Unavailable::Missing(name) => format!("the embedding model {name} is not installed"),
+            Unavailable::Unusable(folder, why) => {
+                format!(
+                    "the embedding model in {} is unusable ({why})",
+                    folder.display()
+                )
+            }
+        }
+    }
+}
+
+/// The model this run uses: all-MiniLM-L6-v2, or the tests' tiny one.
+#[must_use]
+pub fn pinned(ctx: &Context) -> &'static Pinned {
+    if ctx.test_model.as_deref() == Some("tiny") {
+        &files::TINY
+    } else {
+        &files::MINILM
+    }
+}
+
+/// The folder of the installed model, checked against its pins.
+///
+/// # Errors
+/// Why the model cannot be used.
+pub fn installed(ctx: &Context) -> std::result::Result<PathBuf, Unavailable> {
+    let pinned = pinned(ctx);
+    let cache = ctx.cache.as_deref().ok_or(Unavailable::NoCache)?;
+    match files::locate(cache, pinned) {
+        Located::Ready(folder) => Ok(folder),
+        Located::Missing => Err(Unavailable::Missing(pinned.name)),
+        Located::Damaged(folder, problem) => Err(Unavailable::Unusable(folder, problem.0)),
+    }
+}
+
+/// Loads the installed model.
+///
+/// # Errors
+/// Why the model cannot be used.
+pub fn load(ctx: &Context) -> std::result::Result<Model, Unavailable> {
+    let folder = installed(ctx)?;
+    Model::load(&folder).map_err(|e| Unavailable::Unusable(folder, e.0))
+}
+
+/// What identifies a candidate across the two lists: its kind and everything shown of it.
+fn identity_of_entry(entry: &Object) -> String {
+    let text = |key: &str| entry.get(key).map(Value::text).unwrap_or_default();
+    match entry.get("event") {
+        Some(event) => format!("event\0{}", event.compact()),
+        None => format!(
+            "note\0{}\0{}\0{}",
+            text("sourceFile"),
+            text("ref"),
+            text("text")
+        ),
+    }
+}
+
+fn identity_of(candidate: &Candidate) -> String {
+    match candidate {
+        Candidate::Event { event, .. } => {
+            format!("event\0{}", Value::Object(event.clone()).compact())
+        }
+        Candidate::Note(note) => format!(
+            "note\0{}\0{}\0{}",
+            note.source_file(),
+            note.heading(),
+            note.text()
+        ),
+    }
+}
+
+/// Each text's rank in bm25's list (1-based), `None` for those not in it. A result matches the
+/// first text of its identity not yet matched, so identical sections keep their order.
+fn bm25_ranks(texts: &[Text], ranked: &[Object]) -> Vec<Option<usize>> {
+    let mut by_identity: std::collections::HashMap<String, Vec<usize>> =
+        std::collections::HashMap::new();
+    for (i, text) in texts.iter().enumerate().rev() {
+        by_identity
+            .entry(identity_of(&text.candidate))
+            .or_default()
+            .push(i);
+    }
+    let mut ranks = vec![None; texts.len()];
+    for (rank, entry) in ranked.iter().enumerate() {
+        if let Some(i) = by_identity
+            .get_mut(&identity_of_entry(entry))
+            .and_then(Vec::pop)
+        {
+            ranks[i] = Some(rank + 1);
+        }
+    }
+    ranks
+}
+
+/// Each text's rank by the model (1-based), `None` for those without a vector.
+fn semantic_ranks(
+    texts: &[Text],
+    query: &[f32],
+    index: &vectors::Vectors,
+    now_ms: f64,
+) -> Vec<Option<usize>> {
+    let mut scored: Vec<(f64, usize)> = Vec::new();
+    for (i, text) in texts.iter().enumerate() {
+        let Some(vector) = index.get(&text.key) else {
+            continue;
+        };
+        let cosine: f32 = query.iter().zip(vector).map(|(a, b)| a * b).sum();
+        let cosine = f64::from(cosine);
+        let score = match &text.candidate {
+            Candidate::Event { event, .. } => score::decay(cosine, event.get("ts"), now_ms),
+            Candidate::Note(_) => cosine,
+        };
+        scored.push((score, i));
+    }
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut ranks = vec![None; texts.len()];
+    for (rank, (_, i)) in scored.into_iter().enumerate() {
+        ranks[i] = Some(rank + 1);
+    }
+    ranks
+}
+
+/// The fused score of ranks in the two lists.
+fn fused(ranks: [Option<usize>; 2], fusion: &Fusion) -> f64 {
+    #[expect(clippy::cast_precision_loss, reason = "a rank is far below 2^53")]
+    ranks
+        .iter()
+        .zip([fusion.bm25_weight, fusion.semantic_weight])
+        .filter_map(|(rank, weight)| rank.map(|r| weight / (fusion.k + r as f64)))
+        .sum()
+}
+
+fn rank_value(rank: Option<usize>) -> Value {
+    #[expect(clippy::cast_precision_loss, reason = "a rank is far below 2^53")]
+    rank.map_or(Value::Null, |r| Value::Number(r as f64))
+}
+
+/// Runs a hybrid recall: the results and the warnings, or why the model cannot serve it.
+///
+/// # Errors
+/// Read errors (as bm25's), and the index's (a folder in its place).
+pub fn recall(
+    ctx: &Context,
+    request: &Request,
+    portfolio: Option<&str>,
+) -> Result<std::result::Result<(Vec<Object>, Vec<String>), Unavailable>> {
+    recall_with(ctx, request, portfolio, &Fusion::default())
+}
+
+/// [`recall`] with other fusion constants.
+///
+/// # Errors
+/// As [`recall`].
+pub fn recall_with(
+    ctx: &Context,
+    request: &Request,
+    portfolio: Option<&str>,
+    fusion: &Fusion,
+) -> Result<std::result::Result<(Vec<Object>, Vec<String>), Unavailable>> {
+    let folder = match installed(ctx) {
+        Ok(folder) => folder,
+        Err(unavailable) => return Ok(Err(unavailable)),
+    };
+    let digest = pinned(ctx).digest();
+    let everything = Request {
+        limit: usize::MAX,
+        ..request.clone()
+    };
+    let (loaded, listed) = std::thread::scope(|scope| {
+        let loader = scope.spawn(|| {
+            let model = Model::load(&folder)?;
+            let query = model.embed(&request.query)?;
+            Ok((model, query))
+        });
+        let listed = bm25::recall(ctx, &everything, portfolio)
+            .and_then(|found| Ok((found, texts(ctx, portfolio)?)));
+        let loaded = loader.join().unwrap_or_else(|_| {
+            Err(crate::embed::weights::Invalid(
+                "the model's thread failed".into(),
+            ))
+        });
+        (loaded, listed)
+    });
+    let ((ranked, mut warnings), mut texts) = listed?;
+    let (model, query) = match loaded {
+        Ok(loaded) => loaded,
+        Err(e) => return Ok(Err(Unavailable::Unusable(folder, e.0))),
+    };
+    let refreshed = match refresh(
+        &ctx.root,
+        &model,
+        &digest,
+        &texts,
+        Budget::Tokens(RECALL_TOKENS),
+        &|_, _| {},
+    )? {
+        Ok(refreshed) => refreshed,
+        Err(e) => return Ok(Err(Unavailable::Unusable(folder, e.0))),
+    };
+    if let Some(reason) = &refreshed.ignored {
+        warnings.push(messages::index_ignored(reason));
+    }
+    if refreshed.changed
+        && let Err(e) = vectors::write(&ctx.root, &refreshed.index)
+    {
+        warnings.push(messages::index_not_saved(&e.to_string()));
+    }
+    if refreshed.behind > 0 {
+        warnings.push(messages::index_behind(refreshed.behind));
+    }
+    let lexical = bm25_ranks(&texts, &ranked);
+    let semantic = semantic_ranks(&texts, &query, &refreshed.index, ctx.now.ms);
+    let mut order: Vec<(f64, usize)> = (0..texts.len())
+        .map(|i| (fused([lexical[i], semantic[i]], fusion), i))
+        .filter(|&(score, _)| score > 0.0)
+        .collect();
+    order.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    order.truncate(request.limit);
+    let mut taken: Vec<Option<Candidate>> = texts.drain(..).map(|t| Some(t.candidate)).collect();
+    let results = order
+        .into_iter()
+        .filter_map(|(score, i)| {
+            let candidate = taken[i].take()?;
+            Some(
+                score::entry(score, candidate)
+                    .with("bm25Rank", rank_value(lexical[i]))
+                    .with("semanticRank", rank_value(semantic[i])),
+            )
+        })
+        .collect();
+    Ok(Ok((results, warnings)))
+}
