@@ -57,8 +57,9 @@ use crate::session::status::StatusArgs;
                   With --json, results are pretty JSON on stdout and failures are {\"error\":\"…\"} on stdout."
 )]
 pub struct Cli {
-    /// Project root (default: the current directory); must be an existing folder. Any path
-    /// the system accepts, UTF-8 or not.
+    /// Project root; must be an existing folder. Default: the nearest folder at or above the
+    /// current one holding a memory (.bmad/memory or .agents/memory), else the nearest holding
+    /// .git, else the current folder. Any path the system accepts, UTF-8 or not.
     #[arg(
         short = 'd',
         long,
@@ -166,13 +167,16 @@ pub enum Command {
         after_help = "Examples:\n  bmad-mem import --from claude\n  bmad-mem import --from agents-md --json"
     )]
     Import(ImportArgs),
-    /// Adopt, supersede or abrogate a decision of decisions.md (the ledger records every change).
+    /// Adopt, accept, reject, supersede or abrogate a decision of decisions.md (the ledger
+    /// records every change).
     #[command(
-        after_help = "Examples:\n  bmad-mem decision adopt --all\n  bmad-mem decision supersede \"Use MySQL\" --by \"Use Postgres\" --reason \"JSONB\""
+        after_help = "Examples:\n  bmad-mem decision adopt --all\n  bmad-mem decision accept \"Use Postgres\"\n  bmad-mem decision supersede \"Use MySQL\" --successor \"Use Postgres\" --reason \"JSONB\""
     )]
     #[command(
-        mut_subcommand("adopt", |c| c.after_help("Examples:\n  bmad-mem decision adopt \"Use Postgres\"\n  bmad-mem decision adopt --all")),
-        mut_subcommand("supersede", |c| c.after_help("Examples:\n  bmad-mem decision supersede \"Use MySQL\" --by \"Use Postgres\" --reason \"JSONB\"")),
+        mut_subcommand("adopt", |c| c.after_help("Examples:\n  bmad-mem decision adopt \"Use Postgres\"\n  bmad-mem decision adopt --all --actor \"Ada Lovelace\"")),
+        mut_subcommand("accept", |c| c.after_help("Examples:\n  bmad-mem decision accept \"Use Postgres\" --reason \"benchmarks agree\"")),
+        mut_subcommand("reject", |c| c.after_help("Examples:\n  bmad-mem decision reject \"Use MongoDB\" --reason \"we need joins\"")),
+        mut_subcommand("supersede", |c| c.after_help("Examples:\n  bmad-mem decision supersede \"Use MySQL\" --successor \"Use Postgres\" --reason \"JSONB\"")),
         mut_subcommand("abrogate", |c| c.after_help("Examples:\n  bmad-mem decision abrogate \"Freeze on Fridays\" --reason \"CI gates releases\""))
     )]
     Decision(DecisionArgs),
@@ -277,7 +281,7 @@ impl Command {
 /// Options, of every action, that take a value: the word after one of them is its value. Kept by
 /// hand because reading them from clap's definition costs every run its build; a test checks the
 /// list against the definition.
-const VALUE_OPTIONS: [&str; 40] = [
+const VALUE_OPTIONS: [&str; 45] = [
     "-d",
     "--directory",
     "--scope",
@@ -285,6 +289,7 @@ const VALUE_OPTIONS: [&str; 40] = [
     "--limit",
     "--ranking",
     "--context-scope",
+    "--status",
     "--agent",
     "--cli",
     "--model",
@@ -315,9 +320,13 @@ const VALUE_OPTIONS: [&str; 40] = [
     "--refuse",
     "--reason",
     "--by",
+    "--actor",
+    "--successor",
     "--finish",
+    "--drop",
     "--hook",
     "--sidecar",
+    "--ignore",
 ];
 
 /// Marks a word that must reach the action as a plain word.

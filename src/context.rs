@@ -4,7 +4,8 @@
 //! (`-d`, resolved lexically against the current directory, which must be an existing folder),
 //! the current directory (for `--portfolio`), and `now`, read once — from `BMAD_MEM_NOW` when
 //! set, so runs and tests are reproducible. The session commands also get the home folder
-//! (`HOME`) and an explicit brain (`BMAD_PLUS_BRAIN`) from here, so tests use a temporary home.
+//! (`HOME`) and an explicit brain (`BMAD_PLUS_BRAIN`) from here, so tests use a temporary home;
+//! `recall` its default ranking (`BMAD_MEM_RANKING`).
 
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -13,6 +14,7 @@ use crate::error::{Error, Result};
 use crate::js::date;
 use crate::js::path::resolve;
 use crate::messages;
+use crate::store::layout::{MEMORY_DIR, PACK_DIR};
 
 /// The instant of this invocation, in both forms the files use.
 #[derive(Debug, Clone, PartialEq)]
@@ -96,6 +98,9 @@ pub struct Context {
     /// Whether a long command may draw a progress bar: standard error is a terminal and the
     /// result is not asked for as JSON (the binary clears it under `--json`).
     pub progress: bool,
+    /// `BMAD_MEM_RANKING` as given: the ranking `recall` uses when `--ranking` is not given
+    /// (before the project config's); `None` when unset or empty.
+    pub ranking_env: Option<String>,
 }
 
 impl Context {
@@ -137,6 +142,9 @@ impl Context {
             .map(|v| v.to_string_lossy().into_owned())
             .filter(|v| !v.is_empty());
         ctx.progress = std::io::IsTerminal::is_terminal(&std::io::stderr());
+        ctx.ranking_env = std::env::var_os("BMAD_MEM_RANKING")
+            .map(|v| v.to_string_lossy().into_owned())
+            .filter(|v| !v.is_empty());
         Ok(ctx)
     }
 
@@ -146,7 +154,10 @@ impl Context {
     /// # Errors
     /// When the project folder does not exist or is not a folder.
     pub fn new(cwd: &Path, directory: Option<&Path>, now: Now) -> Result<Self> {
-        let root = resolve(cwd, directory.unwrap_or(Path::new(".")));
+        let root = match directory {
+            Some(directory) => resolve(cwd, directory),
+            None => discover_root(&resolve(cwd, Path::new("."))),
+        };
         if !root.is_dir() {
             return Err(Error::refused(messages::no_project_dir(&root)));
         }
@@ -163,6 +174,7 @@ impl Context {
             cache: None,
             test_model: None,
             progress: false,
+            ranking_env: None,
         })
     }
 }
@@ -187,6 +199,44 @@ fn cache_folder(
         home.join(".cache")
     })
 }
+
+/// The project root when `-d` is not given, found as git finds its own work tree: the nearest
+/// folder at or above `cwd` holding a memory (`.bmad/memory/` or `.agents/memory/`); if none,
+/// the nearest holding `.git` (a folder, or the file of a linked work tree or submodule); else
+/// `cwd` itself. An agent started in a subfolder of a project thus reads and writes the
+/// project's memory, never a second one of its own.
+///
+/// A folder whose marker belongs to another user is passed over (git's `safe.directory` rule in
+/// spirit): a memory planted in a shared folder above, such as `/tmp/.bmad/memory`, must not
+/// capture every project below it.
+#[must_use]
+pub fn discover_root(cwd: &Path) -> PathBuf {
+    let owned = |path: &Path, is_dir: bool| {
+        std::fs::metadata(path).is_ok_and(|meta| meta.is_dir() == is_dir && is_owned(&meta))
+    };
+    let memory = cwd.ancestors().find(|folder| {
+        MEMORY_MARKERS
+            .iter()
+            .any(|marker| owned(&folder.join(marker), true))
+    });
+    let found = memory.or_else(|| {
+        cwd.ancestors().find(|folder| {
+            let git = folder.join(".git");
+            owned(&git, true) || owned(&git, false)
+        })
+    });
+    found.unwrap_or(cwd).to_path_buf()
+}
+
+/// The folders whose presence makes a project root.
+const MEMORY_MARKERS: [&str; 2] = [MEMORY_DIR, PACK_DIR];
+
+/// Whether the file or folder `meta` describes belongs to the user running this process.
+fn is_owned(meta: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt as _;
+    meta.uid() == rustix::process::geteuid().as_raw()
+}
+
 /// The last component of `root` (`project` for `/`).
 #[must_use]
 pub fn folder_name(root: &Path) -> String {
@@ -207,7 +257,83 @@ pub fn crash_point(asked: Option<&str>, step: &str) {
 
 #[cfg(test)]
 mod tests {
+    use std::fs;
+
     use super::*;
+
+    #[test]
+    fn the_root_is_the_nearest_memory_then_the_nearest_git_then_the_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let top = dir.path().canonicalize().unwrap();
+        let deep = top.join("repo/app/src/deep");
+        fs::create_dir_all(&deep).unwrap();
+        assert_eq!(discover_root(&deep), deep, "no marker: the folder itself");
+        fs::create_dir(top.join("repo/.git")).unwrap();
+        assert_eq!(discover_root(&deep), top.join("repo"), "the nearest .git");
+        fs::write(top.join("repo/app/.git"), "gitdir: ../.git/worktrees/app\n").unwrap();
+        assert_eq!(
+            discover_root(&deep),
+            top.join("repo/app"),
+            "a linked work tree's .git file"
+        );
+        fs::create_dir_all(top.join("repo/.agents/memory")).unwrap();
+        assert_eq!(
+            discover_root(&deep),
+            top.join("repo"),
+            "a memory wins over a nearer .git"
+        );
+        fs::create_dir_all(top.join("repo/app/src/.bmad/memory")).unwrap();
+        assert_eq!(
+            discover_root(&deep),
+            top.join("repo/app/src"),
+            "the nearest memory"
+        );
+        assert_eq!(
+            discover_root(&top.join("repo/app/src")),
+            top.join("repo/app/src"),
+            "at the root itself"
+        );
+        // A file where the memory folder would be is no memory.
+        fs::create_dir_all(top.join("other/x")).unwrap();
+        fs::create_dir(top.join("other/.bmad")).unwrap();
+        fs::write(top.join("other/.bmad/memory"), "").unwrap();
+        assert_eq!(discover_root(&top.join("other/x")), top.join("other/x"));
+    }
+
+    #[test]
+    fn a_marker_of_another_user_is_passed_over() {
+        if rustix::process::geteuid().as_raw() != 0 {
+            // Only root can give a folder away; the rule is the same for everyone.
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let top = dir.path().canonicalize().unwrap();
+        let inner = top.join("shared/project");
+        fs::create_dir_all(inner.join(".git")).unwrap();
+        fs::create_dir_all(top.join("shared/.bmad/memory")).unwrap();
+        assert_eq!(discover_root(&inner), top.join("shared"));
+        std::os::unix::fs::chown(top.join("shared/.bmad/memory"), Some(4242), None).unwrap();
+        assert_eq!(
+            discover_root(&inner),
+            inner,
+            "the planted memory is not taken"
+        );
+    }
+
+    #[test]
+    fn an_explicit_folder_is_taken_as_given() {
+        let dir = tempfile::tempdir().unwrap();
+        let top = dir.path().canonicalize().unwrap();
+        fs::create_dir_all(top.join(".bmad/memory")).unwrap();
+        fs::create_dir_all(top.join("sub")).unwrap();
+        let now = Now::from_ms(0.0);
+        let sub = top.join("sub");
+        assert_eq!(Context::new(&sub, None, now.clone()).unwrap().root, top);
+        assert_eq!(
+            Context::new(&sub, Some(Path::new(".")), now).unwrap().root,
+            sub
+        );
+    }
 
     #[test]
     fn the_cache_folder_follows_xdg_then_the_platform() {

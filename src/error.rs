@@ -37,6 +37,11 @@ pub enum Error {
     LockOccupied,
     #[error("{}", messages::STORE_FULL)]
     StoreFull,
+    /// A record longer than a registry can hold even when empty (`store`, project-relative;
+    /// `size`, the line with its `\n`). Its text is bmad-plus's for a full store, for the command
+    /// line's byte compatibility; the MCP server says more ([`messages::record_too_large`]).
+    #[error("{}", messages::STORE_FULL)]
+    RecordTooLarge { store: String, size: u64 },
     #[error("{}", messages::INCOMPLETE_FINAL_LINE)]
     IncompleteFinalLine,
     #[error("{}", messages::DOCUMENT_TOO_LARGE)]

@@ -59,7 +59,7 @@ pub fn run(command: &Command, ctx: &Context) -> Result<Box<dyn Report>> {
             }
             Box::new(report)
         }
-        Command::Lint(args) => Box::new(lint::run(args, ctx)),
+        Command::Lint(args) => Box::new(lint::run(args, ctx)?),
         Command::Mcp(_) => {
             return Err(error::Error::refused(
                 "mcp is a server: it runs from the command line, not as an action",

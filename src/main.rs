@@ -15,8 +15,8 @@ use bmad_mem::cli::{
 };
 use bmad_mem::context::Context;
 use bmad_mem::output::{
-    colour_wanted, human_error, json_error, paint, paint_error, print_stderr, print_stdout, render,
-    unprinted, version,
+    colour_wanted, human_error, is_gone, json_error, paint, paint_error, print_stderr,
+    print_stdout, render, unprinted, version,
 };
 
 fn main() -> ExitCode {
@@ -67,25 +67,29 @@ fn main() -> ExitCode {
                 out = paint(action, &out);
             }
             print_stderr(&warnings);
-            match print_stdout(&out) {
-                Ok(()) => ExitCode::from(report.exit_code()),
+            let written = match print_stdout(&out) {
+                Ok(()) => return ExitCode::from(report.exit_code()),
+                Err(e) => (report.written(), e),
+            };
+            match written {
+                // Nobody is left to read a result that only reported: stop quietly, as a pipe
+                // into `head` expects.
+                (None, e) if is_gone(&e) => ExitCode::from(report.exit_code()),
                 // The action took effect; say what it wrote, since its result is lost. Still a
                 // failure: the caller did not get the result it asked for.
-                Err(e) => fail(
-                    cli.json,
-                    Some(action),
-                    &unprinted(report.written().as_deref(), &e),
-                ),
+                (written, e) => fail(cli.json, Some(action), &unprinted(written.as_deref(), &e)),
             }
         }
         Err(e) => fail(cli.json, Some(action), &e.to_string()),
     }
 }
 
-/// Prints text that is the whole result; a failure to print is a failure.
+/// Prints text that is the whole result; a failure to print is a failure, unless only the
+/// reader went away.
 fn printed(json: bool, action: &str, text: &str) -> ExitCode {
     match print_stdout(text) {
         Ok(()) => ExitCode::SUCCESS,
+        Err(e) if is_gone(&e) => ExitCode::SUCCESS,
         Err(e) => fail(json, Some(action), &unprinted(None, &e)),
     }
 }
@@ -212,7 +216,8 @@ fn suggestion(error: &clap::Error) -> Option<String> {
     };
     match error.get(kind)? {
         ContextValue::String(near) => Some(near.clone()),
-        ContextValue::Strings(near) => near.first().cloned(),
+        // clap lists the candidates from the least to the most likely.
+        ContextValue::Strings(near) => near.last().cloned(),
         _ => None,
     }
 }

@@ -77,6 +77,11 @@ pub(crate) fn no_project_dir(root: &Path) -> String {
     )
 }
 
+/// Why a result did not reach stdout when stdout was closed before the program started.
+pub(crate) const STDOUT_CLOSED: &str = "standard output is closed";
+/// Why a result would not reach stdout: the pipe or socket it is has no reader left.
+pub(crate) const STDOUT_UNREAD: &str = "nobody reads standard output any more";
+
 // recall
 
 /// pinned: bmad-plus prints exactly this.
@@ -94,6 +99,17 @@ pub(crate) const CONTEXT_SCOPE_WITHOUT_EVIDENCE: &str =
 /// `--include-archive` with a ranking that does not read the archive.
 pub(crate) const ARCHIVE_WITH_BM25: &str =
     "--include-archive applies with --ranking lexical or evidence";
+/// `--status` with a ranking of bmad-plus's, which shows no status.
+pub(crate) const STATUS_WITH_BMAD_PLUS_RANKING: &str = "--status applies with --ranking bm25: the lexical and evidence rankings are bmad-plus's and show no status";
+/// The default ranking names `hybrid`, which this build does not have.
+
+/// `BMAD_MEM_RANKING` naming no ranking.
+pub(crate) fn ranking_env_ignored(value: &str, rankings: &[&str]) -> String {
+    format!(
+        "warning: BMAD_MEM_RANKING ignored: \"{value}\" is not one of {}",
+        rankings.join(", ")
+    )
+}
 
 /// `--portfolio` naming no folder.
 pub(crate) fn portfolio_not_a_folder(dir: &Path) -> String {
@@ -137,9 +153,9 @@ pub(crate) fn model_remove_failed(problem: &str) -> String {
     format!("model remove: {problem}")
 }
 
-/// A config default of `hybrid` without a usable model: bm25 instead.
+/// A default ranking of `hybrid` (config or `BMAD_MEM_RANKING`) without a usable model: bm25.
 pub(crate) fn hybrid_default_falls_back(why: &str) -> String {
-    format!("warning: the project's default ranking is hybrid but {why}; ranking with bm25 instead")
+    format!("warning: the default ranking hybrid cannot apply: {why}; bm25 ranks instead")
 }
 
 /// An embedding index that was not used as it stood.
@@ -470,6 +486,14 @@ pub(crate) fn no_free_handoff_name(rel: &str) -> String {
     format!("no free handoff name left for {rel}")
 }
 
+// brief
+
+/// A registry `brief` reads (the journal, the decision ledger, the promotions) that it could
+/// not read: the brief goes on without it.
+pub(crate) fn brief_file_skipped(rel: &str, error: &dyn Display) -> String {
+    format!("warning: {rel} skipped: {error}")
+}
+
 // init
 
 /// A blank `--project-name`.
@@ -490,80 +514,9 @@ pub(crate) fn scan_dir_missing(dir: &Path) -> String {
     )
 }
 
-// guard, hooks and the agents' sidecars (init --sidecar, brief --agent)
-
-/// `guard` without `--agent`.
-pub(crate) const GUARD_AGENT_REQUIRED: &str = "--agent <name> is required";
-/// `guard` with neither `--read` nor `--write`.
-pub(crate) const GUARD_ACCESS_REQUIRED: &str = "one of --read or --write is required";
-/// `guard` without a path.
-pub(crate) const GUARD_PATH_REQUIRED: &str = "a path is required";
-/// A hook payload over the cap.
-pub(crate) const PAYLOAD_TOO_LARGE: &str = "the hook payload on standard input is over 64 MiB";
-/// A hook payload without the tool's name.
-pub(crate) const PAYLOAD_NO_TOOL: &str = "the hook payload has no tool_name";
-/// `hooks` without `--agent`.
-pub(crate) const HOOKS_AGENT_REQUIRED: &str = "--agent <agent> is required";
-/// `hooks` without its action.
-pub(crate) const HOOKS_ACTION_MISSING: &str = "missing action — expected install | remind";
-
-/// A hook payload that is not JSON.
-pub(crate) fn payload_not_json(error: impl Display) -> String {
-    format!("the hook payload on standard input is not valid JSON: {error}")
-}
-
-/// An agent bmad-mem has no hooks for.
-pub(crate) fn unknown_agent(name: &str) -> String {
-    format!("unknown agent '{name}' — expected claude-code | codex | gemini")
-}
-
-/// An agent name that cannot name a sidecar folder.
-pub(crate) fn bad_agent_name(name: &str) -> String {
-    format!(
-        "agent name must be 1 to 64 letters, digits, '.', '_' or '-', not starting with '.' or '-': {name}"
-    )
-}
-
-/// A boundaries or settings file that cannot be read (`error` says why).
-pub(crate) fn file_refused(rel: &str, error: impl Display) -> String {
-    format!("{rel}: {error}")
-}
-
-/// A boundaries line that is not a valid glob.
-pub(crate) fn invalid_pattern(rel: &str, line: usize, text: &str, error: impl Display) -> String {
-    format!("{rel} line {line}: invalid pattern {text}: {error}")
-}
-
-/// A number in a settings file that `serde_json` can only read as a double (an integer beyond
-/// 2^53): written back, its digits would change. `value` is the double it was read as.
-pub(crate) fn number_too_large(value: f64) -> String {
-    format!("a number too large to keep exactly: {value}")
-}
-
-/// A settings file that is not strict JSON.
-pub(crate) fn settings_not_json(rel: &str, error: impl Display) -> String {
-    format!("{rel} does not parse as JSON ({error}); fix it, then run again — nothing was changed")
-}
-
-/// A settings file whose shape bmad-mem cannot merge into (`what` says which part).
-pub(crate) fn settings_shape(rel: &str, what: &str) -> String {
-    format!("{rel}: {what}; fix it, then run again — nothing was changed")
-}
-
-/// A boundaries file whose patterns do not compile together (`error` says why).
-pub(crate) fn patterns_refused(rel: &str, error: impl Display) -> String {
-    format!("{rel}: {error}")
-}
-
-/// Merged settings that `serde_json` could not render.
-pub(crate) fn settings_not_rendered(error: impl Display) -> String {
-    format!("cannot render the settings: {error}")
-}
-
-/// Rendered settings that are not UTF-8 (`serde_json` never makes them): the decoder's own text.
-pub(crate) fn settings_not_utf8(error: impl Display) -> String {
-    error.to_string()
-}
+// guard, hooks and the agents' sidecars (init --sidecar, brief --agent): in their own file.
+mod agents;
+pub(crate) use crate::messages::agents::*;
 
 // propose, and the checks every candidate passes before it is written or admitted (admit and
 // import run them too)
@@ -591,9 +544,39 @@ pub(crate) fn topic_refused(topic: &str, refused_file: &str) -> String {
     format!("the topic `{topic}` was refused (see {refused_file}); it is never proposed again")
 }
 
-/// A topic that already heads an entry of its type.
-pub(crate) fn topic_already_entry(topic: &str, kind: &str, note_file: &str) -> String {
-    format!("the topic `{topic}` is already a {kind} entry (a heading of {note_file})")
+/// A title that is already an entry's of its type (compared without date, case, punctuation
+/// and hyphens).
+pub(crate) fn topic_already_entry(topic: &str, kind: &str, heading: &str, file: &str) -> String {
+    format!("the topic `{topic}` is already a {kind} entry: \"{heading}\" in {file}")
+}
+
+/// A candidate that nearly duplicates an existing entry (lint's near-duplicate measure).
+pub(crate) fn near_duplicate_entry(file: &str, heading: &str, similarity: f64) -> String {
+    format!(
+        "warning: near-duplicate of {file} § {heading} (similarity {similarity:.2} over word 3-shingles); admit it only if it says something that entry does not"
+    )
+}
+
+/// A candidate whose title says what an existing entry's title says (lint's title measure).
+pub(crate) fn near_title_entry(file: &str, heading: &str) -> String {
+    format!(
+        "warning: its title shares most of its words with {file} § {heading}; check that it is not the same entry"
+    )
+}
+
+/// A candidate whose title says what a refused topic's title says.
+pub(crate) fn near_refused_topic(topic: &str, refused_file: &str) -> String {
+    format!(
+        "warning: its title shares most of its words with the refused topic `{topic}` ({refused_file}); check that it is not that topic"
+    )
+}
+
+/// A note file the entry checks or the index cannot read as a regular file (`reason` says
+/// what it is).
+pub(crate) fn note_file_unreadable(rel: &str, reason: &str) -> String {
+    format!(
+        "{rel} {reason}; the entry commands read a note file only as a regular file of at most 64 MiB and never take it as absent (its entries would be proposed again and left out of the index): make it a regular file, or move it away"
+    )
 }
 
 /// A topic already pending (import skips it).
@@ -638,7 +621,8 @@ pub(crate) fn evidence_names_secret(item: &str, what: impl Display) -> String {
     format!("evidence `{item}` names {what}; secrets never enter the memory")
 }
 
-/// A secret found in one part of a candidate (or in admit's reason), named, never echoed.
+/// A secret found in one part of what a command stores (a candidate's part, `--task`,
+/// `--reason`, `--by`, `--from`, …), named with its rule and line, never echoed.
 pub(crate) fn secret_in(part: &str, finding: impl Display) -> String {
     format!("{part}: {finding}; secrets never enter the memory")
 }
@@ -650,8 +634,6 @@ pub(crate) fn title_too_long(max: usize) -> String {
 
 // admit
 
-/// A blank `--by`.
-pub(crate) const BY_EMPTY: &str = "--by must not be empty";
 /// `--refuse` without a reason.
 pub(crate) const REASON_REQUIRED: &str = "--refuse <id> needs --reason <text>";
 /// `--reason` without `--refuse`.
@@ -746,6 +728,10 @@ pub(crate) fn unreadable_candidate(path: &str) -> String {
 
 /// A blank `--from`.
 pub(crate) const IMPORT_FROM_EMPTY: &str = "--from must not be empty";
+/// A file read that gives no item because it holds nothing.
+pub(crate) const IMPORT_EMPTY_FILE: &str = "the file is empty";
+/// A file read that gives no item.
+pub(crate) const IMPORT_NO_ITEM: &str = "no list item starts a line (-, *, +, 1.) and no heading has text of its own under it; write one item per list item, or one section per item";
 
 /// `--from <file>` that the loose reader skipped.
 pub(crate) fn import_from_unreadable(file: &str, skip: impl Display) -> String {
@@ -757,6 +743,14 @@ pub(crate) fn import_from_unreadable(file: &str, skip: impl Display) -> String {
 /// The MCP transport failed.
 pub(crate) fn mcp_server(message: &str) -> String {
     format!("MCP server: {message}")
+}
+
+mod mcp;
+pub(crate) use crate::messages::mcp::*;
+
+/// The MCP server's output is gone (the client stopped reading, stdout failed): it stopped.
+pub(crate) fn mcp_output_lost(reason: &str) -> String {
+    format!("MCP server: output lost ({reason}): no further call taken")
 }
 
 /// A call to a tool the server does not have.
@@ -789,140 +783,24 @@ pub(crate) fn argument_not_boolean(name: &str) -> String {
     format!("argument '{name}' must be true or false")
 }
 
-// decision (adopt, supersede, abrogate) and its ledger
+// decision (adopt, accept, reject, supersede, abrogate) and its ledger: in their own file.
+mod decisions;
+pub(crate) use decisions::*;
 
-/// `--reason` missing where it is required (`decision abrogate`).
-pub(crate) const DECISION_REASON_REQUIRED: &str = "--reason <text> is required";
-/// `decision adopt` with both headings and `--all`, or neither.
-pub(crate) const ADOPT_WHAT: &str = "name the decisions to adopt by their headings, or give --all";
+// lint
 
-/// A ledger that is not the length expected when an append is taken back.
-pub(crate) fn ledger_changed(ledger: &str) -> String {
+/// `lint --ignore` naming no check.
+pub(crate) fn unknown_lint_check(name: &str, checks: &[&str]) -> String {
     format!(
-        "{ledger} changed unexpectedly; its last records may announce a change that was not made"
+        "--ignore: \"{name}\" is no lint check; the checks are {}",
+        checks.join(", ")
     )
 }
 
-/// A heading that heads no decision in the decision files.
-pub(crate) fn no_decision(heading: &str, files: &[&str]) -> String {
+/// The config's `lint.ignore` naming no check: left out, the others apply.
+pub(crate) fn unknown_ignored_check(config: &str, name: &str) -> String {
     format!(
-        "no decision is headed \"{heading}\" in {}",
-        files.join(" or ")
-    )
-}
-
-/// A heading that heads several decisions (`files` holds one file per decision).
-pub(crate) fn several_decisions(heading: &str, files: &[&str]) -> String {
-    format!(
-        "\"{heading}\" heads {} decisions ({}); rename one so that the heading names exactly one",
-        files.len(),
-        files.join(", ")
-    )
-}
-
-/// A heading given on the command line that is blank or too long (`what` names the argument).
-pub(crate) fn bad_heading(what: &str, max: usize) -> String {
-    format!("{what} must be a non-empty heading of at most {max} characters")
-}
-
-/// A `--reason` that is blank or too long.
-pub(crate) fn bad_reason(max: usize) -> String {
-    format!("--reason must be non-empty text of at most {max} characters")
-}
-
-/// A decision whose status value is none of the known ones.
-pub(crate) fn unreadable_status(heading: &str, value: &str) -> String {
-    format!(
-        "the status of \"{heading}\" reads \"{value}\", not one of active, superseded, abrogated, rolled-back, proposed, rejected, deprecated; correct it first"
-    )
-}
-
-/// A decision file edited while the command ran (`doing`: adopted, superseded, abrogated).
-pub(crate) fn decisions_changed(rel: &str, doing: &str) -> String {
-    format!(
-        "{rel} changed while decisions were being {doing}; nothing written. Run the command again."
-    )
-}
-
-/// `decision supersede X --by X`.
-pub(crate) fn supersede_itself(heading: &str) -> String {
-    format!("\"{heading}\" cannot supersede itself: the successor must be another decision")
-}
-
-/// A decision without a status line to flip.
-pub(crate) fn no_status_line(heading: &str) -> String {
-    format!(
-        "\"{heading}\" has no status line to flip; add \"**Status:** active\" to it and adopt it first"
-    )
-}
-
-/// A decision the ledger does not know yet.
-pub(crate) fn not_ledgered(heading: &str) -> String {
-    format!(
-        "\"{heading}\" is not ledgered; `bmad-mem decision adopt \"{heading}\"` records it first"
-    )
-}
-
-/// `superseded by "X"`, or the bare status when no successor is named.
-fn ended_as(status: &str, by: Option<&str>) -> String {
-    match by {
-        Some(by) => format!("{status} by \"{by}\""),
-        None => status.to_owned(),
-    }
-}
-
-/// A ledger that has ended a decision (`status`, `by`) its file still calls active, when the
-/// command asks for another end than the recorded one; names the command that completes it.
-pub(crate) fn ledger_ahead(heading: &str, status: &str, by: Option<&str>, file: &str) -> String {
-    let fix = match by {
-        Some(by) => format!("`bmad-mem decision supersede \"{heading}\" --by \"{by}\"`"),
-        None => format!("`bmad-mem decision abrogate \"{heading}\" --reason <text>`"),
-    };
-    format!(
-        "the ledger says \"{heading}\" is {} already, while {file} says active; {fix} completes that change",
-        ended_as(status, by)
-    )
-}
-
-/// A successor whose file does not say it is active.
-pub(crate) fn successor_not_active(successor: &str, status: &str) -> String {
-    format!(
-        "the successor \"{successor}\" is not active ({status}); a decision can only be superseded by one in force"
-    )
-}
-
-/// A successor the ledger has ended.
-pub(crate) fn successor_ended(successor: &str, status: &str, by: Option<&str>) -> String {
-    format!(
-        "the successor \"{successor}\" is {} in the ledger; a decision can only be superseded by one in force",
-        ended_as(status, by)
-    )
-}
-
-/// A new status value that would not read back as written.
-pub(crate) fn status_not_read_back(value: &str) -> String {
-    format!(
-        "\"{value}\" would not read back as the status written on that line; rename the successor"
-    )
-}
-
-/// A decision that is not active in its file (`status`, and its successor when it names one).
-pub(crate) fn not_active(heading: &str, status: &str, by: Option<&str>) -> String {
-    format!(
-        "\"{heading}\" is not active ({}); only an active decision can be superseded or abrogated",
-        ended_as(status, by)
-    )
-}
-
-/// A supersede that would close a chain of successors back on `heading`.
-pub(crate) fn succession_cycle(heading: &str, successor: &str, chain: &[String]) -> String {
-    format!(
-        "superseding \"{heading}\" by \"{successor}\" would make a cycle: {}",
-        chain
-            .iter()
-            .map(|h| format!("\"{h}\""))
-            .collect::<Vec<_>>()
-            .join(" → ")
+        "warning: {config}: lint.ignore names \"{name}\", which is no lint check; it is left out"
     )
 }
 
@@ -1103,12 +981,37 @@ mod tests {
             "\"A\" has no status line to flip; add \"**Status:** active\" to it and adopt it first"
         );
         assert_eq!(
-            ledger_ahead("A", "superseded", Some("B"), "docs/decisions.md"),
-            "the ledger says \"A\" is superseded by \"B\" already, while docs/decisions.md says active; `bmad-mem decision supersede \"A\" --by \"B\"` completes that change"
+            ledger_ahead(
+                "A",
+                "superseded",
+                Some("B"),
+                "docs/decisions.md",
+                &rerun("supersede", "A", Some("B"))
+            ),
+            "the ledger says \"A\" is superseded by \"B\" already, while docs/decisions.md does not; `bmad-mem decision supersede \"A\" --successor \"B\"` completes that change"
         );
         assert_eq!(
-            ledger_ahead("A", "abrogated", None, "docs/decisions.md"),
-            "the ledger says \"A\" is abrogated already, while docs/decisions.md says active; `bmad-mem decision abrogate \"A\" --reason <text>` completes that change"
+            ledger_ahead(
+                "A",
+                "abrogated",
+                None,
+                "docs/decisions.md",
+                &rerun("abrogate", "A", None)
+            ),
+            "the ledger says \"A\" is abrogated already, while docs/decisions.md does not; `bmad-mem decision abrogate \"A\" --reason <text>` completes that change"
+        );
+        assert_eq!(
+            rerun("accept", "A", None),
+            "`bmad-mem decision accept \"A\"`"
+        );
+        assert_eq!(rerun("adopt", "A", None), "`bmad-mem lint`");
+        assert_eq!(
+            no_decision("X", &["a", "b"], &["Y", "Z", "W"]),
+            "no decision is headed \"X\" in a or b; did you mean \"Y\", \"Z\" or \"W\"?"
+        );
+        assert_eq!(
+            ledger_broken("A", "f:3", 7, "p"),
+            "the ledger's records of \"A\" (f:3) disagree at line 7: p; resolve that first (docs/DECISIONS.md)"
         );
         assert_eq!(
             successor_ended("B", "superseded", Some("C")),
@@ -1127,8 +1030,12 @@ mod tests {
             "\"superseded by x\" would not read back as the status written on that line; rename the successor"
         );
         assert_eq!(
-            succession_cycle("A", "B", &["B".to_owned(), "A".to_owned()]),
-            "superseding \"A\" by \"B\" would make a cycle: \"B\" → \"A\""
+            succession_cycle(
+                "A",
+                "B",
+                &["\"B\" (f:1)".to_owned(), "\"A\" (f:3)".to_owned()]
+            ),
+            "superseding \"A\" by \"B\" would make a cycle: \"B\" (f:1) → \"A\" (f:3)"
         );
         assert_eq!(
             settings_not_rendered("boom"),

@@ -2,8 +2,12 @@
 //!
 //! Success: pretty JSON on stdout under `--json`, else the human lines on stdout; warnings go to
 //! stderr in human mode (under `--json` they are part of the result). Failure: one line
-//! `{"error":"…"}` on stdout under `--json`, else `mem <action>: <message>` on stderr. A broken
-//! pipe on stdout is not an error: the reader went away, and we stop quietly.
+//! `{"error":"…"}` on stdout under `--json`, else `mem <action>: <message>` on stderr.
+//!
+//! A result that cannot reach stdout because its reader is gone — a broken pipe, or a stdout
+//! closed before the program started ([`is_gone`]) — ends a command that only read quietly with
+//! its usual status (`recall … | head -1`); a command that wrote exits 1 and says on stderr what
+//! it wrote, as for any other failure to print (docs/FORMAT.md §4).
 //!
 //! Human output is meant for a terminal, and its text comes partly from files and arguments an
 //! agent wrote. So every human line — results on stdout, warnings and errors on stderr — passes
@@ -19,6 +23,7 @@ use std::io::{self, Write};
 use anstyle::{AnsiColor, Color, Style};
 
 use crate::js::json::{Object, Value};
+use crate::messages;
 
 /// What an action returns: its JSON result and its human lines.
 pub trait Report {
@@ -102,16 +107,75 @@ pub fn json_error(message: &str) -> String {
     line
 }
 
-/// Writes `text` to stdout. A closed pipe counts as success: nobody is left to read.
+/// Writes `text` to stdout.
 ///
 /// # Errors
-/// Any other write error.
+/// Any write error, a broken pipe included, and a stdout that was closed before the program
+/// started (an error of kind `BrokenPipe`: see [`is_gone`]) when there is text to lose.
 pub fn print_stdout(text: &str) -> io::Result<()> {
     let stdout = io::stdout();
+    if !text.is_empty() && is_closed(&stdout) {
+        return Err(io::Error::new(
+            io::ErrorKind::BrokenPipe,
+            messages::STDOUT_CLOSED,
+        ));
+    }
     let mut lock = stdout.lock();
-    match lock.write_all(text.as_bytes()).and_then(|()| lock.flush()) {
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
-        other => other,
+    lock.write_all(text.as_bytes()).and_then(|()| lock.flush())
+}
+
+/// Whether a failure to print means only that nobody is left to read (a broken pipe, a closed
+/// stdout), as opposed to a stdout that failed (a full disk, an I/O error).
+#[must_use]
+pub fn is_gone(error: &io::Error) -> bool {
+    error.kind() == io::ErrorKind::BrokenPipe
+}
+
+/// Why nothing written to stdout can be received any more, if so: it was closed before the
+/// program started, or it is a pipe or socket whose reading end is closed. Asked before taking
+/// work whose result would be lost, without writing anything.
+#[must_use]
+pub fn stdout_gone() -> Option<io::Error> {
+    use rustix::event::{PollFd, PollFlags, poll};
+    let stdout = io::stdout();
+    if is_closed(&stdout) {
+        return Some(io::Error::new(
+            io::ErrorKind::BrokenPipe,
+            messages::STDOUT_CLOSED,
+        ));
+    }
+    let mut fds = [PollFd::new(&stdout, PollFlags::OUT)];
+    let zero = rustix::event::Timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // A pipe without readers polls as an error, a socket whose peer hung up as a hang-up.
+    let gone = PollFlags::ERR | PollFlags::HUP | PollFlags::NVAL;
+    match poll(&mut fds, Some(&zero)) {
+        Ok(_) if fds[0].revents().intersects(gone) => Some(io::Error::new(
+            io::ErrorKind::BrokenPipe,
+            messages::STDOUT_UNREAD,
+        )),
+        _ => None,
+    }
+}
+
+/// Whether `stdout` was closed when the program started. The Rust runtime puts `/dev/null`,
+/// open for reading and writing, on a standard stream it finds closed; a shell's `>/dev/null`
+/// opens it for writing only, and stays a deliberate, quiet discard.
+fn is_closed(stdout: &io::Stdout) -> bool {
+    use rustix::fs::{FileType, OFlags, fcntl_getfl, fstat, stat};
+    let is_read_write =
+        fcntl_getfl(stdout).is_ok_and(|flags| flags & OFlags::RWMODE == OFlags::RDWR);
+    if !is_read_write {
+        return false;
+    }
+    match (fstat(stdout), stat("/dev/null")) {
+        (Ok(ours), Ok(null)) => {
+            FileType::from_raw_mode(ours.st_mode) == FileType::CharacterDevice
+                && ours.st_rdev == null.st_rdev
+        }
+        _ => false,
     }
 }
 

@@ -4,13 +4,16 @@
 //! section and a scope; a receipt is written only when the task is accepted with current
 //! evidence, the section exists exactly once, and the scope stays within the task's. All twelve
 //! steps run under one hold of the writer lock, and the source and section are resolved a
-//! second time just before writing, so work that changed meanwhile is refused.
+//! second time just before writing, so work that changed meanwhile is refused. Before the lock,
+//! the receipt's one free text, `interpretation`, goes through the secret detector (the ids and
+//! digests a receipt holds do not: docs/COMPATIBILITY.md).
 
 use std::path::Path;
 
 use crate::actions::receipts::{
     self, SectionReader, bounded_text, overlaps, read_store, strings, validate_scope,
 };
+use crate::actions::secrets;
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::js::json::{self, Object, Value};
@@ -40,10 +43,12 @@ pub struct ObserveReport {
     pub receipt: Object,
 }
 
-/// Reads the input, then runs docs §8's steps under the writer lock.
+/// Reads the input, checks its interpretation for secrets, then runs docs §8's steps under the
+/// writer lock.
 ///
 /// # Errors
-/// The documented message of the first failing step; nothing is written then.
+/// The documented message of the first failing step, or a secret in the interpretation;
+/// nothing is written then.
 pub fn run(args: &ObserveArgs, ctx: &Context) -> Result<ObserveReport> {
     // bmad-plus reads a missing --input as an empty path and blames the path; we name the
     // option. A leading `./` is accepted (`./obs.json` is `obs.json`); nothing else is relaxed.
@@ -57,6 +62,10 @@ pub fn run(args: &ObserveArgs, ctx: &Context) -> Result<ObserveReport> {
         Value::Array(_) => return Err(Error::refused(messages::INPUT_NOT_OBJECT)),
         _ => return Err(Error::refused(messages::INPUT_MISSING)),
     };
+    // The one free text of a receipt: checked before the lock, so a refusal creates nothing.
+    if let Some(Value::String(interpretation)) = input.get("interpretation") {
+        secrets::refuse(ctx, &[("interpretation", interpretation)])?;
+    }
     let lock = WriterLock::acquire(&ctx.root)?;
     let receipt = observe(&ctx.root, &input, ctx, &lock)?;
     drop(lock);

@@ -1,9 +1,12 @@
 //! `write`: append one event to the journal (docs §6).
 //!
-//! Everything is validated before the writer lock is taken, so a usage error creates nothing.
+//! Everything is validated before the writer lock is taken, so a usage error creates nothing;
+//! that includes the secret check of the free-text fields (`--agent`, `--cli`, `--model`,
+//! `--task`), which bmad-plus does not have (docs/COMPATIBILITY.md).
 //! The event's `id` is the first 12 hex digits of `sha256(ts + "\0" + agent + "\0" + task)`:
 //! the same call at the same instant gives the same id in bmad-plus and here.
 
+use crate::actions::secrets;
 use crate::actions::signals::{SignalArgs, Signals};
 use crate::context::Context;
 use crate::error::{Error, Result};
@@ -53,7 +56,8 @@ pub(crate) struct WriteReport {
 /// Validates, then appends the event under the writer lock.
 ///
 /// # Errors
-/// `appendEvent: …` and signal messages before the lock; lock and store errors after.
+/// `appendEvent: …`, signal messages and a secret found in a field before the lock; lock and
+/// store errors after.
 pub(crate) fn run(args: &WriteArgs, ctx: &Context) -> Result<WriteReport> {
     let agent = args.agent.as_deref().unwrap_or_default();
     if agent.is_empty() {
@@ -67,6 +71,15 @@ pub(crate) fn run(args: &WriteArgs, ctx: &Context) -> Result<WriteReport> {
     }
     let signals = Signals::parse(&args.signals)?;
     let task = args.task.as_deref().unwrap_or_default();
+    secrets::refuse(
+        ctx,
+        &[
+            ("--agent", agent),
+            ("--cli", args.cli.as_deref().unwrap_or_default()),
+            ("--model", args.model.as_deref().unwrap_or_default()),
+            ("--task", task),
+        ],
+    )?;
     let ts = ctx.now.iso.as_str();
     let id = sha256_hex(format!("{ts}\u{0}{agent}\u{0}{task}").as_bytes())[..12].to_owned();
     let event = Object::new()

@@ -9,10 +9,12 @@
 //! folders (`globset`). Lines are taken relative to the project root, `..` resolved; a line that
 //! lands outside the project names an absolute path.
 //!
-//! Paths are compared as the kernel would reach them ([`real_path`]: every link of the part that
-//! exists followed, `..` resolved after the link it follows, the part that does not exist yet
-//! kept as written). On macOS and Windows, whose usual file systems ignore case, matching
-//! ignores case too. This module reads no file; the caller hands it the text.
+//! Paths are compared as the kernel would reach them once the missing folders are created
+//! ([`real_path`]: every link of the part that exists followed, `..` resolved after the link it
+//! follows, a name that does not exist yet kept as written, and a `..` out of it back into
+//! existing folders, whose links are followed again). On macOS and Windows, whose usual file
+//! systems ignore case, matching ignores case too. This module reads no file; the caller hands
+//! it the text.
 
 use std::path::Path;
 
@@ -438,5 +440,178 @@ mod tests {
             all.verdict(Access::Read, &inside("a/b")),
             Verdict::Allowed(".")
         );
+    }
+
+    /// A random tree for the property below: folders inside the project and next to it, links
+    /// among them (relative and absolute, inside and outside, dangling, looping), a file.
+    mod tree {
+        use proptest::prelude::*;
+
+        /// What paths are built from: `l` and `k` are links, `m` and `n` never exist before the
+        /// path is created, `f` is a file; and detours through what is missing.
+        pub(super) const PARTS: [&str; 10] = [
+            "a",
+            "b",
+            "m",
+            "n",
+            "f",
+            "..",
+            ".",
+            "m/..",
+            "n/m/../..",
+            "m/../..",
+        ];
+        /// Relative link targets.
+        pub(super) const RELATIVE: [&str; 10] = [
+            "a",
+            "a/b",
+            "..",
+            "../a",
+            "../l",
+            "../../outside",
+            "../../outside/a",
+            "m",
+            "l",
+            ".",
+        ];
+        /// Absolute link targets, relative to the folder holding `project` and `outside`.
+        pub(super) const ABSOLUTE: [&str; 5] = [
+            "project/a",
+            "project/secrets",
+            "outside",
+            "outside/a",
+            "project/a/m",
+        ];
+        /// The folders a tree may have, relative to the folder holding `project` and `outside`.
+        pub(super) const FOLDERS: [&str; 8] = [
+            "project/a",
+            "project/b",
+            "project/a/b",
+            "project/b/a",
+            "project/secrets",
+            "project/secrets/a",
+            "outside/a",
+            "outside/a/b",
+        ];
+
+        /// Where a link goes.
+        #[derive(Debug, Clone)]
+        pub(super) enum Target {
+            Relative(usize),
+            Absolute(usize),
+        }
+
+        /// A tree: which folders exist, the links (folder index, or `None` for the project
+        /// root; `l` or `k`; target), and the paths asked about in turn, relative to the
+        /// project.
+        #[derive(Debug, Clone)]
+        pub(super) struct Case {
+            pub(super) folders: Vec<bool>,
+            pub(super) links: Vec<(Option<usize>, &'static str, Target)>,
+            pub(super) paths: Vec<Vec<&'static str>>,
+        }
+
+        pub(super) fn case() -> impl Strategy<Value = Case> {
+            let target = prop_oneof![
+                (0..RELATIVE.len()).prop_map(Target::Relative),
+                (0..ABSOLUTE.len()).prop_map(Target::Absolute),
+            ];
+            let link = (
+                prop_oneof![Just(None), (0..FOLDERS.len()).prop_map(Some)],
+                prop_oneof![Just("l"), Just("k")],
+                target,
+            );
+            (
+                proptest::collection::vec(any::<bool>(), FOLDERS.len()),
+                proptest::collection::vec(link, 0..6),
+                proptest::collection::vec(
+                    proptest::collection::vec(
+                        prop_oneof![
+                            // The links, often: the point is whether they are followed.
+                            prop_oneof![Just("l"), Just("k")],
+                            proptest::sample::select(PARTS.to_vec()),
+                        ],
+                        1..6,
+                    ),
+                    1..24,
+                ),
+            )
+                .prop_map(|(folders, links, paths)| Case {
+                    folders,
+                    links,
+                    paths,
+                })
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+        /// The guard judges a path where the kernel will put it: whatever the links and the
+        /// missing folders (`..` after a missing one included), the path and the verdict the
+        /// guard gives before the write are those of the real path the kernel reaches once an
+        /// agent's tool has created the missing folders. The paths of one case are asked in
+        /// turn, each in the tree the ones before it left (a tree is slow to build).
+        #[test]
+        fn the_guard_judges_the_path_the_kernel_reaches(case in tree::case()) {
+            use std::os::unix::fs::symlink;
+            let tmp = tempfile::tempdir().unwrap();
+            // Deep enough that no `..` leaves it, so that the folders the kernel creates stay
+            // inside the temporary folder: a link lands at most one folder above `top` (links
+            // live one folder below it or deeper, and climb at most two), and the path has at
+            // most 10 `..` (5 parts of at most 2).
+            let mut top = std::fs::canonicalize(tmp.path()).unwrap();
+            for _ in 0..16 {
+                top.push("p");
+            }
+            let root = top.join("project");
+            std::fs::create_dir_all(&root).unwrap();
+            std::fs::create_dir_all(top.join("outside")).unwrap();
+            for (folder, exists) in tree::FOLDERS.iter().zip(&case.folders) {
+                if *exists {
+                    std::fs::create_dir_all(top.join(folder)).unwrap();
+                }
+            }
+            std::fs::write(root.join("f"), "f").unwrap();
+            for (at, name, target) in &case.links {
+                let dir = at.map_or_else(|| root.clone(), |i| top.join(tree::FOLDERS[i]));
+                let target = match target {
+                    tree::Target::Relative(i) => std::path::PathBuf::from(tree::RELATIVE[*i]),
+                    tree::Target::Absolute(i) => top.join(tree::ABSOLUTE[*i]),
+                };
+                // A link over a folder or a second link of one name is simply not made.
+                if dir.is_dir() && std::fs::symlink_metadata(dir.join(name)).is_err() {
+                    symlink(target, dir.join(name)).unwrap();
+                }
+            }
+            let rules = Boundaries::parse(
+                "## Write Access\n- .\n- ../outside/\n\n## Deny Zones\n- secrets/\n- ../outside/a/\n",
+                &root,
+                "f",
+            )
+            .unwrap();
+            for asked in case.paths.iter().map(|path| path.join("/")) {
+                let judged = target(Path::new(&asked), &root, &root);
+                let path = root.join(&asked);
+                // What the kernel does: create the missing folders, then resolve. A path the
+                // kernel cannot create (through a file, a dangling link, a loop) has nothing to
+                // compare.
+                if std::fs::create_dir_all(&path).is_err() {
+                    continue;
+                }
+                let real = std::fs::canonicalize(&path).unwrap();
+                let judged = judged.unwrap_or_else(|e| panic!("{asked}: the guard failed: {e}"));
+                let real_text = real.to_string_lossy();
+                let kernel = match strip_root(&real_text, &root.to_string_lossy()) {
+                    Some(inside) => Target::Inside(inside.to_owned()),
+                    None => Target::Outside(real_text.into_owned()),
+                };
+                proptest::prop_assert_eq!(&judged, &kernel, "{} in {:?}", asked, case);
+                proptest::prop_assert_eq!(
+                    rules.verdict(Access::Write, &judged),
+                    rules.verdict(Access::Write, &kernel)
+                );
+            }
+        }
     }
 }

@@ -20,6 +20,7 @@ use crate::js::json::{Object, Value};
 use crate::messages;
 use crate::output::Report;
 use crate::session::boundaries::{Access, Boundaries, Verdict, target};
+use crate::session::shell;
 use crate::session::sidecar::{HookAgent, check_agent_name};
 use crate::store::layout::{BOUNDARIES_FILE, HOOK_PAYLOAD_CAP, SIDECAR_BOUNDARIES, sidecar_path};
 use crate::store::paths::read_registry;
@@ -95,11 +96,19 @@ pub(crate) struct GuardReport {
     pub(crate) decisions: Vec<Decision>,
     /// The hook format to answer in, if any.
     pub(crate) hook: Option<HookAgent>,
+    /// In hook mode, why the tool call could not be judged (a payload that does not parse, an
+    /// unreadable boundaries file, a shell command that cannot be read): the call is blocked,
+    /// never let through unjudged.
+    pub(crate) failure: Option<String>,
 }
 
 impl GuardReport {
     fn denied(&self) -> Option<&Decision> {
         self.decisions.iter().find(|d| !d.is_allowed)
+    }
+
+    fn is_blocked(&self) -> bool {
+        self.failure.is_some() || self.denied().is_some()
     }
 }
 
@@ -131,7 +140,7 @@ impl Report for GuardReport {
 
     fn render_human(&self) -> String {
         match self.hook {
-            Some(HookAgent::Gemini) if self.denied().is_none() => "{}\n".to_owned(),
+            Some(HookAgent::Gemini) if !self.is_blocked() => "{}\n".to_owned(),
             Some(_) => String::new(),
             None => self.decisions.iter().fold(String::new(), |mut out, d| {
                 out.push_str(&d.reason());
@@ -142,6 +151,9 @@ impl Report for GuardReport {
     }
 
     fn warnings(&self) -> Vec<String> {
+        if let Some(failure) = &self.failure {
+            return vec![messages::guard_blocked(failure)];
+        }
         match (self.hook, self.denied()) {
             (Some(_), Some(denied)) => vec![format!("bmad-mem guard: {}", denied.reason())],
             _ => Vec::new(),
@@ -149,7 +161,7 @@ impl Report for GuardReport {
     }
 
     fn exit_code(&self) -> u8 {
-        if self.denied().is_some() { 2 } else { 0 }
+        if self.is_blocked() { 2 } else { 0 }
     }
 }
 
@@ -235,17 +247,27 @@ pub(crate) fn run_with_input(
     check_agent_name(agent)?;
     if let Some(hook) = &args.hook {
         let hook = HookAgent::parse(hook)?;
-        let calls = tool_call(hook, &read_payload(stdin)?)?;
-        let applicable = Applicable::read(ctx, agent)?;
-        let mut decisions = Vec::new();
-        for (access, path, base) in calls {
-            // A relative `cwd` is taken from the folder the hook runs in.
-            let base = base.map_or_else(|| ctx.root.clone(), |cwd| ctx.cwd.join(cwd));
-            decisions.push(applicable.decide(access, Path::new(&path), &base)?);
-        }
+        let mut judged = || -> Result<Vec<Decision>> {
+            let calls = tool_call(hook, &read_payload(stdin)?)?;
+            let applicable = Applicable::read(ctx, agent)?;
+            let mut decisions = Vec::new();
+            for (access, path, base) in calls {
+                // A relative `cwd` is taken from the folder the hook runs in.
+                let base = base.map_or_else(|| ctx.root.clone(), |cwd| ctx.cwd.join(cwd));
+                decisions.push(applicable.decide(access, Path::new(&path), &base)?);
+            }
+            Ok(decisions)
+        };
+        // An agent lets a call through when its hook fails with any status but 2: what cannot
+        // be judged is blocked, with the reason, rather than allowed unjudged.
+        let (decisions, failure) = match judged() {
+            Ok(decisions) => (decisions, None),
+            Err(e) => (Vec::new(), Some(e.to_string())),
+        };
         return Ok(GuardReport {
             decisions,
             hook: Some(hook),
+            failure,
         });
     }
     let access = match (args.read, args.write) {
@@ -263,6 +285,7 @@ pub(crate) fn run_with_input(
     Ok(GuardReport {
         decisions: vec![decision],
         hook: None,
+        failure: None,
     })
 }
 
@@ -284,6 +307,10 @@ fn read_payload(stdin: &mut dyn Read) -> Result<serde_json::Value> {
 type Call = (Access, String, Option<String>);
 
 /// The file operations of the tool call in `payload`, as `hook` sends it.
+///
+/// # Errors
+/// A payload without a tool name; a shell command that cannot be read (an unclosed quote or
+/// heredoc).
 fn tool_call(hook: HookAgent, payload: &serde_json::Value) -> Result<Vec<Call>> {
     let field =
         |v: &serde_json::Value, key: &str| v.get(key).and_then(|x| x.as_str()).map(str::to_owned);
@@ -292,56 +319,83 @@ fn tool_call(hook: HookAgent, payload: &serde_json::Value) -> Result<Vec<Call>> 
     let cwd = field(payload, "cwd");
     let input = payload.get("tool_input").cloned().unwrap_or_default();
     let path_of = |keys: &[&str]| keys.iter().find_map(|k| field(&input, k));
-    let calls =
-        match hook {
-            HookAgent::ClaudeCode => match tool.as_str() {
-                "Read" => path_of(&["file_path"]).map(|p| vec![(Access::Read, p)]),
-                "NotebookEdit" => path_of(&["notebook_path"]).map(|p| vec![(Access::Write, p)]),
-                _ => path_of(&["file_path"]).map(|p| vec![(Access::Write, p)]),
-            },
-            HookAgent::Codex => match tool.as_str() {
-                "apply_patch" => Some(
-                    patch_paths(&field(&input, "command").unwrap_or_default())
-                        .into_iter()
-                        .map(|p| (Access::Write, p))
-                        .collect(),
-                ),
-                _ => None,
-            },
-            HookAgent::Gemini => match tool.as_str() {
-                "read_file" => path_of(&["file_path", "absolute_path", "path"])
-                    .map(|p| vec![(Access::Read, p)]),
-                "write_file" | "replace" => path_of(&["file_path", "absolute_path", "path"])
-                    .map(|p| vec![(Access::Write, p)]),
-                _ => None,
-            },
-        };
-    Ok(calls
-        .unwrap_or_default()
-        .into_iter()
-        .map(|(access, path)| (access, path, cwd.clone()))
-        .collect())
+    let one = |access: Access, keys: &[&str]| {
+        path_of(keys)
+            .filter(|p| !p.is_empty())
+            .map(|p| vec![(access, p, cwd.clone())])
+            .unwrap_or_default()
+    };
+    let shell = |command: Option<String>, base: Option<String>| -> Result<Vec<Call>> {
+        let writes = shell::writes(&command.unwrap_or_default())
+            .map_err(|e| Error::refused(messages::shell_unreadable(&e.to_string())))?;
+        Ok(writes
+            .paths
+            .into_iter()
+            .map(|(path, dir)| (Access::Write, path, joined(base.as_deref(), dir)))
+            .collect())
+    };
+    let gemini_paths = ["file_path", "absolute_path", "path"];
+    let gemini_dirs = ["dir_path", "path", "directory"];
+    Ok(match hook {
+        HookAgent::ClaudeCode => match tool.as_str() {
+            "Read" => one(Access::Read, &["file_path"]),
+            "Grep" | "Glob" | "LS" => one(Access::Read, &["path"]),
+            "NotebookEdit" => one(Access::Write, &["notebook_path"]),
+            "Bash" => shell(field(&input, "command"), cwd.clone())?,
+            _ => one(Access::Write, &["file_path"]),
+        },
+        HookAgent::Codex => match tool.as_str() {
+            "apply_patch" => shell::patch_paths(&field(&input, "command").unwrap_or_default())
+                .into_iter()
+                .map(|p| (Access::Write, p, cwd.clone()))
+                .collect(),
+            "Bash" | "shell" | "local_shell" | "exec_command" => shell(
+                field(&input, "command").or_else(|| field(&input, "cmd")),
+                cwd.clone(),
+            )?,
+            _ => Vec::new(),
+        },
+        HookAgent::Gemini => match tool.as_str() {
+            "read_file" => one(Access::Read, &gemini_paths),
+            "write_file" | "replace" => one(Access::Write, &gemini_paths),
+            "list_directory" | "glob" | "grep_search" | "search_file_content" => {
+                one(Access::Read, &gemini_dirs)
+            }
+            "read_many_files" => ["include", "paths"]
+                .iter()
+                .filter_map(|key| input.get(*key).and_then(serde_json::Value::as_array))
+                .flatten()
+                .filter_map(serde_json::Value::as_str)
+                .filter_map(static_prefix)
+                .map(|p| (Access::Read, p, cwd.clone()))
+                .collect(),
+            "run_shell_command" => {
+                let base = joined(cwd.as_deref(), path_of(&["dir_path", "directory"]));
+                shell(field(&input, "command"), base)?
+            }
+            _ => Vec::new(),
+        },
+    })
 }
 
-/// The files a Codex `apply_patch` body adds, updates, deletes or moves to. Codex trims a file
-/// header before reading it, so a header with blanks before it still names a file.
-fn patch_paths(patch: &str) -> Vec<String> {
-    const HEADERS: [&str; 4] = [
-        "*** Add File: ",
-        "*** Update File: ",
-        "*** Delete File: ",
-        "*** Move to: ",
-    ];
-    patch
-        .lines()
-        .filter_map(|line| {
-            HEADERS
-                .iter()
-                .find_map(|h| line.trim_start().strip_prefix(h))
-                .map(|p| p.trim().to_owned())
-        })
-        .filter(|p| !p.is_empty())
-        .collect()
+/// `dir` taken from `base`: `dir` alone when absolute or when there is no base.
+fn joined(base: Option<&str>, dir: Option<String>) -> Option<String> {
+    match (base, dir) {
+        (Some(base), Some(dir)) if !dir.starts_with('/') => Some(format!("{base}/{dir}")),
+        (_, Some(dir)) => Some(dir),
+        (base, None) => base.map(str::to_owned),
+    }
+}
+
+/// The part of a path or glob before its first wildcard (`src/**/*.ts` → `src`); `None` when
+/// the glob starts with one.
+fn static_prefix(glob: &str) -> Option<String> {
+    let fixed: Vec<&str> = glob
+        .split('/')
+        .take_while(|part| !part.contains(['*', '?', '[', '{']))
+        .collect();
+    let prefix = fixed.join("/");
+    (!prefix.is_empty()).then_some(prefix)
 }
 
 #[cfg(test)]
@@ -351,7 +405,10 @@ mod tests {
     #[test]
     fn codex_patches_name_every_file_they_touch() {
         let patch = "*** Begin Patch\n*** Add File: a.txt\n+x\n*** Update File: src/b.rs\n*** Move to: src/c.rs\n@@\n-a\n+b\n*** Delete File: d\n*** End Patch\n";
-        assert_eq!(patch_paths(patch), ["a.txt", "src/b.rs", "src/c.rs", "d"]);
+        assert_eq!(
+            shell::patch_paths(patch),
+            ["a.txt", "src/b.rs", "src/c.rs", "d"]
+        );
     }
 
     #[test]

@@ -22,11 +22,14 @@
 //!
 //! A handoff never overwrites anything: when the name is taken, the next free one of `-2`,
 //! `-3`, … is used, and the name is claimed by an exclusive create, so two sessions ending at
-//! once both keep their notes. Everything is validated and read before the first write.
+//! once both keep their notes. Everything is validated and read before the first write — the
+//! topic, the agent and the input included, which go through the secret detector (a finding
+//! names `--from` and the line of the input).
 
 use std::io::{self, Read};
 use std::path::Path;
 
+use crate::actions::secrets;
 use crate::context::Context;
 use crate::context::folder_name;
 use crate::error::{Error, Result};
@@ -60,6 +63,9 @@ pub struct HandoffArgs {
     /// Markdown to fill the handoff's parts from: a file, or - for standard input.
     #[arg(long, value_name = "file|-", allow_hyphen_values = true)]
     pub from: Option<String>,
+    /// The five parts' text, each given apart (the MCP tool's form; `from` is then not read).
+    #[arg(skip)]
+    pub parts: Option<[String; 5]>,
 }
 
 /// A file-name slug: lowercase letters and digits, every other run of characters one `-`,
@@ -241,7 +247,8 @@ pub(crate) struct HandoffReport {
 /// Runs `handoff`, reading `--from -` from standard input.
 ///
 /// # Errors
-/// A missing `--topic`, an unreadable `--from`, a refused path, an I/O failure.
+/// A missing `--topic`, an unreadable `--from`, a secret in the topic, the agent or the input,
+/// a refused path, an I/O failure.
 pub(crate) fn run(args: &HandoffArgs, ctx: &Context) -> Result<HandoffReport> {
     run_with_input(args, ctx, &mut io::stdin().lock())
 }
@@ -265,10 +272,31 @@ pub(crate) fn run_with_input(
         .map(trim)
         .filter(|a| !a.is_empty())
         .map(str::to_owned);
-    let parts = match &args.from {
-        Some(from) => split_parts(&read_input(from, &ctx.cwd, stdin)?),
+    let input = match &args.from {
+        Some(from) if args.parts.is_none() => read_input(from, &ctx.cwd, stdin)?,
+        _ => String::new(),
+    };
+    let parts: [String; 5] = match &args.parts {
+        Some(parts) => parts
+            .clone()
+            .map(|part| trim(&part.replace("\r\n", "\n")).to_owned()),
+        None if args.from.is_some() => split_parts(&input),
         None => Default::default(),
     };
+    let mut checked = vec![
+        ("--topic", topic.as_str()),
+        ("--agent", agent.as_deref().unwrap_or_default()),
+        ("--from", input.as_str()),
+    ];
+    if args.parts.is_some() {
+        checked.extend(
+            HANDOFF_PARTS
+                .iter()
+                .zip(&parts)
+                .map(|((heading, _), part)| (*heading, part.as_str())),
+        );
+    }
+    secrets::refuse(ctx, &checked)?;
     let today = day(&ctx.now).to_owned();
     let text = templates::handoff(
         &HandoffHead {

@@ -1,6 +1,6 @@
-//! The handoffs of a sessions folder as readers see them (`status` counts them, `brief` reads
-//! the latest): which files are handoffs, and which one is the latest, from what the files say
-//! and never from their modification times.
+//! The handoffs of a sessions folder as readers see them (`status` counts them and names the
+//! latest, `brief` reads every one of the latest day): which files are handoffs, and in which
+//! order they come, from what the files say and never from their modification times.
 
 use std::fs;
 use std::path::Path;
@@ -35,19 +35,34 @@ pub(crate) fn handoff_names(dir: &Path) -> Vec<String> {
 }
 
 /// The latest handoff of a sessions folder, from what the files say and never from their
-/// modification times (a `touch` or a clone must not change the answer): the newest date its
-/// name starts with; among that day's handoffs, the newest `written_at` of their front matter
-/// (one without it comes before one with it), then the highest `-N` suffix (none counts as 1),
-/// then the name. A name's last `-N` is a suffix only when another handoff of the day shares
-/// the name before it (`…-sprint-3.md` is the topic "Sprint 3", not the third "Sprint").
+/// modification times (a `touch` or a clone must not change the answer): the first of
+/// [`latest_day_handoffs`].
 #[must_use]
 pub(crate) fn latest_handoff(dir: &Path) -> Option<String> {
+    latest_day_handoffs(dir).into_iter().next()
+}
+
+/// The handoffs of the newest date a handoff's name starts with, newest first: by the
+/// `written_at` of their front matter (one without it after one with it), then the highest
+/// `-N` suffix (none counts as 1), then the name, last first. A name's last `-N` is a suffix
+/// only when another handoff of the day shares the name before it (`…-sprint-3.md` is the topic
+/// "Sprint 3", not the third "Sprint").
+#[must_use]
+pub(crate) fn latest_day_handoffs(dir: &Path) -> Vec<String> {
     let names = handoff_names(dir);
     let day = names.iter().filter_map(|n| heading_date(n)).max();
     let days: Vec<&String> = names.iter().filter(|n| heading_date(n) == day).collect();
-    days.iter()
-        .max_by_key(|name| (written_at(dir, name), suffix(name, &days), (**name).clone()))
-        .map(|name| (*name).clone())
+    let mut keyed: Vec<_> = days
+        .iter()
+        .map(|name| {
+            (
+                (written_at(dir, name), suffix(name, &days)),
+                (*name).clone(),
+            )
+        })
+        .collect();
+    keyed.sort_by(|a, b| b.cmp(a));
+    keyed.into_iter().map(|(_, name)| name).collect()
 }
 
 /// The stem of a handoff's name and the number of its last `-N`, when it ends with one after
@@ -76,7 +91,7 @@ fn suffix(name: &str, names: &[&String]) -> u64 {
 
 /// The `written_at` instant of a handoff's front matter, in epoch milliseconds. A handoff the
 /// loose reader skips has none here; `brief` names it when it reads the one chosen.
-fn written_at(dir: &Path, name: &str) -> Option<i64> {
+pub(crate) fn written_at(dir: &Path, name: &str) -> Option<i64> {
     let Ok(Loose::Read(text)) = read_loose(&dir.join(name), dir) else {
         return None;
     };
@@ -133,6 +148,10 @@ mod tests {
         assert_eq!(
             latest_handoff(dir.path()).as_deref(),
             Some("2026-10-18-a.md")
+        );
+        assert_eq!(
+            latest_day_handoffs(dir.path()),
+            ["2026-10-18-a.md", "2026-10-18-z.md", "2026-10-18-a-2.md"]
         );
         // `notes.md` is no handoff: its name does not start with a date.
         assert_eq!(handoff_names(dir.path()).len(), 4);

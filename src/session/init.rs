@@ -24,6 +24,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
+use crate::actions::secrets;
 use crate::context::Context;
 use crate::context::folder_name;
 use crate::error::{Error, Result};
@@ -107,10 +108,13 @@ fn project_name(args: &InitArgs, root: &Path) -> Result<String> {
 /// Runs `init`.
 ///
 /// # Errors
-/// An empty `--project-name`; a memory path refused by confinement (a link, a file where a
+/// An empty `--project-name`, or one holding a secret; a memory path refused by confinement (a link, a file where a
 /// folder belongs); an I/O failure inside the project. Nothing in the home folder is an error.
 pub(crate) fn run(args: &InitArgs, ctx: &Context) -> Result<InitReport> {
     let name = project_name(args, &ctx.root)?;
+    if args.project_name.is_some() {
+        secrets::refuse(ctx, &[("--project-name", &name)])?;
+    }
     let today = day(&ctx.now).to_owned();
     let notes = [
         (

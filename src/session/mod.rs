@@ -16,6 +16,7 @@ pub(crate) mod hooks;
 pub(crate) mod init;
 pub(crate) mod pack;
 pub(crate) mod scan;
+pub(crate) mod shell;
 pub(crate) mod sidecar;
 pub(crate) mod status;
 pub(crate) mod templates;

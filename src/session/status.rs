@@ -2,7 +2,9 @@
 //!
 //! Per note file — those of `.agents/memory/`, then those of `.bmad/memory/` that exist, the
 //! two folders `recall` and `brief` read — whether it exists, its number of `###` entries
-//! (docs §3.7 sections), for `decisions.md` how many of them are active (as `brief` shows them),
+//! (docs §3.7 sections), for `decisions.md` how many of them are active — may be in force, as
+//! `brief` shows them: in force, or with no status or one [`crate::store::entry`] cannot place —
+//! and how many of those have no readable status (`mayBeInForce`),
 //! the newest entry date (the heading's, else the `Date` line's, as [`crate::store::entry`] reads it)
 //! and its last modification; `context.md`; the handoffs in `sessions/`; the brain link and the
 //! linked brain's files. Without a link, the brain detection would choose is shown, but nothing
@@ -27,7 +29,7 @@ use crate::output::Report;
 use crate::session::brain::{self, Brain, BrainType, LinkState};
 use crate::session::handoffs::{handoff_names, latest_handoff};
 use crate::session::pack::{count, memory_path};
-use crate::store::entry::{date_of, may_be_in_force};
+use crate::store::entry::{Status, date_of, status_of};
 use crate::store::layout::{
     CONTEXT_FILE, IDENTITY, LINK_FILE, MEMORY_DIR, NOTE_FILES, PACK_DIR, PROJECTS, SESSIONS_DIR,
 };
@@ -45,8 +47,12 @@ pub(crate) struct NoteStatus {
     pub path: String,
     pub is_present: bool,
     pub entries: usize,
-    /// For a `decisions.md`, how many entries are active (or unreadable, shown by `brief`).
+    /// For a `decisions.md`, how many entries may be in force (as `brief` shows them): in force,
+    /// or with no status or one the reader cannot place.
     pub active: Option<usize>,
+    /// For a `decisions.md`, how many of the `active` ones have no status, or one the reader
+    /// cannot place.
+    pub may_be_in_force: Option<usize>,
     /// The newest `YYYY-MM-DD` among the entries' dates.
     pub latest_entry: Option<String>,
     /// Last modification, `toISOString` form.
@@ -132,10 +138,21 @@ fn note_status(
     // A byte-order mark (left by some Windows editors) must not hide the first heading.
     let sections = sections(text.strip_prefix('\u{feff}').unwrap_or(&text));
     let is_decisions = path.file_name().is_some_and(|n| n == "decisions.md");
+    // (in force, no readable status)
+    let counts = is_decisions.then(|| {
+        sections
+            .iter()
+            .fold((0, 0), |(known, unplaced), s| match status_of(s) {
+                Some(Status::Active) => (known + 1, unplaced),
+                None | Some(Status::Unreadable(_)) => (known, unplaced + 1),
+                Some(_) => (known, unplaced),
+            })
+    });
     NoteStatus {
         is_present: meta.is_some(),
         entries: sections.len(),
-        active: is_decisions.then(|| sections.iter().filter(|s| may_be_in_force(s)).count()),
+        active: counts.map(|(known, unplaced)| known + unplaced),
+        may_be_in_force: counts.map(|(_, unplaced)| unplaced),
         latest_entry: sections.iter().filter_map(date_of).max().map(str::to_owned),
         path: shown,
         modified: meta.as_ref().and_then(crate::session::pack::modified),
@@ -338,6 +355,7 @@ fn note_json(n: &NoteStatus) -> Value {
             .with("exists", n.is_present)
             .with("entries", count(n.entries))
             .with("active", n.active.map(count))
+            .with("mayBeInForce", n.may_be_in_force.map(count))
             .with("latestEntry", n.latest_entry.clone())
             .with("modified", n.modified.clone()),
     )
@@ -358,8 +376,18 @@ fn note_line(out: &mut String, indent: &str, n: &NoteStatus) {
         return;
     }
     let _ = write!(out, "{} entries", n.entries);
-    if let Some(active) = n.active {
-        let _ = write!(out, " ({active} active)");
+    match (n.active, n.may_be_in_force) {
+        (Some(active), Some(unplaced)) if unplaced > 0 => {
+            let _ = write!(
+                out,
+                " ({active} active: {} in force, {unplaced} with no readable status)",
+                active - unplaced
+            );
+        }
+        (Some(active), _) => {
+            let _ = write!(out, " ({active} active)");
+        }
+        (None, _) => {}
     }
     if let Some(latest) = &n.latest_entry {
         let _ = write!(out, ", latest {latest}");

@@ -60,6 +60,21 @@ pub(crate) fn probe(root: &Path) -> Probe {
     }
 }
 
+/// When the commit checked out in `root` was made, in epoch milliseconds; `None` without git,
+/// outside a work tree, or before the first commit.
+#[must_use]
+pub(crate) fn head_commit_ms(root: &Path) -> Option<f64> {
+    let out = git(root, ["log", "-1", "--format=%ct"]).ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    let seconds: f64 = std::str::from_utf8(out.stdout.trim_ascii())
+        .ok()?
+        .parse()
+        .ok()?;
+    Some(seconds * 1000.0)
+}
+
 /// Whether a folder named `.git` (a folder, or the file of a linked work tree) is in `root` or
 /// one of its ancestors: a cheap test before asking git itself.
 #[must_use]
@@ -108,6 +123,17 @@ pub(crate) fn config_get(root: &Path, key: &str, local: bool) -> Result<Option<S
         return Ok(None);
     }
     Err(failed(&format!("git config --get {key}"), &out))
+}
+
+/// `user.name` as git reads it in `root` (`git -C <root> config user.name`: the clone's config,
+/// then the global and system ones); `None` when unset, blank, or when git cannot tell (no git,
+/// a failure) — who acts is then found elsewhere, never refused for it.
+#[must_use]
+pub(crate) fn user_name(root: &Path) -> Option<String> {
+    config_get(root, "user.name", false)
+        .ok()
+        .flatten()
+        .filter(|name| !name.trim().is_empty())
 }
 
 /// Sets `key` to `value` in the clone's own config (`git config --local`); `None` unsets it.

@@ -32,11 +32,13 @@ pub const CANDIDATES_VIEW: &str = ".bmad/memory/CANDIDATES.md";
 pub const INDEX_VIEW: &str = ".bmad/memory/INDEX.md";
 /// The project's settings, written by hand (`store::config`).
 pub const CONFIG_FILE: &str = ".bmad/memory/config.json";
+/// Derived files of this clone, never committed (`.bmad/cache/` is gitignored).
+pub const CACHE_DIR: &str = ".bmad/cache";
+/// The sessions `hooks remind` has reminded, and when.
+pub const REMINDED_FILE: &str = ".bmad/cache/reminded.json";
 /// Claude Code's per-agent memories, which `import` reads.
 pub const CLAUDE_AGENT_MEMORY: &str = ".claude/agent-memory";
 
-/// Derived files, never merged, always rebuildable; `git setup` and `init` keep them out of git.
-pub const CACHE_DIR: &str = ".bmad/cache";
 /// The embedding index of `recall --ranking hybrid` (`store::vectors`).
 pub const EMBEDDINGS: &str = ".bmad/cache/embeddings.bin";
 /// The largest embedding index read: 256 MiB (a full store's is about 50 MiB).
@@ -51,8 +53,10 @@ pub const CONTEXT_FILE: &str = "context.md";
 /// The brain link.
 pub const LINK_FILE: &str = ".agents/memory/.brain-link";
 
+/// The note file of decisions, the one note file whose entries have a status.
+pub const DECISIONS_NOTE: &str = "decisions.md";
 /// The note files, in the order recall reads them.
-pub const NOTE_FILES: [&str; 3] = ["decisions.md", "lessons.md", "patterns.md"];
+pub const NOTE_FILES: [&str; 3] = [DECISIONS_NOTE, "lessons.md", "patterns.md"];
 /// The folders holding note files, in the order recall reads them.
 pub const NOTE_DIRS: [&str; 2] = [MEMORY_DIR, PACK_DIR];
 
@@ -100,6 +104,10 @@ pub const HOOK_PAYLOAD_CAP: u64 = 64 * 1024 * 1024;
 pub const CLAUDE_SETTINGS: &str = ".claude/settings.json";
 /// Codex CLI's project hooks file.
 pub const CODEX_HOOKS: &str = ".codex/hooks.json";
+/// Claude Code's project MCP servers.
+pub const CLAUDE_MCP: &str = ".mcp.json";
+/// Codex CLI's project configuration (its `[mcp_servers]`).
+pub const CODEX_CONFIG: &str = ".codex/config.toml";
 /// Gemini CLI's project settings.
 pub const GEMINI_SETTINGS: &str = ".gemini/settings.json";
 

@@ -25,6 +25,9 @@
 //! file stays the protocol that excludes bmad-plus. The queue lock is released with the guard.
 //! A recovery of a dead owner's lock takes the same queue ([`hold_queue`]), so no bmad-mem
 //! writer creates a lock between the recovery's last look and its removal.
+//!
+//! SIGINT and SIGTERM wait for the release of a held lock, then end the process
+//! ([`crate::store::interrupt`]): no writer leaves its lock behind on them.
 
 use std::ffi::OsStr;
 use std::fs::TryLockError;
@@ -37,6 +40,7 @@ use std::time::Duration;
 use crate::error::{Error, Result};
 use crate::js::json::{Object, Value};
 use crate::store::confined::{self, Dir};
+use crate::store::interrupt::{Busy, interrupted};
 use crate::store::layout::LOCK_FILE;
 use crate::store::paths::confine;
 use crate::store::temporaries;
@@ -58,6 +62,8 @@ struct Held {
     /// created, read back and removed relative to it, and it is `flock`ed (the queue) while we
     /// hold the lock; closing it when dropped lets the next writer in.
     memory: Dir,
+    /// Keeps a signal waiting for the release (dropped last, after the queue handle).
+    _busy: Busy,
 }
 
 /// Locks this process holds.
@@ -87,6 +93,9 @@ impl WriterLock {
                 return Ok(Self { path });
             }
         }
+        // From here on, SIGINT and SIGTERM wait for the lock's release: a failure below drops
+        // `busy` and lets a signal received meanwhile end the process.
+        let busy = Busy::begin();
         // `.bmad` and `.bmad/memory` are created relative to their parents' handles, so a link
         // planted in their place is refused rather than followed.
         let target = confined::locate(root, LOCK_FILE, true)?;
@@ -111,8 +120,12 @@ impl WriterLock {
                         owner,
                         depth: 1,
                         memory,
+                        _busy: busy,
                     });
                 return Ok(Self { path });
+            }
+            if interrupted() {
+                break;
             }
             if attempt < TRIES {
                 thread::sleep(RETRY_DELAY);
@@ -235,9 +248,15 @@ fn queue(memory: Dir) -> Result<Dir> {
             Err(e) => Err(Error::io("cannot lock", memory.path(), e)),
         });
     });
-    match receiver.recv_timeout(QUEUE_PATIENCE) {
-        Ok(locked) => locked,
-        Err(_) => Err(Error::LockOccupied),
+    // In slices, so that a writer interrupted while it waits stops waiting.
+    let deadline = std::time::Instant::now() + QUEUE_PATIENCE;
+    loop {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        match receiver.recv_timeout(left.min(Duration::from_millis(50))) {
+            Ok(locked) => return locked,
+            Err(mpsc::RecvTimeoutError::Timeout) if !left.is_zero() && !interrupted() => {}
+            Err(_) => return Err(Error::LockOccupied),
+        }
     }
 }
 

@@ -1,7 +1,8 @@
 //! Appending one record to an NDJSON registry (docs §3.4).
 //!
 //! Under the writer lock: the existing file is read with the confined reader; a record that
-//! would take the file past 2 MiB is refused, and so is any append after a torn final line
+//! would take the file past 2 MiB is refused (one that alone is longer is told apart, with the
+//! same text), and so is any append after a torn final line
 //! (text not ending in `\n`, even one cut inside a character), so a crash's half-written record
 //! is never buried under new ones.
 //! The record goes out as one `write_all` of the whole line, then `fsync`.
@@ -46,8 +47,16 @@ pub(crate) fn prepare(
     if std::str::from_utf8(&old[complete..]).is_err() {
         return Err(Error::IncompleteFinalLine);
     }
-    if (old.len() + line_len + 1) as u64 > REGISTRY_CAP {
-        return Err(Error::StoreFull);
+    let record = line_len as u64 + 1;
+    if old.len() as u64 + record > REGISTRY_CAP {
+        return Err(if record > REGISTRY_CAP {
+            Error::RecordTooLarge {
+                store: rel.to_owned(),
+                size: record,
+            }
+        } else {
+            Error::StoreFull
+        });
     }
     if !old.is_empty() && !old.ends_with(b"\n") {
         return Err(Error::IncompleteFinalLine);
@@ -111,5 +120,15 @@ mod tests {
             append(root, JOURNAL, "", &lock),
             Err(Error::StoreFull)
         ));
+        // A record no store could take says so (with bmad-plus's text).
+        fs::write(&path, "").unwrap();
+        let huge = "z".repeat(cap);
+        let refused = append(root, JOURNAL, &huge, &lock).unwrap_err();
+        assert_eq!(refused.to_string(), crate::messages::STORE_FULL);
+        assert!(matches!(
+            refused,
+            Error::RecordTooLarge { size, .. } if size == REGISTRY_CAP + 1
+        ));
+        assert_eq!(fs::read_to_string(&path).unwrap(), "");
     }
 }

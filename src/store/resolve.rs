@@ -9,9 +9,12 @@ use std::path::{Component, Path, PathBuf};
 /// Most links followed while resolving one path (the kernel's own limit is 40).
 const MAX_LINKS: usize = 40;
 
-/// The path the kernel would reach for the absolute `path`: every link of the part that exists
-/// followed (a link's `..` applies to where the link leads), `.` dropped, and the part that does
-/// not exist yet kept as written with its `..` resolved lexically.
+/// The path the kernel would reach for the absolute `path` once its missing folders are created
+/// (as an agent's write tool does): every link of the part that exists followed (a link's `..`
+/// applies to where the link leads), `.` dropped, and a name that does not exist yet kept as
+/// written. A `..` after a missing name removes that name, so a path that climbs back out of
+/// what is missing into existing folders (`src/new/../link/x`) has its links followed again
+/// from there, as the kernel will once `src/new` exists.
 ///
 /// # Errors
 /// More than 40 links, or a link or folder that cannot be inspected.
@@ -20,19 +23,22 @@ pub(crate) fn real_path(path: &Path) -> io::Result<PathBuf> {
     push_components(path, &mut pending);
     let mut current = PathBuf::from("/");
     let mut links = 0;
-    let mut exists = true;
+    // How many names at the end of `current` do not exist yet: `current` minus those is a real
+    // path, links all followed, and a `..` that removes the last of them lands back on it.
+    let mut missing = 0usize;
     while let Some(name) = pending.pop() {
         if name == "/" {
             current = PathBuf::from("/");
-            exists = true;
+            missing = 0;
             continue;
         }
         if name == ".." {
             current.pop();
+            missing = missing.saturating_sub(1);
             continue;
         }
         let next = current.join(&name);
-        if exists {
+        if missing == 0 {
             match std::fs::symlink_metadata(&next) {
                 Ok(meta) if meta.file_type().is_symlink() => {
                     links += 1;
@@ -48,10 +54,12 @@ pub(crate) fn real_path(path: &Path) -> io::Result<PathBuf> {
                     if e.kind() == io::ErrorKind::NotFound
                         || e.kind() == io::ErrorKind::NotADirectory =>
                 {
-                    exists = false;
+                    missing = 1;
                 }
                 Err(e) => return Err(e),
             }
+        } else {
+            missing += 1;
         }
         current = next;
     }
@@ -97,5 +105,31 @@ mod tests {
             base.join("m/k")
         );
         assert!(real_path(&base.join("loop/x")).is_err());
+    }
+
+    #[test]
+    fn a_way_back_out_of_a_missing_folder_follows_links_again() {
+        let tmp = tempfile::tempdir().unwrap();
+        let base = real_path(tmp.path()).unwrap();
+        std::fs::create_dir_all(base.join("p/src/secrets")).unwrap();
+        std::fs::create_dir_all(base.join("outside")).unwrap();
+        std::fs::write(base.join("p/src/file"), "").unwrap();
+        std::os::unix::fs::symlink("secrets", base.join("p/src/link")).unwrap();
+        std::os::unix::fs::symlink("../../outside", base.join("p/src/out")).unwrap();
+        let real = |rel: &str| real_path(&base.join(rel)).unwrap();
+        let secret = base.join("p/src/secrets/x");
+        assert_eq!(real("p/src/link/x"), secret);
+        assert_eq!(real("p/src/new/../link/x"), secret);
+        assert_eq!(real("p/src/new/deeper/../../link/x"), secret);
+        assert_eq!(real("p/new/../src/new/../link/x"), secret);
+        // A file is no folder either: its way back out follows links too.
+        assert_eq!(real("p/src/file/x/../../link/x"), secret);
+        // Out of the project through a link after a missing folder.
+        assert_eq!(real("p/src/new/../out/x"), base.join("outside/x"));
+        // Still missing, still kept as written.
+        assert_eq!(
+            real("p/src/new/../new2/link/x"),
+            base.join("p/src/new2/link/x")
+        );
     }
 }

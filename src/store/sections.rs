@@ -70,8 +70,9 @@ impl PartialEq for Section<'_> {
 
 impl Eq for Section<'_> {}
 
-/// The heading of `line` when it opens a section.
-fn heading_of(line: &str) -> Option<&str> {
+/// The heading of `line` (without its `\n`) when it opens a section.
+#[must_use]
+pub fn heading_of(line: &str) -> Option<&str> {
     let rest = line.strip_prefix("###")?;
     let after_ws = rest.trim_start_matches(is_whitespace);
     if after_ws.len() == rest.len() {

@@ -238,6 +238,52 @@ fn the_project_folder_must_exist_for_every_action() {
         .refused("write", &message);
 }
 
+/// Without `-d`, the project is the nearest folder above holding a memory, else the nearest
+/// holding `.git`, else the current folder: an agent started in a subfolder writes into the
+/// project's memory, never a second store of its own.
+#[test]
+fn without_a_folder_the_project_is_found_above_the_current_one() {
+    let project = TestProject::new()
+        .mkdir(".bmad/memory")
+        .mkdir("src/deep")
+        .current_dir("project/src/deep")
+        .args(["write", "--agent", "forge", "--task", "from below"])
+        .code(0)
+        .run()
+        .project;
+    assert!(
+        project.read_text(JOURNAL).contains("from below"),
+        "the project's journal holds the event"
+    );
+    assert!(
+        !project.path("src/deep/.bmad").exists(),
+        "no second memory in the subfolder"
+    );
+    let ran = project.args(["recall", "below", "--json"]).code(0).run();
+    assert!(ran.stdout.contains("from below"), "{}", ran.stdout);
+    // A clone without a memory yet: its top folder, where .git is.
+    let project = TestProject::new()
+        .mkdir(".git")
+        .mkdir("app")
+        .current_dir("project/app")
+        .args(["write", "--agent", "forge", "--task", "first"])
+        .code(0)
+        .run()
+        .project;
+    assert!(project.read_text(JOURNAL).contains("first"));
+    assert!(!project.path("app/.bmad").exists());
+    // `-d` keeps its meaning: the folder named, nothing searched.
+    let project = TestProject::new()
+        .mkdir(".bmad/memory")
+        .mkdir("sub")
+        .current_dir("project/sub")
+        .args(["-d", ".", "write", "--agent", "forge", "--task", "here"])
+        .code(0)
+        .run()
+        .project;
+    assert!(project.path("sub/.bmad/memory/journal.ndjson").exists());
+}
+
 #[test]
 fn an_invalid_clock_override_is_refused() {
     for value in ["yesterday", "2026-10-18 09:30:00", "", "2026-13-01"] {

@@ -164,7 +164,7 @@ fn a_mistyped_action_or_option_gets_a_suggestion() {
         ),
         (
             &["decision", "adpot", "--all"],
-            "mem decision: unknown action 'adpot' — expected adopt | supersede | abrogate; did you mean 'adopt'? (try 'bmad-mem decision --help')",
+            "mem decision: unknown action 'adpot' — expected adopt | accept | reject | supersede | abrogate; did you mean 'adopt'? (try 'bmad-mem decision --help')",
         ),
     ];
     for (args, human) in cases {

@@ -6,13 +6,13 @@
 //! the files: a success writes exactly the documented bytes, a failure writes nothing.
 //!
 //! * `actions/`: one module per memory action (write, recall, reinforce, observe, outcomes,
-//!   evidence recall, bm25 ranking).
+//!   evidence recall, bm25 ranking), and the secret check every writing command shares.
 //! * `session/`: the Memory pack's commands (init, status, brief, handoff, export, scan) and
 //!   the agents' (guard and its decision table, hooks install and the installed hooks run with
 //!   the payloads in `fixtures/hooks/`).
 //! * `admin/`: lock, doctor, archive.
 //! * `reliability/`: concurrency, crashes, confinement, hostile repositories, the loose
-//!   reader, terminal escaping (`RELIABILITY.md`).
+//!   reader, terminal escaping, the secret detector's figures (`RELIABILITY.md`).
 //! * `mcp`: `bmad-mem mcp` driven by the MCP SDK's client over a child process.
 //! * `contract`: the command-line rules every action shares (docs §4, §2.7, §2.8);
 //!   `conventions`: completions, the manual page, `help`, suggestions, `--version`, colour;

@@ -105,6 +105,8 @@ const FORMS: &[&[&str]] = &[
     &["admit", "--finish", "c1"],
     &["hooks", "install", "--agent", "codex"],
     &["hooks", "remind", "--agent", "codex"],
+    &["hooks", "check", "--agent", "codex"],
+    &["hooks", "uninstall", "--agent", "codex"],
 ];
 
 /// Each command of clap's definition, each of its sub-commands and each form above, mapped to an

@@ -1,27 +1,38 @@
 //! The decision ledger, `.bmad/memory/decisions.ndjson`: one line per event in the life of a
 //! decision, append-only.
 //!
-//! A record is `{"ts","id","event","heading","file","status","sha256","by","reason"}`: `event`
-//! is what happened (`adopt`, `admit`, `supersede`, `succeed`, `abrogate`), `status` the
-//! decision's status after it, `sha256` the digest of the section with its status line left
-//! out ([`digest`]) — so flipping the status keeps the digest, and any other edit changes it —
-//! `by` the successor's heading (`null` unless superseded), `reason` the reason given (or
-//! `null`). `id` is the first 12 hex digits of `sha256(ts + "\0" + heading + "\0" + event)`, as
-//! the journal's ids are made.
+//! A record is `{"ts","id","event","heading","file","status","sha256","digest","prev","actor",
+//! "by","reason"}`:
 //!
-//! A decision's ledger state is its latest record, keyed by `(file, heading)`. Appends go through
-//! the registry append (size cap, torn-tail refusal) and need the writer lock, which
-//! [`record`] takes as a parameter to prove it is held.
+//! * `event` is what happened (`adopt`, `admit`, `accept`, `reject`, `supersede`, `succeed`,
+//!   `abrogate`) and `status` the decision's status after it;
+//! * `sha256` is the digest of the section's text that the event leaves, under the rule
+//!   `digest` names ([`digest`](crate::actions::decisions::digest): 2 leaves out only the status
+//!   value; records without the key were written under rule 1, which leaves out the whole
+//!   status line, and are still checked by it);
+//! * `prev` is the `id` of the previous record of the same decision (`null` for its first), so
+//!   that a second first record, a record whose predecessor is missing, or two records with one
+//!   predecessor are seen ([`chain`](crate::actions::decisions::chain)); records written before
+//!   the key existed follow each other in file order;
+//! * `actor` is who acted ([`actor`]); `by` the successor's heading (`null` unless superseded);
+//!   `reason` the reason given (or `null`);
+//! * `id` is the first 12 hex digits of `sha256(ts + "\0" + heading + "\0" + event)`, as the
+//!   journal's ids are made.
+//!
+//! Appends go through the registry append (size cap, torn-tail refusal) and need the writer
+//! lock, which [`record`] takes as a parameter to prove it is held.
 
 use std::path::Path;
 
 use rustix::fs::OFlags;
 
+use crate::actions::decisions::digest;
+use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::js::json::{Object, Value, sha256_hex};
-use crate::js::text::trim;
+use crate::js::text::{collapse_whitespace, trim, utf16_len};
 use crate::messages;
-use crate::store::entry::status_line;
+use crate::store::git;
 use crate::store::layout::DECISION_LEDGER;
 use crate::store::lock::WriterLock;
 use crate::store::paths::read_registry;
@@ -30,6 +41,21 @@ use crate::store::{confined, journal, ndjson};
 
 /// The ledger, relative to the project root.
 pub const LEDGER: &str = DECISION_LEDGER;
+
+/// Longest `--actor` accepted, in UTF-16 units.
+const MAX_ACTOR: usize = 200;
+
+/// What a record says of its predecessor.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Prev {
+    /// No `prev` key: a record written before the key existed; its predecessor is the record
+    /// of the same decision before it in the file.
+    Unrecorded,
+    /// `"prev": null`: the decision's first record.
+    First,
+    /// `"prev": "<id>"`.
+    Of(String),
+}
 
 /// One ledger record.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -41,13 +67,23 @@ pub struct Record {
     pub file: String,
     pub status: String,
     pub sha256: String,
+    /// The digest rule of `sha256`: 1 (no `digest` key) or 2.
+    pub digest: u8,
+    pub prev: Prev,
+    /// Who acted; `None` in records written before the key existed.
+    pub actor: Option<String>,
     pub by: Option<String>,
     pub reason: Option<String>,
 }
 
 impl Record {
-    /// A new record at `ts`, its id derived from `ts`, `heading` and `event`.
+    /// A new record at `ts`, its id derived from `ts`, `heading` and `event`, its digest
+    /// `sha256` made under the current rule.
     #[must_use]
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the fields every record must have, named at each call"
+    )]
     pub fn new(
         ts: &str,
         event: &str,
@@ -55,6 +91,8 @@ impl Record {
         heading: &str,
         status: &str,
         sha256: String,
+        prev: Option<&str>,
+        actor: &str,
     ) -> Self {
         let id = sha256_hex(format!("{ts}\u{0}{heading}\u{0}{event}").as_bytes())[..12].to_owned();
         Self {
@@ -65,30 +103,62 @@ impl Record {
             file: file.to_owned(),
             status: status.to_owned(),
             sha256,
+            digest: digest::CURRENT,
+            prev: prev.map_or(Prev::First, |id| Prev::Of(id.to_owned())),
+            actor: Some(actor.to_owned()),
             by: None,
             reason: None,
         }
     }
 
-    /// The record as JSON, in the documented key order.
+    /// The record as JSON, in the documented key order; the keys a record written before they
+    /// existed lacks stay out.
     #[must_use]
     pub fn to_object(&self) -> Object {
-        Object::new()
+        let mut object = Object::new()
             .with("ts", self.ts.as_str())
             .with("id", self.id.as_str())
             .with("event", self.event.as_str())
             .with("heading", self.heading.as_str())
             .with("file", self.file.as_str())
             .with("status", self.status.as_str())
-            .with("sha256", self.sha256.as_str())
+            .with("sha256", self.sha256.as_str());
+        if self.digest != 1 {
+            object = object.with("digest", f64::from(self.digest));
+        }
+        match &self.prev {
+            Prev::Unrecorded => {}
+            Prev::First => object = object.with("prev", Value::Null),
+            Prev::Of(id) => object = object.with("prev", id.as_str()),
+        }
+        if let Some(actor) = &self.actor {
+            object = object.with("actor", actor.as_str());
+        }
+        object
             .with("by", self.by.as_deref())
             .with("reason", self.reason.as_deref())
     }
 
-    /// Reads a record back; `None` when a required field is missing or not text.
+    /// Reads a record back; `None` when a required field is missing or not text, or `digest` or
+    /// `prev` is not one the ledger writes.
     #[must_use]
     pub fn from_object(object: &Object) -> Option<Self> {
         let text = |key: &str| object.get(key).and_then(Value::as_str).map(str::to_owned);
+        let digest = match object.get("digest") {
+            None => 1,
+            Some(Value::Number(n)) if *n == 2.0 => 2,
+            Some(_) => return None,
+        };
+        let prev = match object.get("prev") {
+            None => Prev::Unrecorded,
+            Some(Value::Null) => Prev::First,
+            Some(Value::String(id)) => Prev::Of(id.clone()),
+            Some(_) => return None,
+        };
+        // A record of rule 2 always names its predecessor.
+        if digest == 2 && prev == Prev::Unrecorded {
+            return None;
+        }
         Some(Self {
             ts: text("ts")?,
             id: text("id")?,
@@ -97,6 +167,9 @@ impl Record {
             file: text("file")?,
             status: text("status")?,
             sha256: text("sha256")?,
+            digest,
+            prev,
+            actor: text("actor"),
             by: text("by"),
             reason: text("reason"),
         })
@@ -107,13 +180,21 @@ impl Record {
     pub fn is_active(&self) -> bool {
         self.status == "active"
     }
+
+    /// Whether the record was written with the keys of rule 2 (`digest`, `prev`).
+    #[must_use]
+    pub fn is_chained(&self) -> bool {
+        self.prev != Prev::Unrecorded
+    }
 }
 
-/// The ledger as read: every record in file order, and the line numbers of lines that are not
-/// records.
+/// The ledger as read: every record in file order with its line number, and the line numbers of
+/// lines that are not records.
 #[derive(Debug, Default)]
 pub struct Ledger {
     pub records: Vec<Record>,
+    /// The line (from 1) of each record of `records`.
+    pub lines: Vec<usize>,
     /// (line number from 1, why it is not a record)
     pub bad_lines: Vec<(usize, &'static str)>,
 }
@@ -139,51 +220,56 @@ impl Ledger {
             match journal::event(trim(line)) {
                 None => ledger.bad_lines.push((index + 1, "not a JSON object")),
                 Some(object) => match Record::from_object(&object) {
-                    Some(record) => ledger.records.push(record),
+                    Some(record) => {
+                        ledger.records.push(record);
+                        ledger.lines.push(index + 1);
+                    }
                     None => ledger
                         .bad_lines
-                        .push((index + 1, "a field of the record is missing")),
+                        .push((index + 1, "a field of the record is missing or invalid")),
                 },
             }
         }
         ledger
     }
 
-    /// The latest record of the decision `heading` in `file`.
+    /// Whether the ledger holds any record of the decision `heading` in `file`.
     #[must_use]
-    pub fn latest_of(&self, file: &str, heading: &str) -> Option<&Record> {
+    pub fn has(&self, file: &str, heading: &str) -> bool {
         self.records
             .iter()
-            .rev()
-            .find(|r| r.file == file && r.heading == heading)
+            .any(|r| r.file == file && r.heading == heading)
     }
 }
 
-/// The digest a ledger record keeps of a decision: SHA-256 of the section's full text with its
-/// status line (and that line's end) left out, trimmed. `source` is the text the section was
-/// cut from.
+/// The digest a new record keeps of a decision: rule 2 of
+/// [`digest`](crate::actions::decisions::digest), over the section as the event leaves it.
 #[must_use]
 pub fn digest(section: &Section<'_>) -> String {
-    let [heading, newline, body, extra] = section.parts();
-    let mut text = String::with_capacity(heading.len() + body.len() + 2);
-    text.push_str(heading);
-    text.push_str(newline);
-    match status_line(section) {
-        Some(line) => {
-            let start = line.field.line.start - section.body_start();
-            let mut end = line.field.line.end - section.body_start();
-            if body[end..].starts_with("\r\n") {
-                end += 2;
-            } else if body[end..].starts_with('\n') {
-                end += 1;
-            }
-            text.push_str(&body[..start]);
-            text.push_str(&body[end..]);
+    digest::digest(section, digest::CURRENT)
+}
+
+/// Who acts, by the one rule every command that writes the ledger or admits follows: `--actor`
+/// when given (its whitespace runs one space), else git's `user.name` in the project, else
+/// `USER`, else `USERNAME`, else `unknown`.
+///
+/// # Errors
+/// A `--actor` that is blank or longer than 200 characters.
+pub fn actor(given: Option<&str>, ctx: &Context) -> Result<String> {
+    if let Some(given) = given {
+        let name = collapse_whitespace(given);
+        if name.is_empty() || utf16_len(&name) > MAX_ACTOR {
+            return Err(Error::refused(messages::bad_actor(MAX_ACTOR)));
         }
-        None => text.push_str(body),
+        return Ok(name);
     }
-    text.push_str(extra);
-    sha256_hex(trim(&text).as_bytes())
+    // A name from git or the environment takes the same one-line shape.
+    Ok(git::user_name(&ctx.root)
+        .into_iter()
+        .chain(ctx.user.clone())
+        .map(|name| collapse_whitespace(&name))
+        .find(|name| !name.is_empty())
+        .unwrap_or_else(|| "unknown".to_owned()))
 }
 
 /// Appends `records` to the ledger in one write, under the writer lock `lock` proves is held,
@@ -229,28 +315,6 @@ pub fn undo(root: &Path, before: u64, appended: u64, _lock: &WriterLock) -> Resu
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::sections::sections;
-
-    #[test]
-    fn the_digest_ignores_the_status_line_and_nothing_else() {
-        let a = "### A\n**Date:** 2026-10-01\n**Status:** active\n**Decision:** x\n";
-        let flipped = a.replace("active", "superseded by B");
-        let edited = a.replace("x\n", "y\n");
-        let crlf = "### A\r\n**Date:** 2026-10-01\r\n**Status:** active\r\n**Decision:** x\r\n";
-        let digest_of = |text: &str| digest(&sections(text)[0]);
-        assert_eq!(digest_of(a), digest_of(&flipped));
-        assert_ne!(digest_of(a), digest_of(&edited));
-        assert_eq!(
-            digest_of(a),
-            sha256_hex(b"A\n**Date:** 2026-10-01\n**Decision:** x")
-        );
-        assert_eq!(
-            digest_of(crlf),
-            digest_of(&crlf.replace("active", "abrogated"))
-        );
-        // Trailing blank lines and the next section do not count.
-        assert_eq!(digest_of(a), digest_of(&format!("{a}\n\n### B\nb\n")));
-    }
 
     #[test]
     fn ids_and_key_order() {
@@ -261,6 +325,8 @@ mod tests {
             "A",
             "active",
             "d".into(),
+            None,
+            "ada",
         );
         assert_eq!(
             r.id,
@@ -270,20 +336,43 @@ mod tests {
         assert_eq!(
             Value::Object(r.to_object()).compact(),
             format!(
-                "{{\"ts\":\"2026-10-18T09:30:00.000Z\",\"id\":\"{}\",\"event\":\"adopt\",\"heading\":\"A\",\"file\":\"f\",\"status\":\"active\",\"sha256\":\"d\",\"by\":\"B\",\"reason\":null}}",
+                "{{\"ts\":\"2026-10-18T09:30:00.000Z\",\"id\":\"{}\",\"event\":\"adopt\",\"heading\":\"A\",\"file\":\"f\",\"status\":\"active\",\"sha256\":\"d\",\"digest\":2,\"prev\":null,\"actor\":\"ada\",\"by\":\"B\",\"reason\":null}}",
                 r.id
             )
         );
+        let mut next = Record::new(
+            "2026-10-18T09:30:00.000Z",
+            "abrogate",
+            "f",
+            "A",
+            "abrogated",
+            "d".into(),
+            Some(&r.id),
+            "bob",
+        );
+        next.reason = Some("r".into());
+        let legacy = "{\"ts\":\"t\",\"id\":\"i\",\"event\":\"adopt\",\"heading\":\"A\",\"file\":\"f\",\"status\":\"active\",\"sha256\":\"d\",\"by\":null,\"reason\":null}";
         let back = Ledger::parse(&format!(
-            "{}\n\nnull\n{{\"ts\":1}}\n",
-            Value::Object(r.to_object()).compact()
+            "{}\n\nnull\n{{\"ts\":1}}\n{}\n{legacy}\n{}\n{}\n",
+            Value::Object(r.to_object()).compact(),
+            Value::Object(next.to_object()).compact(),
+            legacy.replace("\"by\"", "\"digest\":2,\"by\""),
+            legacy.replace("\"by\"", "\"prev\":7,\"by\""),
         ));
-        assert_eq!(back.records, [r]);
+        assert_eq!(back.records[..2], [r, next]);
+        assert_eq!(back.records[2].digest, 1);
+        assert_eq!(back.records[2].prev, Prev::Unrecorded);
+        assert_eq!(back.records[2].actor, None);
+        // A legacy record reads back byte for byte.
+        assert_eq!(Value::Object(back.records[2].to_object()).compact(), legacy);
+        assert_eq!(back.lines, [1, 5, 6]);
         assert_eq!(
             back.bad_lines,
             [
                 (3, "not a JSON object"),
-                (4, "a field of the record is missing")
+                (4, "a field of the record is missing or invalid"),
+                (7, "a field of the record is missing or invalid"),
+                (8, "a field of the record is missing or invalid"),
             ]
         );
     }

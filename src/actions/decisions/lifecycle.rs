@@ -1,104 +1,57 @@
-//! The three lifecycle commands: `adopt` ledgers decisions as they stand; `supersede` and
-//! `abrogate` end an active, ledgered decision by flipping its status line — the only line of a
-//! note file bmad-mem ever rewrites.
+//! The lifecycle commands: `adopt` ledgers decisions as they stand; `accept` and `reject`
+//! decide a proposed one, `supersede` and `abrogate` end an active one — each by rewriting its
+//! status value, the only part of a note file bmad-mem ever rewrites.
 //!
-//! A flip is computed from the note file's bytes as first read, before the writer lock is taken
-//! (so that a refusal creates nothing). Under the lock the ledger is checked, the file is read
-//! again and must still hold those bytes (a person editing it meanwhile makes the command
-//! refuse, never merge), the ledger records are appended, and only then is the file replaced
-//! atomically (temporary file, sync, rename in the same folder), after one last look at its
-//! bytes. If the file cannot be replaced, the ledger append is taken back.
+//! A change is computed from the note files' bytes as first read, and checked against the
+//! ledger, before the writer lock is taken (so that a refusal creates nothing). Under the lock
+//! the ledger is read and checked again, the files must still hold those bytes (a person
+//! editing one meanwhile makes the command refuse, never merge), the ledger records are
+//! appended, and only then is the file replaced atomically (temporary file, sync, rename in the
+//! same folder), after one last look at its bytes. If the file cannot be replaced, the ledger
+//! append is taken back.
 //!
 //! Ledger first, file second: a crash in between leaves a ledger that says "superseded" (or
-//! "abrogated") next to a file that still says "active" — never a flip without its record.
-//! `lint` reports that state as an error and names the fix: running the same command again,
-//! which finds the record already there and completes the flip without a second record.
+//! "abrogated", "active", "rejected") next to a file that still says what it said — never a
+//! flip without its record. `lint` reports that state as an error and names the fix: running
+//! the same command again, which finds the record already there and completes the flip without
+//! a second record.
+//!
+//! The value written replaces the status value where the digest leaves it out (the status word,
+//! and `by <successor>`), so the rest of the line and the decision's digest stay as they were.
+//! Only a supersede whose successor would then read wrong (`active — note` becoming
+//! `superseded by B — note`, read as superseded by `B — note`) rewrites the whole value; its
+//! record keeps the digest of the text as rewritten.
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
+use crate::actions::decisions::chain::{Chain, Chains, chains};
+use crate::actions::decisions::digest::status_value_range;
 use crate::actions::decisions::ledger::{self, Ledger, Record};
+use crate::actions::decisions::names::Names;
+use crate::actions::decisions::notes::{Files, Found, ensure_unchanged, replace_if_unchanged};
 use crate::error::{Error, Result};
 use crate::js::json::Value;
 use crate::js::text::{trim, utf16_len};
 use crate::messages;
 use crate::store::entry::{Status, status_line, status_of};
-use crate::store::layout::DECISION_FILES;
 use crate::store::lock::WriterLock;
-use crate::store::paths::read_registry;
 use crate::store::sections::{Section, sections};
-use crate::store::{confined, temporaries};
 
 /// Longest heading or reason accepted, in UTF-16 units.
 const MAX_HEADING: usize = 300;
 const MAX_REASON: usize = 2000;
 
-/// The decision files as read: `(project-relative path, text)` for each that exists.
-#[derive(Debug, Default)]
-pub struct Files {
-    pub files: Vec<(&'static str, String)>,
-}
-
-/// A decision found by its heading.
+/// Where, when and by whom a command runs.
 #[derive(Debug, Clone, Copy)]
-pub struct Found<'a> {
-    pub file: &'static str,
-    pub text: &'a str,
-    pub section: Section<'a>,
-}
-
-impl Files {
-    /// Reads every decision file with the confined reader (strict UTF-8, 2 MiB cap).
-    ///
-    /// # Errors
-    /// The confined reader's refusals.
-    pub fn read(root: &Path) -> Result<Self> {
-        let mut files = Vec::new();
-        for rel in DECISION_FILES {
-            if let Some(text) = read_registry(root, rel, true)? {
-                files.push((rel, text));
-            }
-        }
-        Ok(Self { files })
-    }
-
-    /// Every section of every decision file.
-    #[must_use]
-    pub fn all(&self) -> Vec<Found<'_>> {
-        self.files
-            .iter()
-            .flat_map(|(file, text)| {
-                sections(text).into_iter().map(move |section| Found {
-                    file,
-                    text,
-                    section,
-                })
-            })
-            .collect()
-    }
-
-    /// The one decision headed `heading`, or the refusal naming why there is not exactly one.
-    ///
-    /// # Errors
-    /// No decision, or several, with that heading.
-    pub fn one(&self, heading: &str) -> Result<Found<'_>> {
-        let found: Vec<Found<'_>> = self
-            .all()
-            .into_iter()
-            .filter(|f| f.section.heading == heading)
-            .collect();
-        match found.as_slice() {
-            [one] => Ok(*one),
-            [] => Err(Error::refused(messages::no_decision(
-                heading,
-                &DECISION_FILES,
-            ))),
-            several => Err(Error::refused(messages::several_decisions(
-                heading,
-                &several.iter().map(|f| f.file).collect::<Vec<_>>(),
-            ))),
-        }
-    }
+pub struct Run<'a> {
+    pub root: &'a Path,
+    /// The `toISOString` time of the records.
+    pub now: &'a str,
+    /// Who acts ([`ledger::actor`]).
+    pub actor: &'a str,
+    /// The crash tests' hook (`BMAD_MEM_CRASH_AT`).
+    pub crash_at: Option<&'a str>,
 }
 
 /// A heading given on the command line: non-empty after trimming, bounded.
@@ -128,7 +81,7 @@ fn reason_arg(text: Option<&str>, required: bool) -> Result<Option<String>> {
 /// What a lifecycle command did.
 #[derive(Debug, Default)]
 pub struct Outcome {
-    /// `adopt`, `supersede` or `abrogate`.
+    /// `adopt`, `accept`, `reject`, `supersede` or `abrogate`.
     pub event: &'static str,
     /// The records appended to the ledger, in order.
     pub recorded: Vec<Record>,
@@ -136,17 +89,22 @@ pub struct Outcome {
     pub skipped: Vec<(String, String, String)>,
     /// For a flip: the file rewritten, the decision's heading, its new status value.
     pub flipped: Option<(String, String, String)>,
+    /// For a flip: the status it leaves (`superseded`, `abrogated`, `active`, `rejected`).
+    pub status: &'static str,
     /// For a flip: whether it completed one a crash had interrupted (its records were there).
     pub completed: bool,
+    /// For an abrogate: the decisions (file, heading) superseded by this one, which stay
+    /// superseded.
+    pub predecessors: Vec<(String, String)>,
 }
 
 /// `decision adopt`: ledgers the named decisions (or every decision) as they stand, without
 /// touching the note files. A decision already ledgered is left as it is.
 ///
 /// # Errors
-/// A heading naming no decision or several, an unreadable status, a note file changed while
+/// A name that finds no decision or several, an unreadable status, a note file changed while
 /// adopting, and the ledger's and the lock's refusals.
-pub fn adopt(root: &Path, now: &str, headings: &[String], all: bool) -> Result<Outcome> {
+pub fn adopt(run: &Run<'_>, headings: &[String], all: bool) -> Result<Outcome> {
     if all != headings.is_empty() {
         return Err(Error::refused(messages::ADOPT_WHAT));
     }
@@ -154,35 +112,42 @@ pub fn adopt(root: &Path, now: &str, headings: &[String], all: bool) -> Result<O
         .iter()
         .map(|h| heading_arg(h, "a decision to adopt"))
         .collect::<Result<_>>()?;
-    let files = Files::read(root)?;
+    let files = Files::read(run.root)?;
     let mut targets: Vec<Found<'_>> = Vec::new();
     let mut skipped = Vec::new();
     if all {
         targets = every_decision(&files, &mut skipped);
     } else {
-        let mut seen = HashSet::new();
-        for heading in wanted {
-            let found = files.one(heading)?;
+        for name in wanted {
+            let found = files.find(name)?;
             if let Some(Status::Unreadable(value)) = status_of(&found.section) {
-                return Err(Error::refused(messages::unreadable_status(heading, &value)));
+                return Err(Error::refused(messages::unreadable_status(
+                    found.section.heading,
+                    &value,
+                    &found.place(),
+                )));
             }
-            if seen.insert(heading) {
+            if !targets.iter().any(|t| t.is(&found)) {
                 targets.push(found);
             }
         }
     }
+    // The decisions a ledger holds, looked up once each (`--all` may adopt thousands).
+    let ledgered = |ledger: &Ledger| -> HashSet<(String, String)> {
+        ledger
+            .records
+            .iter()
+            .map(|r| (r.file.clone(), r.heading.clone()))
+            .collect()
+    };
+    let is_ledgered = |set: &HashSet<(String, String)>, found: &Found<'_>| {
+        set.contains(&(found.file.to_owned(), found.section.heading.to_owned()))
+    };
     // Nothing new to record: nothing is locked or created.
-    let before = Ledger::read(root)?;
-    if targets
-        .iter()
-        .all(|f| before.latest_of(f.file, f.section.heading).is_some())
-    {
+    let before = ledgered(&Ledger::read(run.root)?);
+    if targets.iter().all(|f| is_ledgered(&before, f)) {
         for found in targets {
-            skipped.push((
-                found.file.to_owned(),
-                found.section.heading.to_owned(),
-                "already ledgered".to_owned(),
-            ));
+            skipped.push(already_ledgered(&found));
         }
         return Ok(Outcome {
             event: "adopt",
@@ -190,36 +155,20 @@ pub fn adopt(root: &Path, now: &str, headings: &[String], all: bool) -> Result<O
             ..Outcome::default()
         });
     }
-    let lock = WriterLock::acquire(root)?;
-    let ledger = Ledger::read(root)?;
+    let lock = WriterLock::acquire(run.root)?;
+    let ledger = ledgered(&Ledger::read(run.root)?);
     let mut recorded = Vec::new();
     for found in targets {
-        let heading = found.section.heading;
-        if ledger.latest_of(found.file, heading).is_some() {
-            skipped.push((
-                found.file.to_owned(),
-                heading.to_owned(),
-                "already ledgered".to_owned(),
-            ));
+        if is_ledgered(&ledger, &found) {
+            skipped.push(already_ledgered(&found));
             continue;
         }
         let status = status_of(&found.section).unwrap_or(Status::Active);
-        let mut record = Record::new(
-            now,
-            "adopt",
-            found.file,
-            heading,
-            status.as_str(),
-            ledger::digest(&found.section),
-        );
-        if let Status::Superseded { by } = status {
-            record.by = by;
-        }
-        recorded.push(record);
+        recorded.push(adoption(run, &found, &status));
     }
     if !recorded.is_empty() {
-        ensure_unchanged(root, &files, "adopted")?;
-        ledger::record(root, &recorded, &lock)?;
+        ensure_unchanged(run.root, &files, "adopted")?;
+        ledger::record(run.root, &recorded, &lock)?;
     }
     drop(lock);
     Ok(Outcome {
@@ -230,8 +179,35 @@ pub fn adopt(root: &Path, now: &str, headings: &[String], all: bool) -> Result<O
     })
 }
 
-/// Every decision `adopt --all` can ledger; those it cannot (a heading used twice in its file,
-/// a status outside the list) are noted in `skipped`.
+/// The `adopt` record of a decision as it stands, with `status`: a decision's first record.
+fn adoption(run: &Run<'_>, found: &Found<'_>, status: &Status) -> Record {
+    let mut record = Record::new(
+        run.now,
+        "adopt",
+        found.file,
+        found.section.heading,
+        status.as_str(),
+        ledger::digest(&found.section),
+        None,
+        run.actor,
+    );
+    if let Status::Superseded { by } = status {
+        record.by.clone_from(by);
+    }
+    record
+}
+
+fn already_ledgered(found: &Found<'_>) -> (String, String, String) {
+    (
+        found.file.to_owned(),
+        found.section.heading.to_owned(),
+        "already ledgered".to_owned(),
+    )
+}
+
+/// Every decision `adopt --all` can ledger (whatever its status: proposed and draft ones too);
+/// those it cannot (a heading used twice in its file, a status outside the list) are noted in
+/// `skipped`.
 fn every_decision<'a>(
     files: &'a Files,
     skipped: &mut Vec<(String, String, String)>,
@@ -246,9 +222,7 @@ fn every_decision<'a>(
         let mut reported = HashSet::new();
         for section in &cut {
             let why = match (uses[section.heading], status_of(section)) {
-                (1, Some(Status::Unreadable(_))) => {
-                    "its status value is not one of active, superseded, abrogated, rolled-back, proposed, rejected, deprecated".to_owned()
-                }
+                (1, Some(Status::Unreadable(_))) => messages::ADOPT_UNREADABLE.to_owned(),
                 (1, _) => {
                     targets.push(Found {
                         file,
@@ -267,129 +241,319 @@ fn every_decision<'a>(
     targets
 }
 
-/// Refuses when a decision file no longer holds the bytes first read.
-fn ensure_unchanged(root: &Path, files: &Files, doing: &str) -> Result<()> {
-    let now = Files::read(root)?;
-    for rel in DECISION_FILES {
-        let before = files.files.iter().find(|(f, _)| *f == rel).map(|(_, t)| t);
-        let after = now.files.iter().find(|(f, _)| *f == rel).map(|(_, t)| t);
-        if before != after {
-            return Err(changed(rel, doing));
+/// A change of status: what it needs, what it leaves.
+#[derive(Debug, Clone, Copy)]
+pub enum Change<'a> {
+    /// An active decision, replaced by the one `successor` names.
+    Supersede { successor: &'a str },
+    /// An active decision, ended without a successor.
+    Abrogate,
+    /// A proposed or draft decision, put in force.
+    Accept,
+    /// A proposed or draft decision, turned down.
+    Reject,
+}
+
+impl Change<'_> {
+    fn event(self) -> &'static str {
+        match self {
+            Change::Supersede { .. } => "supersede",
+            Change::Abrogate => "abrogate",
+            Change::Accept => "accept",
+            Change::Reject => "reject",
         }
     }
-    Ok(())
+
+    /// The participle the messages use: "while decisions were being superseded".
+    fn doing(self) -> &'static str {
+        match self {
+            Change::Supersede { .. } => "superseded",
+            Change::Abrogate => "abrogated",
+            Change::Accept => "accepted",
+            Change::Reject => "rejected",
+        }
+    }
+
+    /// The status the decision must have.
+    fn from(self) -> Status {
+        match self {
+            Change::Supersede { .. } | Change::Abrogate => Status::Active,
+            Change::Accept | Change::Reject => Status::Proposed,
+        }
+    }
+
+    /// The status it is left with (`successor`: the successor's heading).
+    fn to(self, successor: Option<&str>) -> Status {
+        match self {
+            Change::Supersede { .. } => Status::Superseded {
+                by: successor.map(str::to_owned),
+            },
+            Change::Abrogate => Status::Abrogated,
+            Change::Accept => Status::Active,
+            Change::Reject => Status::Rejected,
+        }
+    }
 }
 
-fn changed(rel: &str, doing: &str) -> Error {
-    Error::refused(messages::decisions_changed(rel, doing))
+/// One change as the files show it: the decision, its successor, the status each has and
+/// will have, the text after the flip.
+struct Subject<'a> {
+    change: Change<'a>,
+    old: Found<'a>,
+    new: Option<Found<'a>>,
+    /// The decision's status in its file.
+    in_file: Status,
+    /// The status it is left with.
+    target: Status,
+    /// The decision's section in the flipped text.
+    flipped: Section<'a>,
+    reason: Option<String>,
 }
 
-/// The end of a decision: superseded by a successor, or abrogated.
-#[derive(Debug)]
-pub enum End<'a> {
-    Supersede { by: &'a str },
-    Abrogate,
+/// What a change will write, computed from the files as read and a ledger.
+struct Plan {
+    records: Vec<Record>,
+    completing: bool,
 }
 
-/// `decision supersede` and `decision abrogate`: flips the status line of the active, ledgered
-/// decision `heading`, records the change (and, for a supersede, the successor) in the ledger.
+/// `decision supersede|abrogate|accept|reject`: rewrites the status value of the decision
+/// `name` finds and records the change (for a supersede, the successor's too). An unledgered
+/// decision is adopted first by `accept` and `reject`; `supersede` and `abrogate` need it
+/// ledgered.
 ///
 /// # Errors
 /// Every refusal of the module documentation's rules; nothing is written then.
-pub fn end(
-    root: &Path,
-    now: &str,
-    heading: &str,
-    end: &End<'_>,
+pub fn change(
+    run: &Run<'_>,
+    name: &str,
+    change: Change<'_>,
     reason: Option<&str>,
-    crash_at: Option<&str>,
 ) -> Result<Outcome> {
-    let heading = heading_arg(heading, "the decision")?;
-    let successor = match end {
-        End::Supersede { by } => Some(heading_arg(by, "--by")?),
-        End::Abrogate => None,
+    let name = heading_arg(name, "the decision")?;
+    let successor_name = match change {
+        Change::Supersede { successor } => Some(heading_arg(successor, "--successor")?),
+        _ => None,
     };
-    let reason = reason_arg(reason, successor.is_none())?;
-    if successor == Some(heading) {
+    let reason = reason_arg(reason, matches!(change, Change::Abrogate))?;
+    let files = Files::read(run.root)?;
+    let old = files.find(name)?;
+    let heading = old.section.heading;
+    let new = successor_name.map(|s| files.find(s)).transpose()?;
+    if let Some(new) = &new
+        && new.is(&old)
+    {
         return Err(Error::refused(messages::supersede_itself(heading)));
     }
-    let (event, status, doing) = match successor {
-        Some(by) => (
-            "supersede",
-            Status::Superseded {
-                by: Some(by.to_owned()),
-            },
-            "superseded",
-        ),
-        None => ("abrogate", Status::Abrogated, "abrogated"),
-    };
-    let files = Files::read(root)?;
-    let old = files.one(heading)?;
     let Some(line) = status_line(&old.section) else {
         return Err(Error::refused(messages::no_status_line(heading)));
     };
-    if line.status != Status::Active {
-        return Err(not_active(heading, &line.status));
-    }
-    let new = successor.map(|by| files.one(by)).transpose()?;
-    if let Some(new) = &new {
-        in_force(new)?;
-    }
-    let (flipped, value) = flip(&old, line.field.value_range.clone(), &status)?;
-    let digest = ledger::digest(&old.section);
-    let not_ledgered = || Error::refused(messages::not_ledgered(heading));
-    // Looked at before the lock too, so that this refusal creates nothing.
-    if Ledger::read(root)?.latest_of(old.file, heading).is_none() {
-        return Err(not_ledgered());
-    }
-
-    let lock = WriterLock::acquire(root)?;
-    let ledger = Ledger::read(root)?;
-    let Some(current) = ledger.latest_of(old.file, heading) else {
-        return Err(not_ledgered());
+    let target = change.to(new.map(|n| n.section.heading));
+    let (flipped, value) = flip(&old, &target, matches!(change, Change::Supersede { .. }))?;
+    let flipped_cut = sections(&flipped);
+    let Some(flipped_section) = flipped_cut.iter().find(|s| s.heading == heading) else {
+        return Err(Error::refused(messages::status_not_read_back(&value)));
     };
-    let completing = !current.is_active();
-    if completing && (current.status != status.as_str() || current.by.as_deref() != successor) {
-        return Err(Error::refused(messages::ledger_ahead(
-            heading,
-            &current.status,
-            current.by.as_deref(),
-            old.file,
-        )));
-    }
-    if let Some(new) = &new {
-        check_successor(&ledger, &files, heading, new)?;
-    }
-    let records = if completing {
-        Vec::new()
-    } else {
-        let mut first = Record::new(now, event, old.file, heading, status.as_str(), digest);
-        first.by = successor.map(str::to_owned);
-        first.reason.clone_from(&reason);
-        let second = new.as_ref().map(|new| {
-            let mut record = Record::new(
-                now,
-                "succeed",
-                new.file,
-                new.section.heading,
-                "active",
-                ledger::digest(&new.section),
-            );
-            record.reason.clone_from(&reason);
-            record
-        });
-        std::iter::once(first).chain(second).collect()
+    let subject = Subject {
+        change,
+        old,
+        new,
+        in_file: line.status,
+        target,
+        flipped: *flipped_section,
+        reason,
     };
-    ensure_unchanged(root, &files, doing)?;
-    write_flip(root, &records, &old, &flipped, doing, &lock, crash_at)?;
+    // Refusals before the lock create nothing.
+    plan(run, &Ledger::read(run.root)?, &files, &subject)?;
+    let lock = WriterLock::acquire(run.root)?;
+    let plan = plan(run, &Ledger::read(run.root)?, &files, &subject)?;
+    let doing = change.doing();
+    ensure_unchanged(run.root, &files, doing)?;
+    write_flip(run, &plan.records, &old, &flipped, doing, &lock)?;
     drop(lock);
+    let predecessors = if matches!(change, Change::Abrogate) {
+        predecessors(&files, &old)
+    } else {
+        Vec::new()
+    };
     Ok(Outcome {
-        event,
-        recorded: records,
+        event: change.event(),
+        recorded: plan.records,
         flipped: Some((old.file.to_owned(), heading.to_owned(), value)),
-        completed: completing,
+        status: subject.target.as_str(),
+        completed: plan.completing,
+        predecessors,
         ..Outcome::default()
     })
+}
+
+/// The records a change appends, after the checks against `ledger`: the decision's records
+/// agree and its text is the one ledgered; the successor is in force and unedited and does not
+/// lead back to the decision. A ledger that already holds this very change (a crash stopped it
+/// before the file was rewritten) makes it a completion, with no record.
+fn plan(run: &Run<'_>, ledger: &Ledger, files: &Files, subject: &Subject<'_>) -> Result<Plan> {
+    let Subject {
+        change,
+        old,
+        new,
+        in_file,
+        target,
+        flipped,
+        ..
+    } = subject;
+    let (change, old, new) = (*change, old, new.as_ref());
+    let heading = old.section.heading;
+    let all = chains(ledger);
+    let chain = all.of(old.file, heading);
+    sound(chain, heading, old)?;
+    let tip = chain.and_then(Chain::tip).map(|i| &ledger.records[i]);
+    let successor = new.map(|n| n.section.heading);
+    let completing = tip.is_some_and(|tip| {
+        tip.event == change.event()
+            && tip.status == target.as_str()
+            && tip.by.as_deref() == successor
+            && *in_file == change.from()
+    });
+    if !completing {
+        if *in_file != change.from() {
+            return Err(wrong_status(heading, in_file, change));
+        }
+        match tip {
+            None if matches!(change, Change::Supersede { .. } | Change::Abrogate) => {
+                return Err(Error::refused(messages::not_ledgered(heading)));
+            }
+            Some(tip) if tip.status != change.from().as_str() => {
+                let interrupted = matches!(
+                    tip.event.as_str(),
+                    "supersede" | "abrogate" | "accept" | "reject"
+                );
+                return Err(Error::refused(if interrupted {
+                    messages::ledger_ahead(
+                        heading,
+                        &tip.status,
+                        tip.by.as_deref(),
+                        old.file,
+                        &messages::rerun(&tip.event, heading, tip.by.as_deref()),
+                    )
+                } else {
+                    messages::ledger_disagrees(heading, &tip.status, old.file, in_file.as_str())
+                }));
+            }
+            _ => {}
+        }
+    }
+    // The text must be the one ledgered: as it stands, or as the interrupted change left it.
+    let looked_at = if completing { flipped } else { &old.section };
+    if let Some(chain) = chain
+        && let Some(i) = chain.edited(ledger, looked_at)
+    {
+        return Err(Error::refused(messages::decision_edited_since(
+            heading,
+            &old.place(),
+            &ledger.records[i].ts,
+        )));
+    }
+    if let Some(new) = new {
+        in_force(new)?;
+        check_successor(ledger, &all, files, old, new)?;
+    }
+    if completing {
+        return Ok(Plan {
+            records: Vec::new(),
+            completing,
+        });
+    }
+    Ok(Plan {
+        records: records(run, &all, ledger, tip, subject),
+        completing,
+    })
+}
+
+/// The records of a change that is not a completion: an `adopt` first when the decision is not
+/// ledgered, the change itself, and for a supersede the successor's `succeed`.
+fn records(
+    run: &Run<'_>,
+    all: &Chains,
+    ledger: &Ledger,
+    tip: Option<&Record>,
+    subject: &Subject<'_>,
+) -> Vec<Record> {
+    let Subject {
+        change,
+        old,
+        new,
+        target,
+        flipped,
+        reason,
+        ..
+    } = subject;
+    let heading = old.section.heading;
+    let mut records = Vec::new();
+    let mut prev = tip.map(|t| t.id.clone());
+    if tip.is_none() {
+        let adopt = adoption(run, old, &change.from());
+        prev = Some(adopt.id.clone());
+        records.push(adopt);
+    }
+    let mut main = Record::new(
+        run.now,
+        change.event(),
+        old.file,
+        heading,
+        target.as_str(),
+        ledger::digest(flipped),
+        prev.as_deref(),
+        run.actor,
+    );
+    main.by = new.map(|n| n.section.heading.to_owned());
+    main.reason.clone_from(reason);
+    records.push(main);
+    if let Some(new) = new {
+        let new_tip = all
+            .of(new.file, new.section.heading)
+            .and_then(Chain::tip)
+            .map(|i| ledger.records[i].id.as_str());
+        let mut succeed = Record::new(
+            run.now,
+            "succeed",
+            new.file,
+            new.section.heading,
+            "active",
+            ledger::digest(&new.section),
+            new_tip,
+            run.actor,
+        );
+        succeed.reason.clone_from(reason);
+        records.push(succeed);
+    }
+    records
+}
+
+/// Refuses a decision whose ledger records do not form one chain (`lint` names each problem).
+fn sound(chain: Option<&Chain>, heading: &str, found: &Found<'_>) -> Result<()> {
+    match chain.and_then(|c| c.problems.first()) {
+        None => Ok(()),
+        Some(problem) => Err(Error::refused(messages::ledger_broken(
+            heading,
+            &found.place(),
+            problem.line,
+            &problem.message,
+        ))),
+    }
+}
+
+fn wrong_status(heading: &str, status: &Status, change: Change<'_>) -> Error {
+    let by = match status {
+        Status::Superseded { by: Some(by) } => Some(by.as_str()),
+        _ => None,
+    };
+    match change {
+        Change::Supersede { .. } | Change::Abrogate => {
+            Error::refused(messages::not_active(heading, status.as_str(), by))
+        }
+        Change::Accept | Change::Reject => {
+            Error::refused(messages::not_proposed(heading, status.as_str(), by))
+        }
+    }
 }
 
 /// Refuses a successor that is not in force in its file.
@@ -404,130 +568,150 @@ fn in_force(new: &Found<'_>) -> Result<()> {
     )))
 }
 
-/// The decision file's text with the status value at `value_range` of `old` replaced by
-/// `status`'s, the rest of the line and of the file as it was; and the value written.
-fn flip(
-    old: &Found<'_>,
-    value_range: std::ops::Range<usize>,
-    status: &Status,
-) -> Result<(String, String)> {
-    let mut flipped = old.text.to_owned();
+/// The decision file's text with `old`'s status value replaced by `status`'s, and the value
+/// written. The status value alone is replaced when that reads back as `status` (for a change
+/// other than a supersede, only if the digest is kept too); else, for a supersede, the whole
+/// value.
+fn flip(old: &Found<'_>, status: &Status, is_supersede: bool) -> Result<(String, String)> {
     let value = status.to_value();
-    flipped.replace_range(value_range, &value);
-    let reads_back = sections(&flipped)
-        .iter()
-        .find(|s| s.heading == old.section.heading)
-        .and_then(status_of);
-    if reads_back.as_ref() != Some(status) {
-        return Err(Error::refused(messages::status_not_read_back(&value)));
+    let Some(line) = status_line(&old.section) else {
+        return Err(Error::refused(messages::no_status_line(
+            old.section.heading,
+        )));
+    };
+    let reads_back = |text: &str, keep_digest: bool| {
+        let cut = sections(text);
+        let Some(section) = cut.iter().find(|s| s.heading == old.section.heading) else {
+            return false;
+        };
+        status_of(section).as_ref() == Some(status)
+            && (!keep_digest || ledger::digest(section) == ledger::digest(&old.section))
+    };
+    let mut ranges = Vec::new();
+    if let Some(span) = status_value_range(&old.section) {
+        ranges.push((span, !is_supersede));
     }
-    Ok((flipped, value))
+    if is_supersede {
+        ranges.push((line.field.value_range.clone(), false));
+    }
+    for (range, keep_digest) in ranges {
+        let mut flipped = old.text.to_owned();
+        flipped.replace_range(range, &value);
+        if reads_back(&flipped, keep_digest) {
+            return Ok((flipped, value));
+        }
+    }
+    Err(Error::refused(messages::status_not_read_back(&value)))
 }
 
 /// Appends `records` to the ledger, then replaces the note file with `flipped` if it still holds
 /// the bytes first read; when it cannot, takes the records back. `crash_at` is the crash tests'
 /// hook (`BMAD_MEM_CRASH_AT=decision-after-ledger` stops the process between the two writes).
 fn write_flip(
-    root: &Path,
+    run: &Run<'_>,
     records: &[Record],
     old: &Found<'_>,
     flipped: &str,
     doing: &str,
     lock: &WriterLock,
-    crash_at: Option<&str>,
 ) -> Result<()> {
     let appended: u64 = records
         .iter()
         .map(|r| Value::Object(r.to_object()).compact().len() as u64 + 1)
         .sum();
-    let before = ledger::record(root, records, lock)?;
-    crate::context::crash_point(crash_at, "decision-after-ledger");
-    if let Err(e) = replace_if_unchanged(root, old.file, old.text, flipped, doing) {
+    let before = ledger::record(run.root, records, lock)?;
+    crate::context::crash_point(run.crash_at, "decision-after-ledger");
+    if let Err(e) = replace_if_unchanged(run.root, old.file, old.text, flipped, doing) {
         if !records.is_empty() {
-            ledger::undo(root, before, appended, lock)?;
+            ledger::undo(run.root, before, appended, lock)?;
         }
         return Err(e);
     }
     Ok(())
 }
 
-fn not_active(heading: &str, status: &Status) -> Error {
-    let by = match status {
-        Status::Superseded { by: Some(by) } => Some(by.as_str()),
-        _ => None,
-    };
-    Error::refused(messages::not_active(heading, status.as_str(), by))
-}
-
-/// The successor must be in force in the ledger too, and must not lead back to `heading`
-/// through the chain of successors the files and the ledger name.
-fn check_successor(ledger: &Ledger, files: &Files, heading: &str, new: &Found<'_>) -> Result<()> {
-    let mut chain = vec![new.section.heading.to_owned()];
-    let mut at = (new.file.to_owned(), new.section.heading.to_owned());
+/// The successor must be in force in the ledger too, unedited since it was ledgered, and must
+/// not lead back to `old` through the chain of successors the files and the ledger name.
+fn check_successor(
+    ledger: &Ledger,
+    all: &Chains,
+    files: &Files,
+    old: &Found<'_>,
+    new: &Found<'_>,
+) -> Result<()> {
+    let heading = old.section.heading;
+    let found = files.all();
+    let names = Names::new(found.iter().map(|f| f.section.heading));
+    let mut chain = vec![new.place_named()];
+    let mut at = *new;
+    let mut seen = HashSet::from([(new.file, new.section.body_start())]);
     loop {
-        let by = ledger
-            .latest_of(&at.0, &at.1)
-            .filter(|r| !r.is_active())
-            .map(|r| r.by.clone())
-            .or_else(|| {
-                let found = files.one(&at.1).ok()?;
-                match status_of(&found.section) {
-                    Some(Status::Superseded { by }) => Some(by),
-                    _ => None,
-                }
-            });
-        let Some(by) = by.flatten() else {
+        let recorded = all
+            .of(at.file, at.section.heading)
+            .and_then(Chain::tip)
+            .map(|i| &ledger.records[i])
+            .filter(|r| !r.is_active());
+        let by = match recorded {
+            Some(record) => record.by.clone(),
+            None => match status_of(&at.section) {
+                Some(Status::Superseded { by }) => by,
+                _ => None,
+            },
+        };
+        let Some(by) = by else {
             break;
         };
-        chain.push(by.clone());
-        if by == heading {
+        let [next] = names.find(&by) else {
+            break;
+        };
+        let next = found[*next];
+        chain.push(next.place_named());
+        if next.is(old) {
             return Err(Error::refused(messages::succession_cycle(
                 heading,
                 new.section.heading,
                 &chain,
             )));
         }
-        if chain.len() > 1000 || chain[..chain.len() - 1].contains(&by) {
+        if !seen.insert((next.file, next.section.body_start())) {
             break;
         }
-        let Ok(next) = files.one(&by) else {
-            break;
-        };
-        at = (next.file.to_owned(), by);
+        at = next;
     }
-    if let Some(record) = ledger.latest_of(new.file, new.section.heading)
-        && !record.is_active()
-    {
-        return Err(Error::refused(messages::successor_ended(
-            new.section.heading,
-            &record.status,
-            record.by.as_deref(),
-        )));
+    if let Some(chain) = all.of(new.file, new.section.heading) {
+        sound(Some(chain), new.section.heading, new)?;
+        if let Some(record) = chain.tip().map(|i| &ledger.records[i])
+            && !record.is_active()
+        {
+            return Err(Error::refused(messages::successor_ended(
+                new.section.heading,
+                &record.status,
+                record.by.as_deref(),
+            )));
+        }
+        if let Some(i) = chain.edited(ledger, &new.section) {
+            return Err(Error::refused(messages::decision_edited_since(
+                new.section.heading,
+                &new.place(),
+                &ledger.records[i].ts,
+            )));
+        }
     }
     Ok(())
 }
 
-/// Replaces the note file `rel` with `text`, atomically, only while it still holds `read`.
-fn replace_if_unchanged(root: &Path, rel: &str, read: &str, text: &str, doing: &str) -> Result<()> {
-    let target = confined::locate(root, rel, false)?;
-    let dir = target.require_dir("cannot open")?;
-    // The folder may be `.agents/memory`, which the session commands sweep of dead writers'
-    // temporary files: a shared hold says this one is alive.
-    let _held = temporaries::hold_for_temporaries(dir);
-    let tmp = dir.write_temp(target.name(), text.as_bytes())?;
-    let still = dir.read(target.name());
-    if !matches!(&still, Ok(Some((bytes, _))) if bytes == read.as_bytes()) {
-        let _ = dir.remove(&tmp);
-        return Err(match still {
-            Err(e) => e,
-            Ok(_) => changed(rel, doing),
-        });
-    }
-    dir.rename(&tmp, target.name()).map_err(|e| {
-        let _ = dir.remove(&tmp);
-        Error::io("cannot write", target.path(), e)
-    })?;
-    // The rename is done: a failed folder sync no longer makes the flip undone.
-    let _ = dir.sync();
-    Ok(())
+/// The decisions whose status line names `old` as their successor: they stay superseded when
+/// it ends.
+fn predecessors(files: &Files, old: &Found<'_>) -> Vec<(String, String)> {
+    let all = files.all();
+    let names = Names::new(all.iter().map(|f| f.section.heading));
+    all.iter()
+        .filter(|f| {
+            let Some(Status::Superseded { by: Some(by) }) = status_of(&f.section) else {
+                return false;
+            };
+            matches!(names.find(&by), [i] if all[*i].is(old))
+        })
+        .map(|f| (f.file.to_owned(), f.section.heading.to_owned()))
+        .collect()
 }

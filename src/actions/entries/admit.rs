@@ -1,16 +1,19 @@
 //! `admit`: a person lists the pending candidates, admits one exactly as it was shown, or
 //! refuses its topic for good.
 //!
-//! * `admit --list` — the pending candidates with their digests.
+//! * `admit --list` — the pending candidates with their first lines and digests.
 //! * `admit <id> --expect <sha256>` — the candidate file must still have that digest (what was
-//!   shown is what enters). Its content is appended as one `###` section to
-//!   `.agents/memory/<type>s.md`: the file is read, the new text built, the last section before
+//!   shown is what enters), and passes the checks `propose` ran ([`Checks`]). Its content is
+//!   appended as one `###` section to `.agents/memory/<type>s.md`, in the style of the file's
+//!   entries ([`style`]): the file is read, the new text built, the last section before
 //!   the append checked to read exactly as before (its receipts would go stale otherwise), the
 //!   new text written to a temporary file, the file read again (a person's editor may have
 //!   saved meanwhile: then nothing is written), and the temporary file renamed over it. Then
 //!   the candidate file is replaced by a one-line record of where it went.
 //! * `admit --refuse <id> --reason <text>` — the topic is appended to `.bmad/memory/refused.md`
 //!   (once) and the candidate replaced by a one-line record of the refusal.
+//! * `admit --drop <id>` — the candidate is replaced by a one-line record that it was
+//!   withdrawn; its topic stays open.
 //! * `admit --finish <id>` — completes an admission or refusal that stopped between its two
 //!   writes (a crash): the entry's `**Admitted-by:**` line names the candidate and its digest,
 //!   so the admitted section is recognised, and the record is written. `doctor` names this
@@ -34,7 +37,7 @@ use crate::js::text::{collapse_whitespace, trim};
 use crate::messages;
 use crate::output::Report;
 use crate::store::confined::{self, Dir};
-use crate::store::entry::{Status, status_of};
+use crate::store::entry::{Status, status_of, undated};
 use crate::store::layout::{NOTE_FILES, REGISTRY_CAP};
 use crate::store::lock::WriterLock;
 use crate::store::sections::{Section, sections};
@@ -42,8 +45,11 @@ use crate::store::temporaries;
 
 use crate::actions::entries::candidate::{
     Candidate, Kind, Listed, REFUSED_FILE, Stored, candidate_path, candidates_dir, count,
-    file_name, is_pending, is_valid_id, pending, read_note, read_stored, refused_topics, slug,
+    file_name, is_pending, is_valid_id, marker, pending, read_note, read_stored, refused_topics,
+    slug,
 };
+use crate::actions::entries::checks::{Checks, Conflict};
+use crate::actions::entries::style::{self, Style};
 use crate::actions::entries::views;
 
 /// List, admit or refuse candidate entries (a person's step; never automatic).
@@ -52,8 +58,8 @@ pub struct AdmitArgs {
     /// The candidate to admit (with --expect).
     #[arg(value_name = "id", allow_hyphen_values = true)]
     pub id: Option<String>,
-    /// List the pending candidates with their digests.
-    #[arg(long, conflicts_with_all = ["id", "expect", "refuse", "finish", "reason", "by"])]
+    /// List the pending candidates with their digests and first lines.
+    #[arg(long, conflicts_with_all = ["id", "expect", "refuse", "finish", "reason", "actor", "drop"])]
     pub list: bool,
     /// The sha256 of the candidate as it was shown (from --list or propose).
     #[arg(long, value_name = "sha256", allow_hyphen_values = true)]
@@ -67,9 +73,18 @@ pub struct AdmitArgs {
     /// Complete an admission or refusal that stopped before its record was written.
     #[arg(long, value_name = "id", allow_hyphen_values = true, conflicts_with_all = ["id", "expect", "reason"])]
     pub finish: Option<String>,
-    /// Who admits or refuses (default: USER, else USERNAME, else unknown).
-    #[arg(long, value_name = "name", allow_hyphen_values = true)]
-    pub by: Option<String>,
+    /// Withdraw this pending candidate without refusing its topic (it may be proposed again).
+    #[arg(long, value_name = "id", allow_hyphen_values = true, conflicts_with_all = ["id", "expect", "refuse", "finish", "reason"])]
+    pub drop: Option<String>,
+    /// Who admits or refuses (default: git's user.name in the project, else USER, else
+    /// USERNAME, else unknown).
+    #[arg(
+        long,
+        visible_alias = "by",
+        value_name = "name",
+        allow_hyphen_values = true
+    )]
+    pub actor: Option<String>,
 }
 
 /// What `admit` did.
@@ -86,8 +101,12 @@ pub(crate) enum AdmitReport {
         candidate: Candidate,
         sha256: String,
         file: String,
+        /// The entry's heading.
+        heading: String,
         by: String,
         finished: bool,
+        /// The near matches found before it was written.
+        warnings: Vec<String>,
     },
     /// A candidate's topic was refused.
     Refused {
@@ -95,6 +114,12 @@ pub(crate) enum AdmitReport {
         topic: String,
         by: String,
         finished: bool,
+    },
+    /// A candidate was withdrawn, its topic left open.
+    Dropped {
+        candidate: Candidate,
+        sha256: String,
+        by: String,
     },
 }
 
@@ -113,31 +138,24 @@ pub(crate) fn run(args: &AdmitArgs, ctx: &Context) -> Result<AdmitReport> {
             now_ms: ctx.now.ms,
         });
     }
-    let by = match args.by.as_deref().map(collapse_whitespace) {
-        Some(by) if by.is_empty() => return Err(Error::refused(messages::BY_EMPTY)),
-        Some(by) => by,
-        // A name from the environment takes the same one-line shape as `--by`.
-        None => ctx
-            .user
-            .as_deref()
-            .map(collapse_whitespace)
-            .filter(|user| !user.is_empty())
-            .unwrap_or_else(|| "unknown".to_owned()),
-    };
+    let by = ledger::actor(args.actor.as_deref(), ctx)?;
+    secrets::refuse(ctx, &[("--actor", &by)])?;
     if let Some(id) = &args.refuse {
         let reason = collapse_whitespace(args.reason.as_deref().unwrap_or_default());
         if reason.is_empty() {
             return Err(Error::refused(messages::REASON_REQUIRED));
         }
-        if let Some(finding) = secrets::find(&reason) {
-            return Err(Error::refused(messages::secret_in("the reason", finding)));
-        }
+        secrets::refuse(ctx, &[("the reason", &reason)])?;
         check_id(id)?;
         return refuse(ctx, id, &reason, &by);
     }
     if let Some(id) = &args.finish {
         check_id(id)?;
         return finish(ctx, id, &by);
+    }
+    if let Some(id) = &args.drop {
+        check_id(id)?;
+        return drop_candidate(ctx, id, &by);
     }
     if args.reason.is_some() {
         return Err(Error::refused(messages::REASON_WITHOUT_REFUSE));
@@ -175,44 +193,12 @@ fn read_pending(ctx: &Context, id: &str) -> Result<(Dir, Stored, Candidate)> {
     Ok((dir, stored, candidate))
 }
 
-/// The marker an admitted entry carries on its `**Admitted-by:**` line.
-fn marker(id: &str, sha256: &str) -> String {
-    format!("(candidate {id}, sha256 {sha256})")
-}
-
-/// The section of `text` headed `title` that carries the marker of this candidate, if any.
+/// The section of `text` that carries the marker of this candidate and is headed by its title
+/// (with or without the day `admit` puts in front), if any.
 fn admitted_section<'a>(text: &'a str, title: &str, mark: &str) -> Option<Section<'a>> {
-    sections(text)
-        .into_iter()
-        .find(|s| s.heading == title && s.parts()[2].contains(mark))
-}
-
-/// The entry's section: heading, date, status (decisions and patterns), context, content,
-/// evidence, and who admitted it last.
-fn section_text(candidate: &Candidate, sha256: &str, by: &str, day: &str) -> String {
-    let mut out = format!("### {}\n**Date:** {day}\n", candidate.title);
-    if let Some(status) = candidate.kind.initial_status() {
-        let _ = writeln!(out, "**Status:** {status}");
-    }
-    let context = if candidate.context.is_empty() {
-        "none given"
-    } else {
-        &candidate.context
-    };
-    let evidence = if candidate.evidence.is_empty() {
-        "none".to_owned()
-    } else {
-        candidate.evidence.join(", ")
-    };
-    let _ = writeln!(out, "**Context:** {context}");
-    let _ = writeln!(out, "**{}:** {}", candidate.kind.field(), candidate.content);
-    let _ = writeln!(out, "**Evidence:** {evidence}");
-    let _ = writeln!(
-        out,
-        "**Admitted-by:** {by} {}",
-        marker(&candidate.id, sha256)
-    );
-    out
+    sections(text).into_iter().find(|s| {
+        (s.heading == title || undated(s.heading) == title) && s.parts()[2].contains(mark)
+    })
 }
 
 /// `old` with `section` appended so that every section of `old` — the last one included, whose
@@ -250,7 +236,7 @@ fn admit(ctx: &Context, id: &str, expect: &str, by: &str) -> Result<AdmitReport>
             expect,
         )));
     }
-    candidate.check()?;
+    candidate.check(ctx)?;
     let rel = candidate.kind.entries_file();
     let old = read_note(ctx, &rel)?;
     let mark = marker(id, &stored.sha256);
@@ -259,28 +245,28 @@ fn admit(ctx: &Context, id: &str, expect: &str, by: &str) -> Result<AdmitReport>
     {
         return Err(Error::refused(messages::already_in_note(id, &rel)));
     }
-    let topic = candidate.topic();
-    if refused_topics(ctx)?.contains(&topic) {
-        return Err(Error::refused(messages::admit_topic_refused(
-            &topic,
-            REFUSED_FILE,
-            id,
-        )));
-    }
-    if let Some(text) = &old
-        && sections(text).iter().any(|s| s.heading == candidate.title)
-    {
-        return Err(Error::refused(messages::heading_taken(
-            &candidate.title,
-            &rel,
-        )));
-    }
     let day = ctx.now.iso.get(..10).unwrap_or(&ctx.now.iso);
-    let section = section_text(&candidate, &stored.sha256, by, day);
+    let warnings = match Checks::read(ctx)?.check(ctx, &candidate, (&mark, by, day))? {
+        Ok(warnings) => warnings,
+        Err(Conflict::Refused { topic }) => {
+            return Err(Error::refused(messages::admit_topic_refused(
+                &topic,
+                REFUSED_FILE,
+                id,
+            )));
+        }
+        Err(Conflict::Entry { heading, file }) if undated(&heading) == candidate.title => {
+            return Err(Error::refused(messages::heading_taken(&heading, &file)));
+        }
+        Err(conflict) => return Err(Error::refused(conflict.message(&candidate))),
+    };
+    let style = old.as_deref().map_or(Style::Template, style::style_of);
+    let heading = style::heading(candidate.kind, &candidate.title, day, style);
+    let section = style::section_text(&candidate, &mark, by, day, style);
     let old_text = old
         .clone()
         .unwrap_or_else(|| candidate.kind.file_title().to_owned());
-    let new = appended(&old_text, &section, &candidate.title)
+    let new = appended(&old_text, &section, &heading)
         .ok_or_else(|| Error::refused(messages::append_changes_last_section(&rel)))?;
     if new.len() as u64 > REGISTRY_CAP {
         return Err(Error::refused(messages::note_too_large(&rel)));
@@ -288,61 +274,82 @@ fn admit(ctx: &Context, id: &str, expect: &str, by: &str) -> Result<AdmitReport>
     replace_note(ctx, &rel, old.as_deref(), &new)?;
     crash_point(ctx.crash_at.as_deref(), "admit-after-note");
     let record = format!(
-        "admitted {} by {by}: {id} (sha256 {}) is the entry \"{}\" of {rel}\n",
-        ctx.now.iso, stored.sha256, candidate.title
+        "admitted {} by {by}: {id} (sha256 {}) is the entry \"{heading}\" of {rel}\n",
+        ctx.now.iso, stored.sha256
     );
-    conclude(
-        ctx, &lock, &dir, id, stored, candidate, rel, by, &record, false,
-    )
+    let admitted = Admitted {
+        stored,
+        candidate,
+        rel,
+        heading,
+        by,
+        finished: false,
+        warnings,
+    };
+    conclude(ctx, &lock, &dir, admitted, &record)
 }
 
-/// The end of an admit, once the entry stands in `rel`: ledgers a decision, replaces the
+/// One admission, as it stands once its entry is written.
+struct Admitted<'a> {
+    stored: Stored,
+    candidate: Candidate,
+    rel: String,
+    heading: String,
+    by: &'a str,
+    finished: bool,
+    warnings: Vec<String>,
+}
+
+/// The end of an admit, once the entry stands in its file: ledgers a decision, replaces the
 /// candidate file by `record`, rebuilds the views. Shared by `admit` and `admit --finish`.
-#[expect(
-    clippy::too_many_arguments,
-    reason = "the state of one admit, passed along once"
-)]
 fn conclude(
     ctx: &Context,
     lock: &WriterLock,
     dir: &Dir,
-    id: &str,
-    stored: Stored,
-    candidate: Candidate,
-    rel: String,
-    by: &str,
+    admitted: Admitted<'_>,
     record: &str,
-    finished: bool,
 ) -> Result<AdmitReport> {
+    let Admitted {
+        stored,
+        candidate,
+        rel,
+        heading,
+        by,
+        finished,
+        warnings,
+    } = admitted;
     if candidate.kind == Kind::Decision {
-        admitted_decision(ctx, lock, &candidate, &rel)?;
+        admitted_decision(ctx, lock, &heading, &rel, by)?;
     }
-    dir.replace(&file_name(id), record.as_bytes())?;
+    dir.replace(&file_name(&candidate.id), record.as_bytes())?;
     views::rebuild(ctx, lock)?;
     Ok(AdmitReport::Admitted {
         candidate,
         sha256: stored.sha256,
         file: rel,
+        heading,
         by: by.to_owned(),
         finished,
+        warnings,
     })
 }
 
 /// Records an admitted decision in the decision ledger (event `admit`), as it now stands in
-/// `file`; nothing when the ledger has it already (a finished admit that a crash interrupted).
+/// `file` under `heading`; nothing when the ledger has it already (a finished admit that a crash interrupted).
 fn admitted_decision(
     ctx: &Context,
     lock: &WriterLock,
-    candidate: &Candidate,
+    heading: &str,
     file: &str,
+    actor: &str,
 ) -> Result<()> {
     let ledger = Ledger::read(&ctx.root)?;
-    if ledger.latest_of(file, &candidate.title).is_some() {
+    if ledger.has(file, heading) {
         return Ok(());
     }
     let text = read_note(ctx, file)?.unwrap_or_default();
     let cut = sections(&text);
-    let Some(section) = cut.iter().rev().find(|s| s.heading == candidate.title) else {
+    let Some(section) = cut.iter().rev().find(|s| s.heading == heading) else {
         return Ok(());
     };
     let status = status_of(section).unwrap_or(Status::Active);
@@ -353,6 +360,8 @@ fn admitted_decision(
         section.heading,
         status.as_str(),
         ledger::digest(section),
+        None,
+        actor,
     );
     ledger::record(&ctx.root, &[record], lock)?;
     Ok(())
@@ -475,13 +484,23 @@ fn finish(ctx: &Context, id: &str, by: &str) -> Result<AdmitReport> {
     match unfinished(ctx, &candidate, &stored.sha256)? {
         Some(true) => {
             let rel = candidate.kind.entries_file();
+            let text = read_note(ctx, &rel)?.unwrap_or_default();
+            let heading = admitted_section(&text, &candidate.title, &marker(id, &stored.sha256))
+                .map_or_else(|| candidate.title.clone(), |s| s.heading.to_owned());
             let record = format!(
-                "admitted by {by} (finished {}): {id} (sha256 {}) is the entry \"{}\" of {rel}\n",
-                ctx.now.iso, stored.sha256, candidate.title
+                "admitted by {by} (finished {}): {id} (sha256 {}) is the entry \"{heading}\" of {rel}\n",
+                ctx.now.iso, stored.sha256
             );
-            conclude(
-                ctx, &lock, &dir, id, stored, candidate, rel, by, &record, true,
-            )
+            let admitted = Admitted {
+                stored,
+                candidate,
+                rel,
+                heading,
+                by,
+                finished: true,
+                warnings: Vec::new(),
+            };
+            conclude(ctx, &lock, &dir, admitted, &record)
         }
         Some(false) => {
             record_refusal(ctx, &dir, &stored, &candidate, by)?;
@@ -495,6 +514,27 @@ fn finish(ctx: &Context, id: &str, by: &str) -> Result<AdmitReport> {
         }
         None => Err(Error::refused(messages::nothing_to_finish(id))),
     }
+}
+
+/// `admit --drop`: the pending candidate is replaced by a one-line record that it was withdrawn;
+/// its topic is not refused, so it may be proposed again.
+fn drop_candidate(ctx: &Context, id: &str, by: &str) -> Result<AdmitReport> {
+    let lock = WriterLock::acquire(&ctx.root)?;
+    let (dir, stored, candidate) = read_pending(ctx, id)?;
+    views::expected(ctx)?;
+    let record = format!(
+        "dropped {} by {by}: {id} (sha256 {}), topic `{}` left open\n",
+        ctx.now.iso,
+        stored.sha256,
+        candidate.topic()
+    );
+    dir.replace(&file_name(id), record.as_bytes())?;
+    views::rebuild(ctx, &lock)?;
+    Ok(AdmitReport::Dropped {
+        candidate,
+        sha256: stored.sha256,
+        by: by.to_owned(),
+    })
 }
 
 /// How long ago `created` was, in the largest whole unit.
@@ -513,6 +553,25 @@ fn age(created: &str, now_ms: f64) -> String {
     format!("{n}{unit} ago")
 }
 
+/// How many lines of a candidate's content `admit --list` shows.
+const EXCERPT_LINES: usize = 3;
+
+/// The first [`EXCERPT_LINES`] non-blank lines of a candidate's content, each cut as a title is
+/// shown, and how many lines the content has beyond them.
+fn excerpt(content: &str) -> (Vec<String>, usize) {
+    let lines: Vec<&str> = content.lines().filter(|l| !trim(l).is_empty()).collect();
+    let shown = lines
+        .iter()
+        .take(EXCERPT_LINES)
+        .map(|l| crate::js::text::truncate(l))
+        .collect();
+    (shown, lines.len().saturating_sub(EXCERPT_LINES))
+}
+
+fn warnings_value(warnings: &[String]) -> Value {
+    Value::from(warnings.iter().map(Value::from).collect::<Vec<_>>())
+}
+
 impl Report for AdmitReport {
     fn to_json(&self) -> Value {
         match self {
@@ -520,6 +579,7 @@ impl Report for AdmitReport {
                 let list: Vec<Value> = candidates
                     .iter()
                     .map(|(c, sha256)| {
+                        let (lines, more) = excerpt(&c.content);
                         Value::Object(
                             Object::new()
                                 .with("id", c.id.as_str())
@@ -527,7 +587,9 @@ impl Report for AdmitReport {
                                 .with("title", c.title.as_str())
                                 .with("source", c.source.as_str())
                                 .with("created", c.created.as_str())
-                                .with("sha256", sha256.as_str()),
+                                .with("sha256", sha256.as_str())
+                                .with("excerpt", warnings_value(&lines))
+                                .with("moreLines", count(more)),
                         )
                     })
                     .collect();
@@ -535,30 +597,28 @@ impl Report for AdmitReport {
                     Object::new()
                         .with("count", count(list.len()))
                         .with("candidates", list)
-                        .with(
-                            "warnings",
-                            self.warnings()
-                                .into_iter()
-                                .map(Value::from)
-                                .collect::<Vec<_>>(),
-                        ),
+                        .with("warnings", warnings_value(&self.warnings())),
                 )
             }
             AdmitReport::Admitted {
                 candidate,
                 sha256,
                 file,
+                heading,
                 by,
                 finished,
+                warnings,
             } => Value::Object(
                 Object::new()
                     .with("admitted", candidate.id.as_str())
                     .with("type", candidate.kind.as_str())
                     .with("title", candidate.title.as_str())
+                    .with("heading", heading.as_str())
                     .with("file", file.as_str())
                     .with("sha256", sha256.as_str())
                     .with("by", by.as_str())
-                    .with("finished", *finished),
+                    .with("finished", *finished)
+                    .with("warnings", warnings_value(warnings)),
             ),
             AdmitReport::Refused {
                 candidate,
@@ -572,6 +632,18 @@ impl Report for AdmitReport {
                     .with("file", REFUSED_FILE)
                     .with("by", by.as_str())
                     .with("finished", *finished),
+            ),
+            AdmitReport::Dropped {
+                candidate,
+                sha256,
+                by,
+            } => Value::Object(
+                Object::new()
+                    .with("dropped", candidate.id.as_str())
+                    .with("topic", candidate.topic())
+                    .with("file", candidate_path(&candidate.id))
+                    .with("sha256", sha256.as_str())
+                    .with("by", by.as_str()),
             ),
         }
     }
@@ -588,17 +660,25 @@ impl Report for AdmitReport {
                 for (c, sha256) in candidates {
                     let _ = writeln!(
                         out,
-                        "  {}\n     {} \"{}\" from {}, {}\n     sha256 {sha256}",
+                        "  {}\n     {} \"{}\" from {}, {}",
                         c.id,
                         c.kind.as_str(),
                         crate::js::text::truncate(&c.title),
                         c.source,
                         age(&c.created, *now_ms)
                     );
+                    let (lines, more) = excerpt(&c.content);
+                    for line in lines {
+                        let _ = writeln!(out, "     | {line}");
+                    }
+                    if more > 0 {
+                        let _ = writeln!(out, "     | … {more} more line(s)");
+                    }
+                    let _ = writeln!(out, "     sha256 {sha256}");
                 }
                 let _ = writeln!(
                     out,
-                    "  read one in {}; admit it with `bmad-mem admit <id> --expect <sha256>`",
+                    "  read one in {}; admit it with `bmad-mem admit <id> --expect <sha256>`, withdraw it with `bmad-mem admit --drop <id>`",
                     candidate_path("<id>")
                 );
                 out
@@ -606,17 +686,17 @@ impl Report for AdmitReport {
             AdmitReport::Admitted {
                 candidate,
                 file,
+                heading,
                 finished,
                 ..
             } => format!(
-                "mem admit: {} {} as \"{}\" in {file}\n",
+                "mem admit: {} {} as \"{heading}\" in {file}\n",
                 candidate.id,
                 if *finished {
                     "was already admitted; recorded"
                 } else {
                     "admitted"
                 },
-                candidate.title
             ),
             AdmitReport::Refused {
                 candidate,
@@ -632,6 +712,11 @@ impl Report for AdmitReport {
                     "refused"
                 },
             ),
+            AdmitReport::Dropped { candidate, .. } => format!(
+                "mem admit: {} dropped; topic `{}` is not refused and may be proposed again\n",
+                candidate.id,
+                candidate.topic()
+            ),
         }
     }
 
@@ -641,6 +726,7 @@ impl Report for AdmitReport {
                 .iter()
                 .map(|id| messages::unreadable_candidate(&candidate_path(id)))
                 .collect(),
+            AdmitReport::Admitted { warnings, .. } => warnings.clone(),
             _ => Vec::new(),
         }
     }
@@ -653,6 +739,9 @@ impl Report for AdmitReport {
             }
             AdmitReport::Refused { candidate, .. } => {
                 Some(format!("candidate {} refused", candidate.id))
+            }
+            AdmitReport::Dropped { candidate, .. } => {
+                Some(format!("candidate {} dropped", candidate.id))
             }
         }
     }

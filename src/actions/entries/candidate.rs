@@ -16,7 +16,7 @@ use crate::messages;
 use crate::store::confined::{self, Dir};
 use crate::store::layout::PACK_DIR;
 pub(crate) use crate::store::layout::{CANDIDATES_DIR, REFUSED_FILE};
-use crate::store::paths::{Loose, read_loose, read_registry};
+use crate::store::paths::read_registry;
 use crate::store::sections::sections;
 
 /// Where admitted entries go.
@@ -109,6 +109,26 @@ impl Kind {
 /// text has no letter or digit that folds to ASCII.
 #[must_use]
 pub(crate) fn slug(text: &str) -> String {
+    let mut out = fold(text);
+    out.truncate(SLUG_MAX);
+    while out.ends_with('-') {
+        out.pop();
+    }
+    out
+}
+
+/// What two titles are compared by when the entry commands look for a duplicate: the title
+/// without a leading date, folded as a topic is, without its `-`: `Use e-mails!`,
+/// `use emails` and `2026-10-18 — Use E-Mails` are one title. Never cut.
+#[must_use]
+pub(crate) fn title_key(title: &str) -> String {
+    let mut key = fold(crate::store::entry::undated(title));
+    key.retain(|c| c != '-');
+    key
+}
+
+/// [`slug`] without its length limit.
+fn fold(text: &str) -> String {
     let mut out = String::new();
     let mut pending_dash = false;
     for c in text.nfkd() {
@@ -121,10 +141,6 @@ pub(crate) fn slug(text: &str) -> String {
         } else if !is_combining_mark(c) {
             pending_dash = true;
         }
-    }
-    out.truncate(SLUG_MAX);
-    while out.ends_with('-') {
-        out.pop();
     }
     out
 }
@@ -235,11 +251,12 @@ impl Candidate {
     }
 
     /// Checks everything a candidate must satisfy to be written or admitted: a one-line title
-    /// with a topic, bounded content, no secret anywhere, no evidence naming a secret file.
+    /// with a topic, bounded content, no secret anywhere (unless the project turned the check
+    /// off), no evidence naming a secret file.
     ///
     /// # Errors
     /// The first rule broken, named; a secret is named by its rule and line, never echoed.
-    pub(crate) fn check(&self) -> Result<()> {
+    pub(crate) fn check(&self, ctx: &Context) -> Result<()> {
         check_title(&self.title)?;
         if trim(&self.content).is_empty() {
             return Err(Error::refused(messages::CONTENT_EMPTY));
@@ -267,18 +284,16 @@ impl Candidate {
                 return Err(Error::refused(messages::evidence_names_secret(item, what)));
             }
         }
-        for (part, text) in [
-            ("the title", self.title.as_str()),
-            ("the context", self.context.as_str()),
-            ("the content", self.content.as_str()),
-            ("the evidence", &self.evidence.join(", ")),
-            ("the source", self.source.as_str()),
-        ] {
-            if let Some(finding) = secrets::find(text) {
-                return Err(Error::refused(messages::secret_in(part, finding)));
-            }
-        }
-        Ok(())
+        secrets::refuse(
+            ctx,
+            &[
+                ("the title", self.title.as_str()),
+                ("the context", self.context.as_str()),
+                ("the content", self.content.as_str()),
+                ("the evidence", &self.evidence.join(", ")),
+                ("the source", self.source.as_str()),
+            ],
+        )
     }
 }
 
@@ -318,6 +333,13 @@ pub(crate) fn split_list(text: &str) -> Vec<String> {
 #[must_use]
 pub(crate) fn file_name(id: &str) -> OsString {
     OsString::from(format!("{id}.md"))
+}
+
+/// The marker an admitted entry carries on its `Admitted-by` line: the candidate and the
+/// sha256 of its file.
+#[must_use]
+pub(crate) fn marker(id: &str, sha256: &str) -> String {
+    format!("(candidate {id}, sha256 {sha256})")
 }
 
 /// A candidate's project-relative path.
@@ -435,33 +457,6 @@ pub(crate) fn refused_topics(ctx: &Context) -> Result<BTreeSet<String>> {
     Ok(read_note(ctx, REFUSED_FILE)?
         .map(|text| sections(&text).iter().map(|s| slug(s.heading)).collect())
         .unwrap_or_default())
-}
-
-/// A note file as recall reads it (links inside the project followed, up to 64 MiB, invalid
-/// UTF-8 replaced): `None` when absent or skipped (a FIFO, a device, a link leaving the
-/// project), as recall skips it.
-///
-/// # Errors
-/// A folder in the file's place; an I/O error naming the file.
-pub(crate) fn read_note_loose(ctx: &Context, rel: &str) -> Result<Option<String>> {
-    Ok(match read_loose(&ctx.root.join(rel), &ctx.root)? {
-        Loose::Read(text) => Some(text),
-        Loose::Missing | Loose::Skipped(_) => None,
-    })
-}
-
-/// The topics of the existing entries of `kind`, in both note folders.
-///
-/// # Errors
-/// As [`read_note_loose`].
-pub(crate) fn entry_topics(ctx: &Context, kind: Kind) -> Result<BTreeSet<String>> {
-    let mut topics = BTreeSet::new();
-    for dir in NOTE_DIRS {
-        if let Some(text) = read_note_loose(ctx, &format!("{dir}/{}", kind.note_file()))? {
-            topics.extend(sections(&text).iter().map(|s| slug(s.heading)));
-        }
-    }
-    Ok(topics)
 }
 
 /// A count as a JSON number.

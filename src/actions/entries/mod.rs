@@ -12,6 +12,8 @@
 
 pub(crate) mod admit;
 pub(crate) mod candidate;
+pub(crate) mod checks;
 pub(crate) mod import;
 pub(crate) mod propose;
+pub(crate) mod style;
 pub(crate) mod views;

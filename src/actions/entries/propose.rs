@@ -4,11 +4,16 @@
 //! Everything is checked before the writer lock is taken (nothing is created on a refusal): a
 //! one-line title with a topic, content of at most 2,000 characters that opens no `###`
 //! section, no secret in any part, no evidence or `--from` file that names a secret file. Then,
-//! under the lock: a refused topic, or one that is already an entry of that type, is refused;
-//! a topic still pending is not an error — the new candidate takes the next free id (`…-2`,
-//! `…-3`), so two agents proposing at once both keep their text. The name is claimed with a
-//! hard link of a fully written temporary file, so a candidate file is whole or absent.
+//! under the lock, [`Checks`]: a title that is a refused topic's, or an existing entry's of that
+//! type (compared without date, case, punctuation and hyphens), is refused; a near match is a
+//! warning. A topic still pending is not an error — the new candidate takes the next free id
+//! (`…-2`, `…-3`), so two agents proposing at once both keep their text. The name is claimed
+//! with a hard link of a fully written temporary file, so a candidate file is whole or absent.
+//! [`Writer`] does the part under the lock for `propose` and `import` alike.
 
+use std::collections::HashSet;
+use std::ffi::OsString;
+use std::fs::File;
 use std::io::{self, ErrorKind, Read};
 use std::path::Path;
 
@@ -21,14 +26,16 @@ use crate::js::path::resolve;
 use crate::js::text::{collapse_whitespace, trim};
 use crate::messages;
 use crate::output::Report;
+use crate::store::confined::{self, Dir};
 use crate::store::layout::REGISTRY_CAP;
 use crate::store::lock::WriterLock;
 use crate::store::temporaries;
 
 use crate::actions::entries::candidate::{
-    CANDIDATES_DIR, Candidate, Kind, REFUSED_FILE, candidate_path, candidates_dir, entry_topics,
-    file_name, is_valid_id, normalize_title, pending, refused_topics, slug, split_list,
+    CANDIDATES_DIR, Candidate, Kind, candidate_path, candidates_dir, file_name, is_valid_id,
+    marker, normalize_title, pending, slug, split_list, title_key,
 };
+use crate::actions::entries::checks::Checks;
 use crate::actions::entries::views;
 
 /// How many numbered ids are tried for one topic and day.
@@ -67,13 +74,19 @@ pub struct ProposeArgs {
     /// Who proposes it (an agent's name).
     #[arg(long, value_name = "who", allow_hyphen_values = true)]
     pub source: Option<String>,
+    /// Answer with the pending candidate that says exactly the same (same type, title, content,
+    /// context, evidence and source) instead of writing a second one: the MCP tool's rule.
+    #[arg(skip)]
+    pub reuse_pending: bool,
 }
 
-/// A candidate written.
+/// A candidate written, with the warnings of its near matches.
 #[derive(Debug, Clone)]
 pub(crate) struct Proposed {
     pub candidate: Candidate,
     pub sha256: String,
+    /// A near-duplicate entry, an entry or a refused topic whose title says the same thing.
+    pub warnings: Vec<String>,
 }
 
 impl Proposed {
@@ -86,6 +99,10 @@ impl Proposed {
             .with("title", self.candidate.title.as_str())
             .with("file", candidate_path(&self.candidate.id))
             .with("sha256", self.sha256.as_str())
+            .with(
+                "warnings",
+                self.warnings.iter().map(Value::from).collect::<Vec<_>>(),
+            )
     }
 }
 
@@ -148,10 +165,19 @@ pub(crate) fn run_with_input(
         &split_list(args.evidence.as_deref().unwrap_or_default()),
         args.source.as_deref().unwrap_or_default(),
     );
-    candidate.check()?;
+    candidate.check(ctx)?;
     let lock = WriterLock::acquire(&ctx.root)?;
-    match write(ctx, &lock, candidate, WhenPending::NextId)? {
-        Ok(proposed) => Ok(proposed),
+    if args.reuse_pending
+        && let Some(same) = identical_pending(ctx, &candidate)?
+    {
+        return Ok(same);
+    }
+    let mut writer = Writer::new(ctx, WhenPending::NextId)?;
+    match writer.write(candidate)? {
+        Ok(proposed) => {
+            writer.finish(&lock)?;
+            Ok(proposed)
+        }
         Err(NotWritten::Duplicate(why)) => Err(Error::refused(why)),
     }
 }
@@ -170,20 +196,18 @@ pub(crate) fn draft(
     source: &str,
 ) -> Candidate {
     let source = trim(source);
-    let day: String = ctx
-        .now
-        .iso
-        .chars()
-        .filter(char::is_ascii_digit)
-        .take(8)
-        .collect();
     let project = match slug(&folder_name(&ctx.root)) {
         s if s.is_empty() => "project".to_owned(),
         s => s,
     };
     let title = normalize_title(title);
     Candidate {
-        id: format!("{project}-{}-{day}-{}", kind.as_str(), slug(&title)),
+        id: format!(
+            "{project}-{}-{}-{}",
+            kind.as_str(),
+            compact_day(ctx),
+            slug(&title)
+        ),
         kind,
         source: if source.is_empty() { "unknown" } else { source }.to_owned(),
         created: ctx.now.iso.clone(),
@@ -194,83 +218,229 @@ pub(crate) fn draft(
     }
 }
 
-/// Writes a checked candidate under the held writer lock: refused topics and existing entries
-/// are refused; a pending topic takes the next free id or is skipped, as `when_pending` says.
-/// The views are rebuilt after the write.
+/// Today as eight digits (`20261018`), as a candidate id carries it.
+fn compact_day(ctx: &Context) -> String {
+    ctx.now
+        .iso
+        .chars()
+        .filter(char::is_ascii_digit)
+        .take(8)
+        .collect()
+}
+
+/// How many candidates are written before they are synced together and linked into place.
+const BATCH: usize = 256;
+
+/// Writes checked candidates under the held writer lock, one or thousands: the views' sources,
+/// the refused topics and the entries of each type are read once, not once per candidate; the
+/// candidates are written in batches (each file written under a temporary name, the batch
+/// synced together, then each linked under its name, so that a candidate file is whole or
+/// absent), and the views rebuilt once, by [`Writer::finish`].
+pub(crate) struct Writer<'a> {
+    ctx: &'a Context,
+    checks: Checks,
+    when_pending: WhenPending,
+    /// The title keys of the pending candidates ([`WhenPending::Skip`] only).
+    pending: HashSet<String>,
+    dir: Option<Dir>,
+    /// Candidates written under temporary names: (temporary name, file, name).
+    batch: Vec<(OsString, File, OsString)>,
+    /// The names the batch will take.
+    reserved: HashSet<OsString>,
+    /// Whether a candidate was written (the views then need rebuilding).
+    wrote: bool,
+}
+
+impl<'a> Writer<'a> {
+    /// Reads what the candidates are checked against.
+    ///
+    /// # Errors
+    /// A source of the views, or `refused.md`, that the readers refuse: the views are rebuilt
+    /// after the writes, so their sources must be readable before any.
+    pub(crate) fn new(ctx: &'a Context, when_pending: WhenPending) -> Result<Self> {
+        views::expected(ctx)?;
+        let pending = match when_pending {
+            WhenPending::NextId => HashSet::new(),
+            WhenPending::Skip => pending(ctx)?
+                .0
+                .iter()
+                .map(|(c, _)| title_key(&c.title))
+                .collect(),
+        };
+        Ok(Self {
+            ctx,
+            checks: Checks::read(ctx)?,
+            when_pending,
+            pending,
+            dir: None,
+            batch: Vec::new(),
+            reserved: HashSet::new(),
+            wrote: false,
+        })
+    }
+
+    /// Writes one checked candidate: refused topics and existing entries are refused; a pending
+    /// topic takes the next free id or is skipped, as the writer was told. The file takes its
+    /// name when its batch is flushed ([`Writer::finish`] flushes the last one).
+    ///
+    /// # Errors
+    /// A note file of the candidate's type that cannot be read as a regular file; confinement
+    /// and I/O errors.
+    pub(crate) fn write(
+        &mut self,
+        mut candidate: Candidate,
+    ) -> Result<Result<Proposed, NotWritten>> {
+        let ctx = self.ctx;
+        let mark = marker(&candidate.id, &"0".repeat(64));
+        let day = ctx.now.iso.get(..10).unwrap_or(&ctx.now.iso);
+        let warnings = match self
+            .checks
+            .check(ctx, &candidate, (&mark, &candidate.source, day))?
+        {
+            Ok(warnings) => warnings,
+            Err(conflict) => return Ok(Err(NotWritten::Duplicate(conflict.message(&candidate)))),
+        };
+        let key = title_key(&candidate.title);
+        if self.when_pending == WhenPending::Skip && !self.pending.insert(key) {
+            return Ok(Err(NotWritten::Duplicate(messages::topic_pending(
+                &candidate.topic(),
+            ))));
+        }
+        self.open_dir(ctx)?;
+        let Some(dir) = &self.dir else {
+            return Err(Error::io(
+                "cannot create",
+                &ctx.root.join(CANDIDATES_DIR),
+                ErrorKind::NotFound.into(),
+            ));
+        };
+        let base = candidate.id.clone();
+        for n in 1..=MAX_SUFFIX {
+            candidate.id = if n == 1 {
+                base.clone()
+            } else {
+                format!("{base}-{n}")
+            };
+            let name = file_name(&candidate.id);
+            if self.reserved.contains(&name)
+                || dir
+                    .lstat(&name)
+                    .map_err(|e| Error::io("cannot inspect", &dir.path().join(&name), e))?
+                    .is_some()
+            {
+                continue;
+            }
+            let text = candidate.render();
+            let (tmp, file) = dir.write_temp_unsynced(&name, text.as_bytes())?;
+            self.reserved.insert(name.clone());
+            self.batch.push((tmp, file, name));
+            self.wrote = true;
+            if self.batch.len() >= BATCH {
+                self.flush()?;
+            }
+            let sha256 = crate::js::json::sha256_hex(text.as_bytes());
+            return Ok(Ok(Proposed {
+                candidate,
+                sha256,
+                warnings,
+            }));
+        }
+        Err(Error::refused(messages::no_free_candidate_id(&base)))
+    }
+
+    /// Opens (and makes) the candidates folder at the first write, and sweeps it of dead
+    /// writers' temporary files.
+    fn open_dir(&mut self, ctx: &Context) -> Result<()> {
+        if self.dir.is_none() {
+            let Some(dir) = candidates_dir(ctx, true)? else {
+                return Ok(());
+            };
+            // Under the writer lock every temporary file here belongs to a writer that died.
+            temporaries::remove_dead_temporaries(&dir, |stem| {
+                stem.strip_suffix(".md").is_some_and(is_valid_id)
+            });
+            self.dir = Some(dir);
+        }
+        Ok(())
+    }
+
+    /// Syncs the batch's files together, then links each under its name (refused when the
+    /// name was taken meanwhile: a name is claimed, never overwritten) and removes its
+    /// temporary name. On a failure every temporary file left is removed.
+    fn flush(&mut self) -> Result<()> {
+        let batch = std::mem::take(&mut self.batch);
+        self.reserved.clear();
+        let Some(dir) = &self.dir else {
+            return Ok(());
+        };
+        let files: Vec<&File> = batch.iter().map(|(_, file, _)| file).collect();
+        let mut result =
+            confined::sync_files(&files).map_err(|e| Error::io("cannot sync", dir.path(), e));
+        for (tmp, file, name) in batch {
+            drop(file);
+            if result.is_ok() {
+                result = dir
+                    .hard_link(&tmp, &name)
+                    .map_err(|e| Error::io("cannot create", &dir.path().join(&name), e));
+            }
+            let _ = dir.remove(&tmp);
+        }
+        result
+    }
+
+    /// Once a candidate was written: flushes the last batch, syncs the candidates folder (the
+    /// new names are durable) and rebuilds the views, once for every candidate written.
+    ///
+    /// # Errors
+    /// As [`views::rebuild`]; an I/O error naming the folder or a candidate.
+    pub(crate) fn finish(mut self, lock: &WriterLock) -> Result<()> {
+        if !self.wrote {
+            return Ok(());
+        }
+        let flushed = self.flush();
+        if let Some(dir) = &self.dir {
+            dir.sync()
+                .map_err(|e| Error::io("cannot sync", dir.path(), e))?;
+        }
+        // The views follow what stands, even after a failed batch.
+        views::rebuild(self.ctx, lock)?;
+        flushed
+    }
+}
+
+impl Drop for Writer<'_> {
+    /// A batch never flushed (an error on the way) leaves no temporary file.
+    fn drop(&mut self) {
+        if let Some(dir) = &self.dir {
+            for (tmp, _, _) in self.batch.drain(..) {
+                let _ = dir.remove(&tmp);
+            }
+        }
+    }
+}
+
+/// The pending candidate that says exactly what `candidate` says, if any (its id and creation
+/// time aside).
 ///
 /// # Errors
-/// Confinement and I/O errors; a folder that cannot be read.
-pub(crate) fn write(
-    ctx: &Context,
-    lock: &WriterLock,
-    mut candidate: Candidate,
-    when_pending: WhenPending,
-) -> Result<Result<Proposed, NotWritten>> {
-    // The views are rebuilt after the write: their sources must be readable before it, so that
-    // a refusal never comes after something was written.
-    views::expected(ctx)?;
-    let topic = candidate.topic();
-    if refused_topics(ctx)?.contains(&topic) {
-        return Ok(Err(NotWritten::Duplicate(messages::topic_refused(
-            &topic,
-            REFUSED_FILE,
-        ))));
-    }
-    if entry_topics(ctx, candidate.kind)?.contains(&topic) {
-        return Ok(Err(NotWritten::Duplicate(messages::topic_already_entry(
-            &topic,
-            candidate.kind.as_str(),
-            candidate.kind.note_file(),
-        ))));
-    }
-    if when_pending == WhenPending::Skip {
-        let (pending, _) = pending(ctx)?;
-        if pending.iter().any(|(c, _)| c.topic() == topic) {
-            return Ok(Err(NotWritten::Duplicate(messages::topic_pending(&topic))));
-        }
-    }
-    let dir = candidates_dir(ctx, true)?.ok_or_else(|| {
-        Error::io(
-            "cannot create",
-            &ctx.root.join(CANDIDATES_DIR),
-            ErrorKind::NotFound.into(),
-        )
-    })?;
-    // Under the writer lock every temporary file here belongs to a writer that died.
-    temporaries::remove_dead_temporaries(&dir, |stem| {
-        stem.strip_suffix(".md").is_some_and(is_valid_id)
-    });
-    let base = candidate.id.clone();
-    for n in 1..=MAX_SUFFIX {
-        candidate.id = if n == 1 {
-            base.clone()
-        } else {
-            format!("{base}-{n}")
-        };
-        let name = file_name(&candidate.id);
-        if dir
-            .lstat(&name)
-            .map_err(|e| Error::io("cannot inspect", &dir.path().join(&name), e))?
-            .is_some()
-        {
-            continue;
-        }
-        let text = candidate.render();
-        let tmp = dir.write_temp(&name, text.as_bytes())?;
-        let linked = dir.hard_link(&tmp, &name);
-        let _ = dir.remove(&tmp);
-        match linked {
-            Ok(()) => {}
-            Err(e) if e.kind() == ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(Error::io("cannot create", &dir.path().join(&name), e)),
-        }
-        dir.sync()
-            .map_err(|e| Error::io("cannot sync", dir.path(), e))?;
-        let sha256 = crate::js::json::sha256_hex(text.as_bytes());
-        views::rebuild(ctx, lock)?;
-        return Ok(Ok(Proposed { candidate, sha256 }));
-    }
-    Err(Error::refused(messages::no_free_candidate_id(&base)))
+/// A candidates folder that cannot be read.
+fn identical_pending(ctx: &Context, candidate: &Candidate) -> Result<Option<Proposed>> {
+    let (pending, _) = pending(ctx)?;
+    Ok(pending
+        .into_iter()
+        .find(|(c, _)| {
+            c.kind == candidate.kind
+                && c.title == candidate.title
+                && c.content == candidate.content
+                && c.context == candidate.context
+                && c.evidence == candidate.evidence
+                && c.source == candidate.source
+        })
+        .map(|(candidate, sha256)| Proposed {
+            candidate,
+            sha256,
+            warnings: Vec::new(),
+        }))
 }
 
 /// Reads `--from`: a file relative to the current directory, or standard input for `-`; a file
@@ -315,6 +485,10 @@ impl Report for Proposed {
             self.sha256,
             self.sha256
         )
+    }
+
+    fn warnings(&self) -> Vec<String> {
+        self.warnings.clone()
     }
 
     fn written(&self) -> Option<String> {

@@ -3,7 +3,9 @@
 //! its status and file). They are rebuilt after every change the entry commands make, never
 //! edited by hand (a header says so), and hold nothing that changes with the clock, so a view
 //! equals what [`expected`] builds from its sources until someone edits a source or a view;
-//! `doctor` reports that drift and `doctor --rebuild-views` regenerates them.
+//! `doctor` reports that drift and `doctor --rebuild-views` regenerates them. A note file recall
+//! would skip (a FIFO, a link leaving the project, over 64 MiB) makes a rebuild fail with its
+//! name, and the views stay as they were: the index is never rebuilt without its entries.
 
 use std::ffi::OsStr;
 use std::fmt::Write as _;
@@ -16,8 +18,9 @@ use crate::store::lock::WriterLock;
 use crate::store::sections::sections;
 
 use crate::actions::entries::candidate::{
-    CANDIDATES_DIR, Kind, Listed, NOTE_DIRS, pending, read_note, read_note_loose,
+    CANDIDATES_DIR, Kind, Listed, NOTE_DIRS, pending, read_note,
 };
+use crate::actions::entries::checks::read_for_index;
 
 pub(crate) use crate::store::layout::{CANDIDATES_VIEW, INDEX_VIEW};
 
@@ -92,7 +95,7 @@ fn index_view(ctx: &Context) -> Result<String> {
     for dir in NOTE_DIRS {
         for kind in Kind::ALL {
             let rel = format!("{dir}/{}", kind.note_file());
-            let Some(text) = read_note_loose(ctx, &rel)? else {
+            let Some(text) = read_for_index(ctx, &rel)? else {
                 continue;
             };
             for section in sections(&text) {

@@ -11,6 +11,11 @@
 //!
 //! Scoring never builds a map of the text's words: the text is tokenized in one pass and only
 //! the query's tokens are counted.
+//!
+//! Without `--ranking`, the ranking is `BMAD_MEM_RANKING`'s, else the project config's, else
+//! lexical (`default_ranking`). Our rankings (bm25) show each decision's status and weigh it
+//! ([`status`]), and take `--status`; bmad-plus's (lexical, evidence) refuse `--status`, and
+//! their output never changes.
 
 pub mod bm25;
 pub(crate) mod counter;
@@ -20,6 +25,7 @@ pub(crate) mod lanes;
 pub(crate) mod lexical;
 pub mod score;
 pub(crate) mod shared;
+pub mod status;
 
 use std::fmt::Write;
 use std::path::Path;
@@ -32,8 +38,10 @@ use crate::js::path::resolve;
 use crate::js::text::{trim, truncate};
 use crate::messages;
 use crate::output::Report;
+use crate::store::config::{self, RANKINGS};
 use lexical::lexical;
 use score::{Ranking, Request, entry};
+use status::StatusFilter;
 
 const DEFAULT_LIMIT: usize = 8;
 
@@ -52,16 +60,23 @@ pub struct RecallArgs {
     /// Maximum number of results, a positive integer (default 8).
     #[arg(long, value_name = "n", allow_hyphen_values = true)]
     pub limit: Option<String>,
-    /// lexical (default, as bmad-plus ranks); bm25: BM25F over stemmed words of every script,
-    /// better at finding reworded ideas; hybrid: bm25 fused with a sentence-embedding model,
-    /// best at finding ideas in other words (needs `bmad-mem model install`); evidence: boost
-    /// notes backed by current accepted-outcome receipts.
+    /// bm25 is the better ranking: BM25F over stemmed words of every script, it finds reworded
+    /// ideas and shows each decision's status, ranking those no longer in force lower. hybrid
+    /// fuses bm25 with a sentence-embedding model and finds ideas put in other words best
+    /// (needs `bmad-mem model install`). lexical ranks as bmad-plus does, byte for byte;
+    /// evidence boosts the notes backed by current accepted-outcome receipts. Default:
+    /// `BMAD_MEM_RANKING`, else the project config's "ranking" (.bmad/memory/config.json), else
+    /// lexical.
     #[arg(
         long,
         value_name = "lexical|bm25|hybrid|evidence",
         allow_hyphen_values = true
     )]
     pub ranking: Option<String>,
+    /// With --ranking bm25: all (default), or in-force to leave out the decisions that ended
+    /// (superseded, abrogated, rolled back, rejected, deprecated) or are only proposed.
+    #[arg(long, value_name = "in-force|all", allow_hyphen_values = true)]
+    pub status: Option<String>,
     /// Comma-separated project paths the question is about (required with --ranking evidence).
     #[arg(
         long = "context-scope",
@@ -76,11 +91,19 @@ pub struct RecallArgs {
 }
 
 impl Request {
-    /// docs §5's checks, in order.
+    /// docs §5's checks, in order; lexical ranking when `--ranking` is not given.
     ///
     /// # Errors
     /// The documented message of the first failing check.
     pub fn parse(args: &RecallArgs) -> Result<Self> {
+        Self::parse_or(args, Ranking::Lexical)
+    }
+
+    /// [`Request::parse`], with `default` the ranking when `--ranking` is not given.
+    ///
+    /// # Errors
+    /// The documented message of the first failing check.
+    pub fn parse_or(args: &RecallArgs, default: Ranking) -> Result<Self> {
         let query = args.query.join(" ");
         if trim(&query).is_empty() {
             return Err(Error::refused(messages::QUERY_REQUIRED));
@@ -93,7 +116,8 @@ impl Request {
             }
         };
         let ranking = match args.ranking.as_deref() {
-            None | Some("lexical") => Ranking::Lexical,
+            None => default,
+            Some("lexical") => Ranking::Lexical,
             Some("evidence") => Ranking::Evidence,
             Some("bm25") => Ranking::Bm25,
             Some("hybrid") => Ranking::Hybrid,
@@ -121,12 +145,25 @@ impl Request {
         if args.include_archive && matches!(ranking, Ranking::Bm25 | Ranking::Hybrid) {
             return Err(Error::refused(messages::ARCHIVE_WITH_BM25));
         }
+        let status = match args.status.as_deref() {
+            None => StatusFilter::All,
+            Some(text) => {
+                let filter = StatusFilter::parse(text)
+                    .ok_or_else(|| Error::refused(messages::invalid_value("status", text)))?;
+                // bmad-plus's rankings show no status: a filter on it is refused, even `all`.
+                if matches!(ranking, Ranking::Lexical | Ranking::Evidence) {
+                    return Err(Error::refused(messages::STATUS_WITH_BMAD_PLUS_RANKING));
+                }
+                filter
+            }
+        };
         Ok(Self {
             query,
             portfolio,
             ranking,
             limit,
             include_archive: args.include_archive,
+            status,
         })
     }
 }
@@ -153,7 +190,12 @@ fn parse_limit(text: &str) -> Option<usize> {
 /// # Errors
 /// Validation messages, read errors, and for evidence ranking the receipt store's errors.
 pub fn run(args: &RecallArgs, ctx: &Context) -> Result<RecallReport> {
-    let request = Request::parse(args)?;
+    let (default, notices) = if args.ranking.is_some() {
+        (Ranking::Lexical, Vec::new())
+    } else {
+        default_ranking(ctx)
+    };
+    let mut request = Request::parse_or(args, default)?;
     let portfolio = if request.portfolio {
         args.portfolio.as_deref()
     } else {
@@ -180,11 +222,30 @@ pub fn run(args: &RecallArgs, ctx: &Context) -> Result<RecallReport> {
             Vec::new(),
         ),
         Ranking::Bm25 => crate::actions::recall::bm25::recall(ctx, &request, portfolio)?,
-        Ranking::Hybrid => crate::actions::recall::hybrid::recall(ctx, &request, portfolio)?
-            .map_err(|unavailable| {
-                Error::refused(unavailable.message("recall --ranking hybrid"))
-            })?,
+        Ranking::Hybrid => {
+            match crate::actions::recall::hybrid::recall(ctx, &request, portfolio)? {
+                Ok(found) => found,
+                // Asked for: refused, naming the install. Taken from a default: a teammate without
+                // the model still recalls, with bm25.
+                Err(unavailable) if args.ranking.is_some() => {
+                    return Err(Error::refused(
+                        unavailable.message("recall --ranking hybrid"),
+                    ));
+                }
+                Err(unavailable) => {
+                    request.ranking = Ranking::Bm25;
+                    let (results, mut warnings) =
+                        crate::actions::recall::bm25::recall(ctx, &request, portfolio)?;
+                    warnings.insert(
+                        0,
+                        messages::hybrid_default_falls_back(&unavailable.reason()),
+                    );
+                    (results, warnings)
+                }
+            }
+        }
     };
+    let warnings = notices.into_iter().chain(warnings).collect();
     Ok(RecallReport {
         query: request.query,
         scope: if request.portfolio {
@@ -196,6 +257,34 @@ pub fn run(args: &RecallArgs, ctx: &Context) -> Result<RecallReport> {
         results,
         warnings,
     })
+}
+
+/// The ranking a recall uses when `--ranking` is not given, and the warnings met finding it:
+/// `BMAD_MEM_RANKING`, else the project config's `ranking`, else lexical (bmad-plus's). A value
+/// that names no ranking is a warning and the next source decides; `hybrid`, which this build
+/// does not have, is bm25 with a warning.
+fn default_ranking(ctx: &Context) -> (Ranking, Vec<String>) {
+    let mut warnings = Vec::new();
+    let from_env = ctx.ranking_env.as_deref().and_then(|name| {
+        let known = RANKINGS.contains(&name);
+        if !known {
+            warnings.push(messages::ranking_env_ignored(name, &RANKINGS));
+        }
+        known.then(|| name.to_owned())
+    });
+    let name = from_env.or_else(|| {
+        let loaded = config::load(&ctx.root);
+        warnings.extend(loaded.warnings);
+        loaded.config.ranking
+    });
+    let ranking = match name.as_deref() {
+        None | Some("lexical") => Ranking::Lexical,
+        Some("evidence") => Ranking::Evidence,
+        Some("bm25") => Ranking::Bm25,
+        // A default of hybrid without the model is bm25, with a warning: `run` tells.
+        Some(_) => Ranking::Hybrid,
+    };
+    (ranking, warnings)
 }
 
 /// The results of a recall.
@@ -259,10 +348,21 @@ impl Report for RecallReport {
         for (i, result) in self.results.iter().enumerate() {
             let text_of = |key: &str| result.get(key).map(Value::text).unwrap_or_default();
             let score = result.get("score").and_then(Value::as_f64).unwrap_or(0.0);
-            let label = if text_of("kind") == "note" {
+            let mut label = if text_of("kind") == "note" {
                 format!("note {} § {}", text_of("source"), text_of("ref"))
             } else {
                 format!("event {}#{}", text_of("source"), text_of("ref"))
+            };
+            // Our rankings' additions: a decision's status, and the passage that matched
+            // (bmad-plus's rankings have neither, and keep their bytes).
+            if let Some(mark) = status::mark(result) {
+                label.push(' ');
+                label.push_str(&mark);
+            }
+            let shown = if result.contains_key("excerpt") {
+                text_of("excerpt")
+            } else {
+                text_of("text")
             };
             let _ = write!(
                 out,
@@ -270,7 +370,7 @@ impl Report for RecallReport {
                 i + 1,
                 to_fixed(score, 3),
                 label,
-                truncate(&text_of("text"))
+                truncate(&shown)
             );
         }
         out

@@ -7,6 +7,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use crate::actions::recall::counter::QueryCounter;
+use crate::actions::recall::status::StatusFilter;
 use crate::context::Context;
 use crate::js::date::MS_PER_DAY;
 use crate::js::json::{Object, Value};
@@ -50,6 +51,8 @@ pub struct Request {
     pub limit: usize,
     /// Whether archived journal events are candidates too.
     pub include_archive: bool,
+    /// Which notes our rankings keep by their status (`--status`).
+    pub status: StatusFilter,
 }
 
 /// The query's tokens, de-duplicated, first occurrence kept.
@@ -380,7 +383,12 @@ impl Keep for Best {
 
 /// Highest score first; ties keep candidate order (the sort is stable).
 pub fn sort(scored: &mut [Scored]) {
-    scored.sort_by(|a, b| b.score.total_cmp(&a.score));
+    sort_by_score(scored, |s| s.score);
+}
+
+/// [`sort`] for anything that has a score: highest first, ties in the order given.
+pub fn sort_by_score<T>(items: &mut [T], score: impl Fn(&T) -> f64) {
+    items.sort_by(|a, b| score(b).total_cmp(&score(a)));
 }
 
 /// The output entry of a candidate, keys in docs §5's order.
@@ -392,14 +400,7 @@ pub fn entry(score: f64, candidate: Candidate) -> Object {
             text,
             source,
         } => {
-            let reference = match event.get("id") {
-                Some(id) if id.is_truthy() => id.clone(),
-                _ => Value::String(
-                    event
-                        .get("ts")
-                        .map_or_else(|| "undefined".to_owned(), Value::text),
-                ),
-            };
+            let reference = event_ref(&event);
             Object::new()
                 .with("score", score)
                 .with("kind", "event")
@@ -415,6 +416,20 @@ pub fn entry(score: f64, candidate: Candidate) -> Object {
             .with("sourceFile", note.source_file())
             .with("ref", note.heading)
             .with("text", note.text),
+    }
+}
+
+/// How an event is referred to (recall's `ref`): its stored id when truthy, else the text of its
+/// `ts`.
+#[must_use]
+pub fn event_ref(event: &Object) -> Value {
+    match event.get("id") {
+        Some(id) if id.is_truthy() => id.clone(),
+        _ => Value::String(
+            event
+                .get("ts")
+                .map_or_else(|| "undefined".to_owned(), Value::text),
+        ),
     }
 }
 

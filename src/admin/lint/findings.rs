@@ -10,6 +10,30 @@ use crate::store::sections::{Section, heading_lines, sections};
 pub type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 pub type FastSet<K> = HashSet<K, foldhash::fast::RandomState>;
 
+/// The name of every check, as findings carry it and `--ignore` and `lint.ignore` take it.
+pub const CHECKS: [&str; 20] = [
+    "broken-link",
+    "contradiction",
+    "decision-edited",
+    "decision-missing",
+    "duplicate-heading",
+    "format",
+    "heading-in-code",
+    "ledger",
+    "ledger-chain",
+    "ledger-status",
+    "near-cap",
+    "near-duplicate",
+    "receipt",
+    "receipt-store",
+    "review",
+    "status-conflict",
+    "status-link",
+    "summarise",
+    "unclosed-fence",
+    "view-drift",
+];
+
 /// How much a finding matters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Severity {
@@ -127,5 +151,25 @@ pub fn file_finding(
         severity,
         message,
         proposal: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::CHECKS;
+
+    /// The checks `--ignore` takes are the checks the schema lets a finding name.
+    #[test]
+    fn the_checks_are_the_schemas() {
+        let schema: serde_json::Value =
+            serde_json::from_str(include_str!("../../../schemas/lint.json")).unwrap();
+        let names: Vec<&str> =
+            schema["properties"]["findings"]["items"]["properties"]["check"]["enum"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_str().unwrap())
+                .collect();
+        assert_eq!(names, CHECKS);
     }
 }

@@ -1,17 +1,18 @@
 //! `lint --full`: proposals, never actions. Each is information (it never fails the run):
 //!
-//! * **near-duplicate entries**, in one note file or across them: the Jaccard similarity of
-//!   their sets of word 3-shingles (three consecutive recall tokens) is at least
-//!   [`DUPLICATE_THRESHOLD`]; entries of fewer than five tokens are not compared. All pairs are
-//!   found with prefix filtering (each set ordered rarest shingle first; two sets that reach
-//!   the threshold share a shingle among the first few of each), then measured exactly. The
-//!   words are hashed as they are read, in one pass, and only the shingles that may be shared
-//!   are sorted (by buckets, where a bit set first sets aside those seen once): both give what
-//!   the recall tokenizer and a plain sort of every shingle give (property tests pin them);
+//! * **near-duplicate entries**, in one note file or across them, by the measure of
+//!   [`crate::actions::alike`] (the Jaccard similarity of their sets of word 3-shingles is at
+//!   least [`DUPLICATE_THRESHOLD`]; entries of fewer than five tokens are not compared), which
+//!   `propose`, `import` and `admit` warn with too. All pairs are found with prefix filtering
+//!   (each set ordered rarest shingle first; two sets that reach the threshold share a shingle
+//!   among the first few of each), then measured exactly. Only the shingles that may be shared
+//!   are sorted (by buckets, where a bit set first sets aside those seen once): that gives what
+//!   a plain sort of every shingle gives (a property test pins it);
 //! * **decisions to review**: active for more than [`REVIEW_DAYS`] days (by their date) with no
 //!   journal event (its text containing the decision's title, case folded) and no receipt since;
 //! * **possible contradictions**: two active decisions whose titles share most of their words
-//!   (at least two, and at least [`TITLE_OVERLAP`] of the shorter title's words);
+//!   (at least two, and at least [`TITLE_OVERLAP`] of the shorter title's words: the title
+//!   measure of [`crate::actions::alike`]);
 //! * **stores near their caps**: the journal or the promotions past 90 % of 2 MiB (propose
 //!   `archive`), the ledger likewise;
 //! * **journal events to summarise**: events older than [`SUMMARY_DAYS`] days whose id no note
@@ -22,25 +23,25 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use aho_corasick::AhoCorasick;
 
+#[cfg(doc)]
+use crate::actions::alike::TITLE_OVERLAP;
+use crate::actions::alike::{
+    DUPLICATE_THRESHOLD, common, jaccard, push_shingles, title_words, titles_overlap,
+};
 use crate::actions::receipts;
 use crate::admin::lint::findings::{FastMap, FastSet, Finding, Note, Severity, finding};
 use crate::context::Context;
 use crate::js::date::MS_PER_DAY;
 use crate::js::date::parse_timestamp;
 use crate::js::json::Value;
-use crate::js::text::{ASCII_TOKEN, Token, for_each_token, is_ascii_separator, slow_tokens, trim};
-use crate::store::entry::{Status, date_of, status_of};
+use crate::store::entry::{date_of, is_active, undated};
 use crate::store::journal;
 use crate::store::layout::{DECISION_LEDGER, JOURNAL, OUTCOMES, PROMOTIONS, REGISTRY_CAP};
 use crate::store::paths::read_registry;
 use crate::store::sections::Section;
 
-/// Near-duplicates: the least Jaccard similarity of two entries' word 3-shingle sets.
-pub const DUPLICATE_THRESHOLD: f64 = 0.6;
 /// Decisions in force for longer than this, unmentioned since, are proposed for review.
 pub const REVIEW_DAYS: f64 = 90.0;
-/// Possible contradictions: the share of the shorter title's words the other title has.
-pub const TITLE_OVERLAP: f64 = 0.75;
 /// Journal events older than this, cited by no note, are proposed for a synthesis lesson.
 pub const SUMMARY_DAYS: f64 = 30.0;
 
@@ -74,7 +75,7 @@ pub fn proposals(ctx: &Context, notes: &[Note], cut: &[Vec<(usize, Section<'_>)>
         .zip(cut)
         .filter(|(note, _)| note.is_decisions())
         .flat_map(|(note, sections)| sections.iter().map(move |(o, s)| (note, *o, s)))
-        .filter(|(_, _, s)| matches!(status_of(s), None | Some(Status::Active)))
+        .filter(|(_, _, s)| is_active(s))
         .collect();
     reviews(ctx, &active, &events, &mut out);
     contradictions(&active, &mut out);
@@ -102,86 +103,6 @@ impl Hasher for Identity {
 }
 
 type Fast<K, V> = HashMap<K, V, BuildHasherDefault<Identity>>;
-
-const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
-const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
-
-/// FNV-1a of a token's lowercase bytes.
-fn token_hash(token: Token<'_>) -> u64 {
-    let mut hash = FNV_OFFSET;
-    let (bytes, ascii) = match token {
-        Token::Ascii(t) => (t, true),
-        Token::Lower(t) => (t, false),
-    };
-    for &b in bytes {
-        let b = if ascii { b.to_ascii_lowercase() } else { b };
-        hash = (hash ^ u64::from(b)).wrapping_mul(FNV_PRIME);
-    }
-    hash
-}
-
-/// Pushes [`token_hash`] of every recall token of `text`, in order: what
-/// [`for_each_token`] followed by [`token_hash`] gives, in one pass over the bytes. A run of
-/// ASCII token bytes is hashed as it is read (its lowercase form is the table's); a stretch
-/// with non-ASCII characters, up to the next ASCII separator, goes to the recall tokenizer's
-/// own slow path. `buffer` is the slow path's reused buffer.
-fn token_hashes(text: &str, buffer: &mut Vec<u8>, out: &mut Vec<u64>) {
-    let bytes = text.as_bytes();
-    let mut at = 0;
-    while at < bytes.len() {
-        if is_ascii_separator(bytes[at]) {
-            at += 1;
-            continue;
-        }
-        let start = at;
-        let mut hash = FNV_OFFSET;
-        while let Some(&b) = bytes.get(at) {
-            let lower = match ASCII_TOKEN.get(usize::from(b)) {
-                Some(&lower) if lower != 0 => lower,
-                _ => break,
-            };
-            hash = (hash ^ u64::from(lower)).wrapping_mul(FNV_PRIME);
-            at += 1;
-        }
-        if bytes.get(at).is_none_or(|&b| b < 0x80) {
-            if at - start >= 2 {
-                out.push(hash);
-            }
-            continue;
-        }
-        let end = bytes[at..]
-            .iter()
-            .position(|&b| is_ascii_separator(b))
-            .map_or(bytes.len(), |p| at + p);
-        slow_tokens(&text[start..end], buffer, &mut |t| out.push(token_hash(t)));
-        at = end;
-    }
-}
-
-/// Pushes `shingle | entry` for every word 3-shingle of the entry's text (duplicates kept):
-/// the shingle's hash in the high bits, the entry's number in the low `bits`. Nothing under
-/// five tokens. `tokens` and `buffer` are reused buffers.
-fn push_shingles(
-    parts: &[&str],
-    entry: u64,
-    bits: u32,
-    (tokens, buffer): (&mut Vec<u64>, &mut Vec<u8>),
-    out: &mut Vec<u64>,
-) {
-    tokens.clear();
-    for part in parts {
-        token_hashes(part, buffer, tokens);
-    }
-    if tokens.len() < 5 {
-        return;
-    }
-    let mask = (1u64 << bits) - 1;
-    out.extend(tokens.windows(3).map(|w| {
-        let h = w[0].rotate_left(42) ^ w[1].rotate_left(21) ^ w[2];
-        // A final mix so that every bit depends on the three words.
-        ((h ^ (h >> 29)).wrapping_mul(0xbf58_476d_1ce4_e5b9) & !mask) | entry
-    }));
-}
 
 /// Sorts the keys whose shingle other keys may have, and takes out the others (most of them,
 /// on any store), adding 1 to their entry's `size`. `mask` covers the entry's number in the
@@ -371,9 +292,7 @@ fn near_duplicates(notes: &[Note], cut: &[Vec<(usize, Section<'_>)>], out: &mut 
             if (small as f64) < DUPLICATE_THRESHOLD * large as f64 {
                 continue;
             }
-            let common = common(shared, &sets.shared[j]);
-            #[expect(clippy::cast_precision_loss, reason = "set sizes are far below 2^52")]
-            let similarity = common as f64 / (size + sets.size[j] - common) as f64;
+            let similarity = jaccard(common(shared, &sets.shared[j]), size, sets.size[j]);
             if similarity >= DUPLICATE_THRESHOLD {
                 if first.is_none() {
                     first = Some((j, similarity));
@@ -422,42 +341,6 @@ fn prefix_len(n: usize) -> usize {
     (n + 1).saturating_sub(needed).clamp(1, n)
 }
 
-/// How many elements two sorted sets have in common.
-fn common<T: Ord>(a: &[T], b: &[T]) -> usize {
-    let (mut i, mut j, mut common) = (0, 0, 0usize);
-    while i < a.len() && j < b.len() {
-        match a[i].cmp(&b[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                common += 1;
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    common
-}
-
-/// A decision's title: its heading without a leading date and the dashes after it.
-fn title(heading: &str) -> &str {
-    let undated = match heading.get(..10) {
-        Some(date)
-            if date.bytes().enumerate().all(|(i, b)| {
-                if i == 4 || i == 7 {
-                    b == b'-'
-                } else {
-                    b.is_ascii_digit()
-                }
-            }) =>
-        {
-            &heading[10..]
-        }
-        _ => heading,
-    };
-    trim(undated.trim_start_matches(|c: char| c.is_whitespace() || "—–-:".contains(c)))
-}
-
 /// A journal event with a usable time: `(ts, its line, its id)`.
 type Event<'a> = (f64, &'a str, String);
 
@@ -481,7 +364,7 @@ fn reviews(
     }
     let titles: Vec<String> = old
         .iter()
-        .map(|&(i, _)| title(active[i].2.heading).to_lowercase())
+        .map(|&(i, _)| undated(active[i].2.heading).to_lowercase())
         .collect();
     // The latest mention of each title: journal events by their text, receipts by heading.
     let mut latest = vec![f64::NEG_INFINITY; old.len()];
@@ -629,27 +512,6 @@ fn timestamp(value: &Value) -> Option<f64> {
         .or_else(|| value.as_str().and_then(parse_timestamp))
 }
 
-/// Words that say nothing about what a title decides.
-const STOPWORDS: [&str; 24] = [
-    "the", "and", "for", "with", "from", "into", "use", "uses", "using", "our", "all", "not",
-    "les", "des", "pour", "avec", "une", "sur", "par", "dans", "est", "aux", "via", "per",
-];
-
-fn title_words(heading: &str) -> Vec<String> {
-    let mut words: Vec<String> = Vec::new();
-    for_each_token(title(heading), |t| {
-        let word = t.to_lowercase_string();
-        if word.chars().count() >= 3
-            && !word.bytes().all(|b| b.is_ascii_digit() || b == b'-')
-            && !STOPWORDS.contains(&word.as_str())
-            && !words.contains(&word)
-        {
-            words.push(word);
-        }
-    });
-    words
-}
-
 fn contradictions(active: &[(&Note, usize, &Section<'_>)], out: &mut Vec<Finding>) {
     let words: Vec<Vec<String>> = active
         .iter()
@@ -687,10 +549,7 @@ fn contradictions(active: &[(&Note, usize, &Section<'_>)], out: &mut Vec<Finding
         sharing.sort_unstable();
         for &j in &sharing {
             let common = std::mem::take(&mut shared[j]);
-            let shorter = set.len().min(sets[j].len());
-            #[expect(clippy::cast_precision_loss, reason = "word counts are far below 2^52")]
-            let share = common as f64 / shorter as f64;
-            if common >= 2 && share >= TITLE_OVERLAP {
+            if titles_overlap(common, set.len(), sets[j].len()) {
                 let (note, offset, section) = active[i];
                 let (other_note, _, other) = active[j];
                 out.push(finding(
@@ -834,44 +693,8 @@ fn summaries(ctx: &Context, notes: &[Note], events: &[Event<'_>], out: &mut Vec<
 mod tests {
     use super::*;
 
-    fn reference_hashes(text: &str) -> Vec<u64> {
-        let mut hashes = Vec::new();
-        for_each_token(text, |t| hashes.push(token_hash(t)));
-        hashes
-    }
-
-    fn fused_hashes(text: &str) -> Vec<u64> {
-        let mut hashes = Vec::new();
-        token_hashes(text, &mut Vec::new(), &mut hashes);
-        hashes
-    }
-
-    /// Text with ASCII words, separators, accented and other non-ASCII letters, capitals
-    /// whose lowercase is not a token character, and emoji, in any order.
-    fn arbitrary_text() -> impl proptest::strategy::Strategy<Value = String> {
-        use proptest::prelude::{Just, Strategy};
-        let piece = proptest::prop_oneof![
-            Just(" ".to_owned()),
-            Just("\n".to_owned()),
-            Just("É".to_owned()),
-            Just("é".to_owned()),
-            Just("ß".to_owned()),
-            Just("İ".to_owned()),
-            Just("Σ".to_owned()),
-            Just("🚀".to_owned()),
-            "[a-zA-Z0-9_ .,-]{1,12}",
-            "\\PC{1,4}",
-        ];
-        proptest::collection::vec(piece, 0..40).prop_map(|pieces| pieces.concat())
-    }
-
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
-
-        #[test]
-        fn fused_hashing_equals_the_tokenizer_then_the_hash(text in arbitrary_text()) {
-            proptest::prop_assert_eq!(fused_hashes(&text), reference_hashes(&text));
-        }
 
         #[test]
         fn setting_unique_shingles_aside_gives_the_sets_a_full_sort_gives(
@@ -930,24 +753,6 @@ mod tests {
     }
 
     #[test]
-    fn fused_hashing_on_edges() {
-        for text in [
-            "",
-            "a",
-            "ab",
-            "AB cd",
-            "été",
-            "xÉy ab",
-            "ab\u{301}cd",
-            "İstanbul",
-            "ΣΑΣ",
-            "a_b-c 12 🚀x",
-        ] {
-            assert_eq!(fused_hashes(text), reference_hashes(text), "{text:?}");
-        }
-    }
-
-    #[test]
     fn the_prefix_keeps_every_pair_over_the_threshold() {
         // Two sets of n reaching the threshold share at least ceil(t·n) elements; a prefix of
         // n - ceil(t·n) + 1 cannot miss all of them.
@@ -963,20 +768,6 @@ mod tests {
             let needed = (DUPLICATE_THRESHOLD * n as f64).ceil() as usize;
             assert!(p + needed > n, "{n}");
         }
-        assert_eq!(common(&[1, 2, 3, 5], &[2, 3, 4, 5]), 3);
-    }
-
-    #[test]
-    fn titles_and_their_words() {
-        assert_eq!(
-            title("2026-10-01 — Session store in Redis"),
-            "Session store in Redis"
-        );
-        assert_eq!(title("Session store"), "Session store");
-        assert_eq!(
-            title_words("2026-10-01 — Use the session store in Redis"),
-            ["session", "store", "redis"]
-        );
     }
 
     #[test]

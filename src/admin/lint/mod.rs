@@ -3,16 +3,24 @@
 //! Every finding is `{file, line, heading, check, severity, message, proposal}`. It exits 1 when
 //! an *error* is found, 0 otherwise: warnings and information never fail it.
 //!
-//! * errors — a ledgered decision whose text was edited while active, or that disappeared; a
-//!   ledger and a note that disagree on a decision's status (an interrupted change, or a status
-//!   changed by hand); a `superseded by` that names no decision, leads to one not in force, or
-//!   runs in a circle; a heading used twice in one note file; a receipt store that fails its
-//!   integrity check;
+//! * errors — a ledgered decision whose text was edited (in force, proposed or ended), or that
+//!   disappeared; a ledger and a note that disagree on a decision's status, whatever the note
+//!   says (an interrupted change, a status changed by hand or made unreadable); a ledger whose
+//!   records of a decision are not one chain (docs/DECISIONS.md); a `superseded by` that names
+//!   no decision, or one that never came into force, or runs in a circle; a decision stating
+//!   two statuses that disagree; a heading used twice in one note file; a receipt store that
+//!   fails its integrity check;
 //! * warnings — broken `[[links]]`, format problems (no date, a date that is not `YYYY-MM-DD`,
 //!   a status outside the list, ledger lines that are not records, note files every reader
-//!   skips), `###` inside fenced code, generated views (`INDEX.md`, `CANDIDATES.md`) that drifted
-//!   from their sources;
+//!   skips), `###` inside fenced code, fences never closed (once each, at the line that opens
+//!   them; the headings after them are not reported as inside code), generated views
+//!   (`INDEX.md`, `CANDIDATES.md`) that drifted from their sources;
 //! * information — receipts that no longer count, and with `--full` the proposals of [`full`].
+//!
+//! `--ignore <check,…>` and the project config's `lint.ignore` silence whole checks (a team
+//! adopting an old ADR folder may not want its `format` findings): their findings are left out
+//! of the report, counts and exit status included. An unknown name is refused on the command
+//! line, and a warning in the config.
 //!
 //! It never writes: every proposal is a command or an edit for a person to make.
 
@@ -25,11 +33,14 @@ use std::fmt::Write as _;
 
 use crate::actions::entries::views;
 use crate::actions::receipts::{self, Inspector};
-use crate::admin::lint::findings::{Finding, Note, Severity, file_finding};
+use crate::admin::lint::findings::{CHECKS, Finding, Note, Severity, file_finding};
 use crate::context::Context;
+use crate::error::{Error, Result};
 use crate::js::json::{Object, Value};
+use crate::messages;
 use crate::output::Report;
-use crate::store::layout::{NOTE_DIRS, NOTE_FILES, OUTCOMES};
+use crate::store::config;
+use crate::store::layout::{CONFIG_FILE, NOTE_DIRS, NOTE_FILES, OUTCOMES};
 use crate::store::parallel::on_two_threads;
 use crate::store::paths::{Loose, read_loose};
 use crate::store::sections::Section;
@@ -41,6 +52,10 @@ pub struct LintArgs {
     /// contradictions, stores to archive, journal events to summarise.
     #[arg(long)]
     pub full: bool,
+    /// Silence these checks for this run (comma-separated names, e.g.
+    /// format,heading-in-code), besides those the config's lint.ignore names.
+    #[arg(long, value_name = "check,…", value_delimiter = ',')]
+    pub ignore: Vec<String>,
 }
 
 /// What lint found, worst first.
@@ -48,6 +63,10 @@ pub struct LintArgs {
 pub struct LintReport {
     pub checked: Vec<String>,
     pub findings: Vec<Finding>,
+    /// The checks silenced (`--ignore` and the config's `lint.ignore`), sorted.
+    pub ignored: Vec<String>,
+    /// What was wrong with the config, one line each.
+    pub warnings: Vec<String>,
 }
 
 impl LintReport {
@@ -59,9 +78,34 @@ impl LintReport {
     }
 }
 
-/// Runs the checks. Nothing makes it fail: what cannot be read becomes a finding.
-pub fn run(args: &LintArgs, ctx: &Context) -> LintReport {
+/// The checks to silence: `--ignore`'s (each must name a check) and the config's (an unknown
+/// one is a warning), sorted, without repeats.
+fn ignored(args: &LintArgs, ctx: &Context, warnings: &mut Vec<String>) -> Result<Vec<String>> {
+    if let Some(name) = args.ignore.iter().find(|n| !CHECKS.contains(&n.as_str())) {
+        return Err(Error::refused(messages::unknown_lint_check(name, &CHECKS)));
+    }
+    let loaded = config::load(&ctx.root);
+    warnings.extend(loaded.warnings);
+    let mut names = args.ignore.clone();
+    for name in loaded.config.lint_ignore {
+        if CHECKS.contains(&name.as_str()) {
+            names.push(name);
+        } else {
+            warnings.push(messages::unknown_ignored_check(CONFIG_FILE, &name));
+        }
+    }
+    names.sort_unstable();
+    names.dedup();
+    Ok(names)
+}
+
+/// Runs the checks. Nothing in the memory makes it fail: what cannot be read becomes a finding.
+///
+/// # Errors
+/// `--ignore` naming no check.
+pub fn run(args: &LintArgs, ctx: &Context) -> Result<LintReport> {
     let mut report = LintReport::default();
+    report.ignored = ignored(args, ctx, &mut report.warnings)?;
     let mut notes = Vec::new();
     let files: Vec<(String, &'static str)> = NOTE_DIRS
         .iter()
@@ -120,8 +164,11 @@ pub fn run(args: &LintArgs, ctx: &Context) -> LintReport {
         [duplicates, proposals].concat()
     });
     report.findings.extend(full_findings);
-    report.findings.sort_by_key(|f| f.severity);
     report
+        .findings
+        .retain(|f| !report.ignored.iter().any(|name| name == f.check));
+    report.findings.sort_by_key(|f| f.severity);
+    Ok(report)
 }
 
 /// The generated views of the entries (`INDEX.md`, `CANDIDATES.md`) that no longer match their
@@ -230,19 +277,32 @@ impl Report for LintReport {
                     "checked",
                     self.checked.iter().map(Value::from).collect::<Vec<_>>(),
                 )
-                .with("findings", findings),
+                .with("findings", findings)
+                .with(
+                    "ignored",
+                    self.ignored.iter().map(Value::from).collect::<Vec<_>>(),
+                )
+                .with(
+                    "warnings",
+                    self.warnings.iter().map(Value::from).collect::<Vec<_>>(),
+                ),
         )
     }
 
     fn render_human(&self) -> String {
+        let ignored = if self.ignored.is_empty() {
+            String::new()
+        } else {
+            format!("; ignored: {}", self.ignored.join(", "))
+        };
         if self.findings.is_empty() {
             return format!(
-                "mem lint: no findings ({} file(s) checked)\n",
+                "mem lint: no findings ({} file(s) checked{ignored})\n",
                 self.checked.len()
             );
         }
         let mut out = format!(
-            "mem lint: {} error(s), {} warning(s), {} info in {} file(s) checked\n",
+            "mem lint: {} error(s), {} warning(s), {} info in {} file(s) checked{ignored}\n",
             self.count(Severity::Error),
             self.count(Severity::Warning),
             self.count(Severity::Info),
@@ -262,6 +322,10 @@ impl Report for LintReport {
             }
         }
         out
+    }
+
+    fn warnings(&self) -> Vec<String> {
+        self.warnings.clone()
     }
 
     fn exit_code(&self) -> u8 {

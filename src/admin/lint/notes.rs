@@ -1,13 +1,15 @@
 //! The checks of each note file on its own: headings used twice, `###` inside fenced code,
-//! entries without an ISO date, statuses outside the list, and `[[links]]` that lead nowhere.
+//! fences never closed, entries without an ISO date, statuses outside the list, decisions
+//! stating two statuses that disagree, and `[[links]]` that lead nowhere.
 
 use std::cell::OnceCell;
 use std::path::Path;
 
 use crate::admin::lint::findings::{FastMap, FastSet, Finding, Note, Severity, finding};
-use crate::store::entry::{Status, date_of, field_of, status_of};
+use crate::store::entry::{Status, StatusLine, date_of, field_of, status_lines};
+use crate::store::fences;
 use crate::store::layout::NOTE_DIRS;
-use crate::store::sections::{Section, headings_in_code};
+use crate::store::sections::Section;
 
 pub fn check(
     root: &Path,
@@ -21,7 +23,7 @@ pub fn check(
     let lower = || lower.get_or_init(|| headings.iter().map(|h| h.to_lowercase()).collect());
     for (note, sections) in notes.iter().zip(cut) {
         duplicates(note, sections, out);
-        in_code(note, sections, out);
+        in_code(note, out);
         if note.name != "patterns.md" {
             for (offset, section) in sections {
                 dates(note, *offset, section, out);
@@ -29,19 +31,7 @@ pub fn check(
         }
         if note.is_decisions() {
             for (offset, section) in sections {
-                if let Some(Status::Unreadable(value)) = status_of(section) {
-                    out.push(finding(
-                        note,
-                        *offset,
-                        section,
-                        "format",
-                        Severity::Warning,
-                        format!(
-                            "status \"{value}\" is not one of active, superseded, abrogated, rolled-back, proposed, rejected, deprecated"
-                        ),
-                        Some("write one of the five statuses".to_owned()),
-                    ));
-                }
+                statuses(note, *offset, section, out);
             }
         }
         links(root, note, notes, &headings, &lower, out);
@@ -72,14 +62,35 @@ fn duplicates(note: &Note, sections: &[(usize, Section<'_>)], out: &mut Vec<Find
     }
 }
 
-fn in_code(note: &Note, sections: &[(usize, Section<'_>)], out: &mut Vec<Finding>) {
+fn in_code(note: &Note, out: &mut Vec<Finding>) {
     let text = note.text.as_bytes();
     if memchr::memmem::find(text, b"```").is_none() && memchr::memmem::find(text, b"~~~").is_none()
     {
         return;
     }
-    let lines: Vec<(usize, &str)> = sections.iter().map(|(o, s)| (*o, s.heading)).collect();
-    for (line, heading) in headings_in_code(&note.text, &lines) {
+    let found = fences::check(&note.text);
+    for unclosed in found.unclosed {
+        let place = unclosed
+            .heading
+            .map(|heading| format!(" in § {heading}"))
+            .unwrap_or_default();
+        out.push(Finding {
+            file: note.rel.clone(),
+            line: Some(unclosed.line),
+            heading: unclosed.heading.map(str::to_owned),
+            check: "unclosed-fence",
+            severity: Severity::Warning,
+            message: format!(
+                "fence opened at line {}{place} is never closed",
+                unclosed.line
+            ),
+            proposal: Some(
+                "close it with a line of the same fence (``` or ~~~) where its code ends"
+                    .to_owned(),
+            ),
+        });
+    }
+    for (line, heading) in found.in_code {
         out.push(Finding {
             file: note.rel.clone(),
             line: Some(line),
@@ -90,6 +101,55 @@ fn in_code(note: &Note, sections: &[(usize, Section<'_>)], out: &mut Vec<Finding
                 "\"### {heading}\" is inside fenced code but still starts a section for every reader"
             ),
             proposal: Some("indent the line, or start it with something other than ###".to_owned()),
+        });
+    }
+}
+
+/// A decision's statuses: one the reader cannot place (a warning), or two that disagree (an
+/// error: readers take the first, and it may not be the one meant).
+fn statuses(note: &Note, offset: usize, section: &Section<'_>, out: &mut Vec<Finding>) {
+    let lines = status_lines(section);
+    let Some(first) = lines.first() else {
+        return;
+    };
+    if let Status::Unreadable(value) = &first.status {
+        out.push(finding(
+            note,
+            offset,
+            section,
+            "format",
+            Severity::Warning,
+            format!(
+                "status \"{value}\" is not one of active, superseded, abrogated, rolled-back, proposed, rejected, deprecated"
+            ),
+            Some("write one of the seven statuses, or a word the README lists for one".to_owned()),
+        ));
+    }
+    let agrees = |other: &StatusLine<'_>| match (&first.status, &other.status) {
+        (Status::Superseded { by: a }, Status::Superseded { by: b }) => {
+            a.is_none() || b.is_none() || a == b
+        }
+        (a, b) => a == b,
+    };
+    if let Some(other) = lines.iter().skip(1).find(|other| !agrees(other)) {
+        let describe = |line: &StatusLine<'_>| match &line.status {
+            Status::Unreadable(value) => format!("\"{value}\""),
+            status => status.to_value(),
+        };
+        out.push(Finding {
+            file: note.rel.clone(),
+            line: Some(note.line_of(other.field.line.start)),
+            heading: Some(section.heading.to_owned()),
+            check: "status-conflict",
+            severity: Severity::Error,
+            message: format!(
+                "this decision states two statuses: {} at line {}, {} at line {}; every reader takes the first",
+                describe(first),
+                note.line_of(first.field.line.start),
+                describe(other),
+                note.line_of(other.field.line.start)
+            ),
+            proposal: Some("keep one status block, the one that is true".to_owned()),
         });
     }
 }

@@ -6,7 +6,8 @@
 use crate::support::schema::{Hit, Recall, labels};
 use crate::support::{JOURNAL, TestProject};
 
-fn recall(project: TestProject, args: &[&str]) -> Recall {
+/// `recall <args…> --json`, which must succeed quietly and change nothing.
+pub(super) fn recall(project: TestProject, args: &[&str]) -> Recall {
     project
         .args(["recall"].iter().chain(args).chain(&["--json"]))
         .code(0)
@@ -76,15 +77,19 @@ fn the_human_output_is_recalls() {
         Some("mem recall: 1 match(es) for \"auth strategy\" (scope: project)")
     );
     let first = lines.next().unwrap();
+    // The decision's status ends its line; the excerpt is the passage where a term stands
+    // (the heading is on the line above, its metadata is left out).
     assert!(
-        first.starts_with("  1. [") && first.ends_with("] note decisions.md § Auth strategy"),
+        first.starts_with("  1. [")
+            && first.ends_with("] note decisions.md § Auth strategy [active]"),
         "{first}"
     );
-    assert!(
-        lines
-            .next()
-            .unwrap()
-            .starts_with("     Auth strategy **Date:**")
+    assert_eq!(
+        lines.next(),
+        Some(
+            "     …the session store (Redis); `auth-middleware` refreshes the session cookie on \
+             activity; logout everywhere is one `DELET…"
+        )
     );
     assert_eq!(lines.next(), None);
 }
@@ -267,7 +272,15 @@ fn help_documents_bm25() {
         "{}",
         ran.stdout
     );
-    assert!(ran.stdout.contains("bm25: BM25F"), "{}", ran.stdout);
+    // It names the better ranking, the status filter and where the default comes from.
+    for words in [
+        "BM25F",
+        "bm25 is the better ranking",
+        "--status <in-force|all>",
+        "BMAD_MEM_RANKING",
+    ] {
+        assert!(ran.stdout.contains(words), "{words}: {}", ran.stdout);
+    }
 }
 
 #[test]

@@ -25,13 +25,14 @@ const BODY: &str = "Flush the `rate_limit:*` keys in the test setup,\nnever in p
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct Proposed {
-    id: String,
+pub(super) struct Proposed {
+    pub(super) id: String,
     #[serde(rename = "type")]
     kind: String,
     title: String,
     file: String,
-    sha256: String,
+    pub(super) sha256: String,
+    warnings: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -52,6 +53,9 @@ struct Listed {
     source: String,
     created: String,
     sha256: String,
+    excerpt: Vec<String>,
+    #[serde(rename = "moreLines")]
+    more_lines: usize,
 }
 
 #[derive(Debug, Deserialize)]
@@ -61,10 +65,12 @@ struct AdmitResult {
     #[serde(rename = "type")]
     kind: String,
     title: String,
+    heading: String,
     file: String,
     sha256: String,
     by: String,
     finished: bool,
+    warnings: Vec<String>,
 }
 
 /// A GitHub-style token, assembled at run time so the source holds no literal credential.
@@ -75,7 +81,8 @@ fn token() -> String {
     )
 }
 
-fn propose(project: TestProject, title: &str, body: &str) -> (TestProject, Proposed) {
+/// `propose --json` of a lesson by `forge`, which must succeed.
+pub(super) fn propose(project: TestProject, title: &str, body: &str) -> (TestProject, Proposed) {
     let ran = project
         .args([
             "--json", "propose", "--type", "lesson", "--title", title, "--body", body, "--source",
@@ -84,6 +91,7 @@ fn propose(project: TestProject, title: &str, body: &str) -> (TestProject, Propo
         .code(0)
         .run();
     let proposed: Proposed = ran.json();
+    assert!(proposed.warnings.is_empty(), "{}", ran.stdout);
     (ran.then(), proposed)
 }
 
@@ -92,6 +100,13 @@ fn list(project: TestProject) -> (TestProject, List) {
     let list: List = ran.json();
     assert!(list.warnings.is_empty(), "{}", ran.stdout);
     (ran.then(), list)
+}
+
+/// The refusal of a note file the entry commands cannot read as a regular file.
+fn unreadable(file: &str, reason: &str) -> String {
+    format!(
+        "{file} {reason}; the entry commands read a note file only as a regular file of at most 64 MiB and never take it as absent (its entries would be proposed again and left out of the index): make it a regular file, or move it away"
+    )
 }
 
 fn doctor(project: TestProject, code: i32) -> (TestProject, Doctor) {
@@ -164,12 +179,12 @@ fn propose_list_admit_and_recall_finds_it() {
             source: "forge".into(),
             created: NOW.into(),
             sha256: sha.clone(),
+            excerpt: BODY.lines().map(Into::into).collect(),
+            more_lines: 0,
         }]
     );
-    let view = String::from_utf8(project.read(CANDIDATES_VIEW)).unwrap();
-    assert!(view.contains(&format!(
-        "| {ID} | lesson | {TITLE} | forge | {NOW} | {sha} |"
-    )));
+    let row = format!("| {ID} | lesson | {TITLE} | forge | {NOW} | {sha} |");
+    assert!(project.read_text(CANDIDATES_VIEW).contains(&row));
     let entry = format!(
         "### {TITLE}\n**Date:** 2026-10-18\n**Context:** login tests run twice in CI\n**Lesson:** {BODY}\n\
          **Evidence:** 6b1dc0dc38b7, src/auth/login_test.rs\n**Admitted-by:** alice (candidate {ID}, sha256 {sha})\n"
@@ -183,19 +198,18 @@ fn propose_list_admit_and_recall_finds_it() {
         .absent(LOCK)
         .run();
     let admitted: AdmitResult = ran.json();
-    assert_eq!(
-        (
-            admitted.admitted.as_str(),
-            admitted.kind.as_str(),
-            admitted.title.as_str()
-        ),
-        (ID, "lesson", TITLE)
-    );
-    assert_eq!(
-        (admitted.file.as_str(), admitted.sha256.as_str()),
-        (LESSONS, sha.as_str())
-    );
-    assert_eq!((admitted.by.as_str(), admitted.finished), ("alice", false));
+    let got = [
+        &admitted.admitted,
+        &admitted.kind,
+        &admitted.title,
+        &admitted.heading,
+        &admitted.file,
+        &admitted.sha256,
+        &admitted.by,
+    ]
+    .map(String::as_str);
+    assert_eq!(got, [ID, "lesson", TITLE, TITLE, LESSONS, &sha, "alice"]);
+    assert!(!admitted.finished && admitted.warnings.is_empty());
     let project = ran.then();
     assert_eq!(
         project.read_text(&format!("{CANDIDATES}/{ID}.md")),
@@ -252,7 +266,8 @@ fn a_persons_note_file_keeps_every_byte_and_its_last_section() {
             assert_eq!(a.full_text(), b.full_text(), "{ending:?}");
             assert_eq!(a.trimmed_text(), b.trimmed_text(), "{ending:?}");
         }
-        assert_eq!(now.last().unwrap().heading, TITLE);
+        // No entry with fields yet: the style of init's template, the day in the heading.
+        assert_eq!(now.last().unwrap().heading, format!("2026-10-18 — {TITLE}"));
     }
 }
 
@@ -285,7 +300,7 @@ fn a_decision_and_a_pattern_carry_their_status() {
     let text = project.read_text(DECISIONS);
     assert!(
         text.starts_with(
-            "# Decisions\n\n### Use Postgres for the ledger\n**Date:** 2026-10-18\n**Status:** active\n**Context:** none given\n**Decision:** One database.\n**Evidence:** none\n**Admitted-by:** bob (candidate "
+            "# Decisions\n\n### 2026-10-18 — Use Postgres for the ledger\n- **Status**: active\n- **Context**: none given\n- **Decision**: One database.\n- **Evidence**: none\n- **Admitted-by**: bob (candidate "
         ),
         "{text}"
     );
@@ -312,15 +327,18 @@ fn a_decision_and_a_pattern_carry_their_status() {
         .run()
         .then();
     let text = project.read_text(".agents/memory/patterns.md");
-    assert!(text.contains("**Status:** candidate\n"), "{text}");
     assert!(
-        text.contains("**Admitted-by:** unknown (candidate "),
+        text.contains("\n### Cache aside\n- **Status**: candidate\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("- **Admitted-by**: unknown (candidate "),
         "{text}"
     );
     assert!(
         project
             .read_text(INDEX)
-            .contains("| Use Postgres for the ledger | decision | active |")
+            .contains("| 2026-10-18 — Use Postgres for the ledger | decision | active |")
     );
 }
 
@@ -342,7 +360,7 @@ fn a_user_name_from_the_environment_is_one_line_like_by() {
         .then();
     let lessons = project.read_text(".agents/memory/lessons.md");
     assert!(
-        lessons.contains("\n**Admitted-by:** eve ### not a heading (candidate "),
+        lessons.contains("\n- **Admitted-by**: eve ### not a heading (candidate "),
         "{lessons}"
     );
     let refused = project.read_text(".bmad/memory/refused.md");
@@ -421,7 +439,13 @@ fn the_refusals_write_nothing() {
         .args(["propose", "--type", "lesson", "--title", heading, "--body", "x"])
         .refused(
             "propose",
-            "the topic `2026-10-03-login-rate-limit-tests-must-reset-the-bucket` is already a lesson entry (a heading of lessons.md)",
+            "the topic `2026-10-03-login-rate-limit-tests-must-reset-the-bucket` is already a lesson entry: \"2026-10-03 — Login rate limit tests must reset the bucket\" in .bmad/memory/lessons.md",
+        )
+        // Without its date, with other punctuation, hyphens and case, it is the same title.
+        .args(["propose", "--type", "lesson", "--title", "login rate-limit tests: must RESET the bucket!", "--body", "x"])
+        .refused(
+            "propose",
+            "the topic `login-rate-limit-tests-must-reset-the-bucket` is already a lesson entry: \"2026-10-03 — Login rate limit tests must reset the bucket\" in .bmad/memory/lessons.md",
         );
 }
 
@@ -520,7 +544,7 @@ fn a_pending_topic_takes_the_next_id_and_a_decided_one_is_no_longer_pending() {
         .refused(
             "admit",
             &format!(
-                "candidate {ID} is no longer pending: admitted {NOW} by alice: {ID} (sha256 {}) is the entry \"{TITLE}\" of {LESSONS}",
+                "candidate {ID} is no longer pending: admitted {NOW} by alice: {ID} (sha256 {}) is the entry \"2026-10-18 — {TITLE}\" of {LESSONS}",
                 first.sha256
             ),
         );
@@ -530,7 +554,7 @@ fn a_pending_topic_takes_the_next_id_and_a_decided_one_is_no_longer_pending() {
         .refused(
             "admit",
             &format!(
-                "\"{TITLE}\" already heads a section of {LESSONS}; headings must stay unique (observe targets them)"
+                "\"2026-10-18 — {TITLE}\" already heads a section of {LESSONS}; headings must stay unique (observe targets them)"
             ),
         );
 }
@@ -656,7 +680,7 @@ fn eight_parallel_proposals_lose_nothing_and_parallel_admits_all_land() {
     assert_eq!(
         headings,
         (0..8)
-            .map(|i| format!("Parallel lesson {i}"))
+            .map(|i| format!("2026-10-18 — Parallel lesson {i}"))
             .collect::<Vec<_>>()
     );
     let (project, listed) = list(project);
@@ -881,40 +905,6 @@ fn import_proposes_each_item_once_and_never_writes_under_claude() {
     );
 }
 
-/// The detector on real project prose: every section of the bundled fixtures and of the 519
-/// decision records of the retrieval benchmark, with no finding.
-#[test]
-fn no_false_positive_on_the_fixtures_and_the_decision_records() {
-    let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut stack = vec![
-        manifest.join("fixtures"),
-        manifest.join("benches/data/adr/corpus"),
-    ];
-    let (mut sections_seen, mut findings) = (0, Vec::new());
-    while let Some(path) = stack.pop() {
-        if path.is_dir() {
-            stack.extend(std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().path()));
-        } else if path.extension().is_some_and(|e| e == "md") {
-            let text = std::fs::read_to_string(&path).unwrap();
-            for section in sections(&text) {
-                sections_seen += 1;
-                for finding in bmad_mem::actions::secrets::find_all(&section.full_text()) {
-                    findings.push(format!("{}: {} {finding}", path.display(), section.heading));
-                }
-            }
-        }
-    }
-    assert!(
-        sections_seen >= 519 + 20,
-        "only {sections_seen} sections found"
-    );
-    assert!(
-        findings.is_empty(),
-        "{} false positives: {findings:#?}",
-        findings.len()
-    );
-}
-
 /// A note file no reader can take (here a folder in its place) refuses an entry command before
 /// anything is written, even when the candidate's own type does not touch it: the views read
 /// every note file afterwards.
@@ -932,9 +922,15 @@ fn an_unreadable_note_file_refuses_before_anything_is_written() {
             "--body",
             "x",
         ])
-        .refused("propose", "EISDIR: illegal operation on a directory, read")
+        .refused(
+            "propose",
+            &unreadable(".bmad/memory/decisions.md", "is a folder"),
+        )
         .args(["admit", &proposed.id, "--expect", &proposed.sha256])
-        .refused("admit", "EISDIR: illegal operation on a directory, read");
+        .refused(
+            "admit",
+            &unreadable(".bmad/memory/decisions.md", "is a folder"),
+        );
 }
 
 #[test]

@@ -231,6 +231,21 @@ fn work(lab: &Lab, dir: &Path, day: u32, agent: &str, writes: usize, pattern: &s
 
 // ---- git setup ------------------------------------------------------------------------------
 
+/// Runs a command whose program was just copied into place. While another test thread forks
+/// (between its fork and exec), the child still holds the copy's write handle, and exec fails
+/// with "text file busy": such a start is tried again.
+fn copied_output(command: &mut Command) -> std::process::Output {
+    for _ in 0..100 {
+        match command.output() {
+            Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy => {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            other => return other.expect("spawn the copied binary"),
+        }
+    }
+    panic!("the copied binary stayed busy");
+}
+
 #[test]
 fn setup_adds_the_lines_and_the_config_once_keeping_what_was_there() {
     let lab = Lab::new();
@@ -787,12 +802,11 @@ fn a_binary_whose_path_holds_percent_signs_and_quotes_still_runs_as_the_driver()
         .into_iter()
         .map(|name| {
             let clone = lab.clone_of(name, false);
-            let out = lab
-                .command(bin.to_str().unwrap(), &clone)
-                .env("PATH", "/usr/bin:/bin")
-                .args(["git", "setup", "--json"])
-                .output()
-                .unwrap();
+            let out = copied_output(
+                lab.command(bin.to_str().unwrap(), &clone)
+                    .env("PATH", "/usr/bin:/bin")
+                    .args(["git", "setup", "--json"]),
+            );
             assert!(out.status.success(), "{}", text(&out));
             let report: Json = serde_json::from_slice(&out.stdout).unwrap();
             assert_eq!(report["driverOnPath"], false);
@@ -820,12 +834,11 @@ fn a_relative_folder_of_path_never_makes_the_driver_a_bare_name() {
     fs::create_dir_all(project.join("tools")).unwrap();
     let bin = project.join("tools/bmad-mem");
     fs::copy(BIN, &bin).unwrap();
-    let out = lab
-        .command(bin.to_str().unwrap(), &project)
-        .env("PATH", "tools:/usr/bin:/bin")
-        .args(["git", "setup", "--json"])
-        .output()
-        .unwrap();
+    let out = copied_output(
+        lab.command(bin.to_str().unwrap(), &project)
+            .env("PATH", "tools:/usr/bin:/bin")
+            .args(["git", "setup", "--json"]),
+    );
     assert!(out.status.success(), "{}", text(&out));
     let report: Json = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["driverOnPath"], false);
@@ -844,12 +857,11 @@ fn doctor_reports_a_driver_whose_binary_is_gone() {
     fs::create_dir(&dir).unwrap();
     let bin = dir.join("bmad-mem");
     fs::copy(BIN, &bin).unwrap();
-    let out = lab
-        .command(bin.to_str().unwrap(), &a)
-        .env("PATH", "/usr/bin:/bin")
-        .args(["git", "setup"])
-        .output()
-        .unwrap();
+    let out = copied_output(
+        lab.command(bin.to_str().unwrap(), &a)
+            .env("PATH", "/usr/bin:/bin")
+            .args(["git", "setup"]),
+    );
     assert!(out.status.success(), "{}", text(&out));
     // Set up and in place: nothing to say.
     let doctor = lab.mem(&a, NOW, &["doctor"]);

@@ -7,6 +7,6 @@ mod aftermerge;
 mod archive;
 mod doctor;
 mod git;
-mod lint;
+pub mod lint;
 mod lock;
 mod merge;

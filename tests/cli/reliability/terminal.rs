@@ -4,8 +4,9 @@
 //!   and every C1 control is shown as `\xNN` (two lowercase hex digits) — results on stdout,
 //!   warnings and errors on stderr, for every command — while `--json` output keeps the text as
 //!   it is (JSON's own escaping).
-//! * A writing action whose result cannot be printed (stdout is `/dev/full`) exits 1 and says
-//!   what it wrote.
+//! * A writing action whose result cannot be printed (stdout is `/dev/full`, a pipe nobody
+//!   reads, a closed stdout) exits 1 and says what it wrote; a reading action whose reader is
+//!   gone ends quietly with 0.
 //! * Options that would have no effect where they are given are refused, changing nothing.
 //! * `observe` names its missing `--input`, and takes `./obs.json` as `obs.json`.
 
@@ -450,6 +451,132 @@ fn init_and_lock_recovery_whose_result_cannot_be_printed_name_what_they_wrote() 
         )
     );
     assert!(!project.path(LOCK).exists());
+}
+
+/// Where a run's stdout goes when its reader is gone.
+#[derive(Debug, Clone, Copy)]
+enum Gone {
+    /// A pipe whose reading end was closed before the run: every write fails with EPIPE.
+    Pipe,
+    /// Closed before the program started, as a shell's `>&-` does.
+    Closed,
+}
+
+/// Runs the project's next command with its stdout's reader gone: (exit code, stderr).
+fn reader_gone(project: &TestProject, gone: Gone) -> (i32, String) {
+    let command = project.command();
+    let mut run = match gone {
+        Gone::Pipe => {
+            let (reader, writer) = std::io::pipe().expect("a pipe");
+            drop(reader);
+            let mut run = command;
+            run.stdout(writer);
+            run
+        }
+        Gone::Closed => {
+            let mut shell = std::process::Command::new("sh");
+            shell
+                .args(["-c", "exec \"$0\" \"$@\" >&-"])
+                .arg(command.get_program())
+                .args(command.get_args())
+                .stdin(Stdio::null());
+            if let Some(dir) = command.get_current_dir() {
+                shell.current_dir(dir);
+            }
+            for (key, value) in command.get_envs() {
+                match value {
+                    Some(value) => shell.env(key, value),
+                    None => shell.env_remove(key),
+                };
+            }
+            shell
+        }
+    };
+    let output = run.stderr(Stdio::piped()).output().expect("run bmad-mem");
+    let stderr = String::from_utf8(output.stderr).expect("UTF-8 stderr");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    (output.status.code().expect("an exit code"), stderr)
+}
+
+/// What the run says of a stdout whose reader is gone.
+fn gone_reason(gone: Gone) -> &'static str {
+    match gone {
+        Gone::Pipe => "Broken pipe (os error 32)",
+        Gone::Closed => "standard output is closed",
+    }
+}
+
+#[test]
+fn a_write_whose_reader_is_gone_exits_1_and_says_what_it_wrote() {
+    for gone in [Gone::Pipe, Gone::Closed] {
+        for json in [false, true] {
+            let mut args = vec!["write", "--agent", "forge", "--task", "t"];
+            if json {
+                args.insert(0, "--json");
+            }
+            let project = TestProject::new().args(&args);
+            let (code, stderr) = reader_gone(&project, gone);
+            let context = format!("{gone:?}, json {json}");
+            assert_eq!(code, 1, "{context}");
+            assert_eq!(
+                stderr,
+                format!(
+                    "mem write: event 8176919ff2b6 appended, but the result could not be \
+                     printed: {}\n",
+                    gone_reason(gone)
+                ),
+                "{context}"
+            );
+            assert!(
+                project
+                    .read_text(JOURNAL)
+                    .contains("\"id\":\"8176919ff2b6\""),
+                "{context}"
+            );
+        }
+        // A session command that writes a file: the same rule.
+        let project = crate::support::home::project().args(["handoff", "--topic", "Auth rework"]);
+        let (code, stderr) = reader_gone(&project, gone);
+        assert_eq!(code, 1, "{gone:?}");
+        assert_eq!(
+            stderr,
+            format!(
+                "mem handoff: handoff .agents/memory/sessions/2026-10-18-auth-rework.md written, \
+                 but the result could not be printed: {}\n",
+                gone_reason(gone)
+            )
+        );
+        assert!(
+            project
+                .path(".agents/memory/sessions/2026-10-18-auth-rework.md")
+                .is_file()
+        );
+    }
+}
+
+#[test]
+fn a_read_whose_reader_is_gone_ends_quietly_with_0() {
+    for gone in [Gone::Pipe, Gone::Closed] {
+        for args in [
+            &["recall", "auth"][..],
+            &["--json", "recall", "auth"],
+            &["outcomes"],
+            &["status"],
+        ] {
+            let project = TestProject::new().fixture("example").args(args);
+            let before = project.snapshot();
+            assert_eq!(
+                reader_gone(&project, gone),
+                (0, String::new()),
+                "{gone:?} {args:?}"
+            );
+            crate::support::assert_same(
+                &before,
+                &project.snapshot(),
+                "a read whose reader is gone",
+            );
+        }
+    }
 }
 
 #[test]

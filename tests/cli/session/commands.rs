@@ -915,15 +915,14 @@ fn full_brief(p: &TestProject) -> String {
         "# Session brief — project\n\n\
          ## Brain — identity.yaml (bmad-global brain, {})\n\nuser_name: \"Ada\"\n\n\
          ## Context — .agents/memory/context.md\n\n# Context\n\nFocus: login.\n\n\
-         ## Active decisions — .agents/memory/decisions.md\n\n\
+         ## Latest handoff — .agents/memory/sessions/2026-10-17-login.md\n\n# Handoff\nNext: tests.\n\n\
+         ## Decisions in force, newest first — .agents/memory/decisions.md, .bmad/memory/decisions.md\n\n\
          ### 2026-10-17 — Sessions over JWT\n- **Status**: active\n\n\
          ### 2026-10-12 — Postgres\n- **Decision**: Postgres\n\n\
-         ## Active decisions — .bmad/memory/decisions.md\n\n\
          ### 2026-10-05 — Monorepo\n- **Status**: Active\n\n\
          ## Lessons, newest first — .agents/memory/lessons.md\n\n\
          ### 2026-10-15 — Token clock skew\n- **Lesson**: allow 30 s\n\n\
          ### 2026-10-01 — Flaky CI\n- **Lesson**: pin the runner\n\n\
-         ## Latest handoff — .agents/memory/sessions/2026-10-17-login.md\n\n# Handoff\nNext: tests.\n\n\
          ## Latest journal events, newest first — .bmad/memory/journal.ndjson\n\n\
          - 2026-10-18T09:00:00.000Z atlas (failure): Second task\n\n\
          - 2026-10-17T09:00:00.000Z forge (success): First\n",
@@ -949,31 +948,55 @@ fn brief_reads_the_memory_in_the_protocol_order() {
     assert_eq!(brief.max_chars, 8000);
     assert_eq!(brief.chars, expected.encode_utf16().count());
     assert!(brief.omitted.is_empty() && brief.warnings.is_empty());
-    let parts: Vec<(&str, usize)> = brief
+    let parts: Vec<(&str, &str, usize)> = brief
         .included
         .iter()
-        .map(|i| (i.part.as_str(), i.entries))
+        .map(|i| (i.part.as_str(), i.source.as_str(), i.entries))
         .collect();
     assert_eq!(
         parts,
         [
-            ("brain", 1),
-            ("context", 1),
-            ("decisions", 2),
-            ("decisions", 1),
-            ("lessons", 2),
-            ("handoff", 1),
-            ("journal", 2)
+            ("brain", parts[0].1, 1),
+            ("context", CONTEXT_MD, 1),
+            ("handoff", ".agents/memory/sessions/2026-10-17-login.md", 1),
+            ("decisions", DECISIONS_MD, 2),
+            ("decisions", ".bmad/memory/decisions.md", 1),
+            ("lessons", LESSONS_MD, 2),
+            ("journal", JOURNAL, 2)
         ]
     );
 }
 
+/// The titles a brief lists as left out, and the number its count line gives (0 without one).
+fn listed_and_counted(text: &str) -> (Vec<String>, usize) {
+    let Some((_, listing)) = text.split_once("\n## Left out to fit ") else {
+        return (Vec::new(), 0);
+    };
+    let mut titles = Vec::new();
+    let mut counted = 0;
+    for line in listing.lines().skip(2) {
+        if let Some(rest) = line.strip_prefix("- … and ") {
+            counted = rest.split(' ').next().unwrap().parse().unwrap();
+        } else if line.contains(": ") {
+            titles.push(line[2..].to_owned());
+        } else {
+            // Nothing listed: `- 3 decisions in force, 2 lessons.`
+            counted = line[2..]
+                .trim_end_matches('.')
+                .split(", ")
+                .map(|n| n.split(' ').next().unwrap().parse::<usize>().unwrap_or(1))
+                .sum();
+        }
+    }
+    (titles, counted)
+}
+
 #[test]
-fn brief_cuts_whole_entries_and_says_what_was_left_out() {
+fn brief_cuts_whole_entries_and_lists_what_was_left_out() {
     let p = remembered();
     let full = full_brief(&p);
     let full_len = full.encode_utf16().count();
-    for max in [full_len, full_len - 1, 400, 250] {
+    for max in [full_len, full_len - 1, 500, 400, 250] {
         let ran = p_clone_brief(&p, max);
         let brief: Brief = serde_json::from_str(&ran).unwrap();
         assert_eq!(brief.max_chars, max);
@@ -989,55 +1012,59 @@ fn brief_cuts_whole_entries_and_says_what_was_left_out() {
         }
         if max == full_len {
             assert_eq!(brief.text, full);
-        } else {
+            continue;
+        }
+        // What is left out is listed by title, in the brief's order, then counted.
+        let (titles, counted) = listed_and_counted(&brief.text);
+        assert!(
+            brief
+                .text
+                .contains(&format!("\n## Left out to fit {max} characters\n\n")),
+            "{}",
+            brief.text
+        );
+        assert_eq!(
+            titles.len() + counted,
+            brief.omitted.len(),
+            "{}",
+            brief.text
+        );
+        for title in &titles {
             assert!(
-                brief.text.contains("\n> Left out to fit "),
-                "{}",
-                brief.text
+                brief.omitted.iter().any(|o| title.ends_with(&o.entry)),
+                "{title}"
             );
         }
     }
-    // A budget too small for the closing line next to the title: what fits is kept, and the
-    // line is printed anyway rather than leaving things out silently.
-    let brief: Brief = serde_json::from_str(&p_clone_brief(&p, 60)).unwrap();
-    let (kept, note) = brief.text.split_once("\n> Left out").unwrap();
-    assert!(kept.encode_utf16().count() <= 60, "{}", brief.text);
+    // One character short: a journal event goes — the longer one, which does not fit the
+    // journal's share — and is counted (its title line does not fit either).
+    let brief: Brief = serde_json::from_str(&p_clone_brief(&p, full_len - 1)).unwrap();
+    assert_eq!(
+        brief.omitted,
+        [Omitted {
+            part: "journal".into(),
+            source: JOURNAL.into(),
+            entry: "e2".into()
+        }]
+    );
     assert!(
-        note.ends_with(
-            "context.md, 3 active decisions, 2 lessons, the latest handoff, 2 journal events.\n"
+        brief.text.ends_with(&format!(
+            "\n## Left out to fit {} characters\n\n- 1 journal event.\n",
+            full_len - 1
+        )),
+        "{}",
+        brief.text
+    );
+    // A budget too small for the listing next to the title: what fits is kept, and the
+    // listing is printed anyway rather than leaving things out silently.
+    let brief: Brief = serde_json::from_str(&p_clone_brief(&p, 60)).unwrap();
+    assert!(
+        brief.text.ends_with(
+            "\n## Left out to fit 60 characters\n\n- the brain's entry point, 1 context.md section, 1 handoff, 3 decisions in force, 2 lessons, 2 journal events.\n"
         ),
         "{}",
         brief.text
     );
-    // The brain and the context, then the closing line, exactly filling the budget.
-    let kept = format!(
-        "# Session brief — project\n\n## Brain — identity.yaml (bmad-global brain, {})\n\nuser_name: \"Ada\"\n\n## Context — .agents/memory/context.md\n\n# Context\n\nFocus: login.\n",
-        global_brain(&p).display()
-    );
-    let note = |max: usize| {
-        format!(
-            "\n> Left out to fit {max} characters: 3 active decisions, 2 lessons, the latest handoff, 2 journal events.\n"
-        )
-    };
-    let len = |s: &str| s.encode_utf16().count();
-    let exact = len(&kept) + len(&note(len(&kept) + len(&note(300))));
-    let brief: Brief = serde_json::from_str(&p_clone_brief(&p, exact)).unwrap();
-    assert_eq!(brief.text, format!("{kept}{}", note(exact)));
-    assert_eq!(brief.chars, exact);
-    assert_eq!(
-        brief.omitted[0],
-        Omitted {
-            part: "decisions".into(),
-            source: DECISIONS_MD.into(),
-            entry: "2026-10-17 — Sessions over JWT".into()
-        }
-    );
-    // One character less: the context goes too, and says so.
-    let brief: Brief = serde_json::from_str(&p_clone_brief(&p, exact - 1)).unwrap();
-    assert!(brief.text.ends_with(&format!(
-        "\nuser_name: \"Ada\"\n\n> Left out to fit {} characters: context.md, 3 active decisions, 2 lessons, the latest handoff, 2 journal events.\n",
-        exact - 1
-    )), "{}", brief.text);
 }
 
 /// `brief --json --max-chars <max>` in `p`'s project, leaving `p` usable.

@@ -109,6 +109,11 @@ fn decision_table() {
         ("any", "--write", "src/escape/f".into(), deny, &outside_f, None, pf),
         ("any", "--write", "docs/up/main.rs".into(), allow, "src/main.rs", Some("src/"), pf),
         ("any", "--read", "sneaky/hostname".into(), deny, "/etc/hostname", None, pf),
+        // A `..` out of a folder that does not exist yet follows links again, as the kernel
+        // will once the folder is created.
+        ("any", "--write", "src/new/../../link-to-secrets/key".into(), deny, "src/secrets/key", Some("src/secrets/"), pf),
+        ("any", "--write", "new/deeper/../../src/escape/f".into(), deny, &outside_f, None, pf),
+        ("any", "--write", "src/new/../../docs/up/new/../main.rs".into(), allow, "src/main.rs", Some("src/"), pf),
         // Outside the project: denied unless listed.
         ("any", "--write", abs("common/notes.md"), allow, &shared_notes, Some("../common/"), pf),
         ("any", "--write", "../common/a/b.md".into(), allow, &shared_ab, Some("../common/"), pf),
@@ -370,4 +375,170 @@ fn brief_agent_starts_with_the_sidecar_index_and_boundaries() {
             "brief",
             "agent name must be 1 to 64 letters, digits, '.', '_' or '-', not starting with '.' or '-': a/b",
         );
+}
+
+/// Runs `guard --hook <agent>` in `p` with `payload` on stdin: (status, stdout, stderr).
+fn hook(p: &TestProject, agent: &str, payload: &str) -> (i32, String, String) {
+    use std::io::Write as _;
+    use std::process::Stdio;
+    let mut command = p.command();
+    command
+        .args(["guard", "--agent", "forge", "--hook", agent])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = command.spawn().unwrap();
+    let _ = child.stdin.take().unwrap().write_all(payload.as_bytes());
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+/// Reads and shell commands are judged in hook mode, for each agent's tools; what cannot be
+/// judged is blocked (exit 2), never let through (an exit 1 is a failed hook the agents ignore).
+#[test]
+fn hook_mode_judges_reads_and_shell_writes_and_blocks_what_it_cannot_judge() {
+    let p = project();
+    let root = p.path("");
+    let root = root.to_str().unwrap();
+    let call = |tool: &str, input: serde_json::Value| {
+        serde_json::json!({"cwd": root, "tool_name": tool, "tool_input": input}).to_string()
+    };
+    let cases: Vec<(&str, String, i32)> = vec![
+        // Claude Code: Grep and Glob name a folder, Bash a command.
+        (
+            "claude-code",
+            call(
+                "Grep",
+                serde_json::json!({"pattern": "k", "path": "src/secrets"}),
+            ),
+            2,
+        ),
+        (
+            "claude-code",
+            call(
+                "Glob",
+                serde_json::json!({"pattern": "*.rs", "path": "src"}),
+            ),
+            0,
+        ),
+        (
+            "claude-code",
+            call(
+                "Bash",
+                serde_json::json!({"command": "cat src/main.rs | tee src/secrets/copy"}),
+            ),
+            2,
+        ),
+        (
+            "claude-code",
+            call(
+                "Bash",
+                serde_json::json!({"command": "cargo build > src/build.log 2>&1"}),
+            ),
+            0,
+        ),
+        (
+            "claude-code",
+            call("Bash", serde_json::json!({"command": "echo x > README.md"})),
+            2,
+        ),
+        (
+            "claude-code",
+            call(
+                "Bash",
+                serde_json::json!({"command": "ls -la && git status"}),
+            ),
+            0,
+        ),
+        // Codex: the shell tool, with a patch in a heredoc.
+        (
+            "codex",
+            call(
+                "Bash",
+                serde_json::json!({"command": "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: src/secrets/new\n+x\n*** End Patch\nEOF\n"}),
+            ),
+            2,
+        ),
+        (
+            "codex",
+            call(
+                "Bash",
+                serde_json::json!({"command": "cd src && sed -i 's/a/b/' main.rs"}),
+            ),
+            0,
+        ),
+        // Gemini CLI: folder reads, many files, the shell with its folder.
+        (
+            "gemini",
+            call(
+                "list_directory",
+                serde_json::json!({"dir_path": "src/secrets"}),
+            ),
+            2,
+        ),
+        (
+            "gemini",
+            call(
+                "read_many_files",
+                serde_json::json!({"include": ["docs/*.md", "src/secrets/**"]}),
+            ),
+            2,
+        ),
+        (
+            "gemini",
+            call(
+                "grep_search",
+                serde_json::json!({"pattern": "x", "dir_path": "src"}),
+            ),
+            0,
+        ),
+        (
+            "gemini",
+            call(
+                "run_shell_command",
+                serde_json::json!({"command": "rm key", "dir_path": "src/secrets"}),
+            ),
+            2,
+        ),
+        (
+            "gemini",
+            call("web_fetch", serde_json::json!({"prompt": "x"})),
+            0,
+        ),
+    ];
+    for (agent, payload, expected) in &cases {
+        let (code, out, err) = hook(&p, agent, payload);
+        assert_eq!(code, *expected, "{agent} {payload}: {out}{err}");
+        if *expected == 2 {
+            assert!(err.starts_with("bmad-mem guard: "), "{err}");
+        }
+    }
+    // What cannot be judged is blocked, with the reason.
+    for (agent, payload, why) in [
+        ("claude-code", "not json".to_owned(), "is not valid JSON"),
+        ("codex", "{}".to_owned(), "no tool_name"),
+        (
+            "claude-code",
+            call(
+                "Bash",
+                serde_json::json!({"command": "echo 'unclosed > src/x"}),
+            ),
+            "cannot read the shell command (a ' quote is never closed)",
+        ),
+    ] {
+        let (code, out, err) = hook(&p, agent, &payload);
+        assert_eq!((code, out.as_str()), (2, ""), "{payload}");
+        assert!(
+            err.starts_with("bmad-mem guard: blocked, the call could not be checked: ")
+                && err.contains(why),
+            "{payload}: {err}"
+        );
+    }
+    // Gemini CLI reads stdout as JSON: a blocked call prints nothing there.
+    let (code, out, _) = hook(&p, "gemini", "[");
+    assert_eq!((code, out.as_str()), (2, ""));
 }

@@ -3,6 +3,7 @@
 //! export targets and leftovers of killed writers; `pack` the pack's own file formats.
 
 mod brain;
+mod brief;
 mod commands;
 mod guard;
 mod hooks;

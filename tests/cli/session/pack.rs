@@ -19,6 +19,7 @@ use crate::support::schema::{Brief, HandedOff, Handoffs, Health, Included, Note,
 
 const DECISIONS_MD: &str = ".agents/memory/decisions.md";
 const LESSONS_MD: &str = ".agents/memory/lessons.md";
+const PATTERNS_MD: &str = ".agents/memory/patterns.md";
 const SESSIONS: &str = ".agents/memory/sessions";
 
 #[derive(Debug, Deserialize)]
@@ -46,7 +47,7 @@ struct Scanned {
 }
 
 /// The `###` headings under the brief's `## <part> — …` headings, in order.
-fn headings_under(text: &str, part: &str) -> Vec<String> {
+pub(crate) fn headings_under(text: &str, part: &str) -> Vec<String> {
     let mut inside = false;
     let mut found = Vec::new();
     for line in text.lines() {
@@ -70,7 +71,8 @@ fn read_status(p: TestProject) -> Status {
         .json()
 }
 
-fn run_brief(p: TestProject, args: &[&str]) -> (Brief, TestProject) {
+/// `brief --json <args>` on `p`, which must change nothing.
+pub(crate) fn run_brief(p: TestProject, args: &[&str]) -> (Brief, TestProject) {
     let ran = p
         .args(["--json", "brief"].iter().chain(args))
         .code(0)
@@ -84,23 +86,35 @@ fn run_brief(p: TestProject, args: &[&str]) -> (Brief, TestProject) {
 // ---------------------------------------------------------------------------------------------
 
 #[test]
-fn the_fixture_brief_lists_exactly_its_active_decisions_and_lessons_newest_first() {
+fn the_fixture_brief_lists_exactly_its_decisions_in_force_lessons_and_validated_patterns_newest_first()
+ {
     let (brief, _) = run_brief(project().fixture("example"), &["--max-chars", "100000"]);
     assert_eq!(
-        headings_under(&brief.text, "Active decisions"),
+        headings_under(&brief.text, "Decisions in force"),
         [
-            "Auth strategy",
-            "Login rate limit",
-            "Database migrations",
-            "Caching layer",
-            "API versioning",
-            "Error handling in the API",
-            "Feature flags",
-            "Structured logging",
-            "Session store in Redis",
-            "Déploiement progressif",
-            "2026-09-30 — Journal every agent task",
             "2026-10-16 — Reinforce patterns only from CI results",
+            "Déploiement progressif",
+            "Session store in Redis",
+            "2026-09-30 — Journal every agent task",
+            "Structured logging",
+            "Feature flags",
+            "Error handling in the API",
+            "API versioning",
+            "Caching layer",
+            "Database migrations",
+            "Login rate limit",
+            "Auth strategy",
+        ]
+    );
+    assert!(brief.text.contains(
+        "\n## Decisions in force, newest first — .agents/memory/decisions.md, .bmad/memory/decisions.md\n"
+    ));
+    assert_eq!(
+        headings_under(&brief.text, "Validated patterns"),
+        [
+            "Request id everywhere",
+            "Expand and contract migrations",
+            "One schema per test worker"
         ]
     );
     assert_eq!(
@@ -150,32 +164,67 @@ fn the_fixture_brief_lists_exactly_its_active_decisions_and_lessons_newest_first
 }
 
 #[test]
-fn under_the_default_budget_the_oldest_lessons_are_left_out() {
+fn under_the_default_budget_each_part_keeps_its_newest_and_lists_the_rest() {
     let (brief, _) = run_brief(project().fixture("example"), &[]);
-    let omitted: Vec<(&str, &str)> = brief
+    let omitted: Vec<(&str, &str, &str)> = brief
         .omitted
         .iter()
-        .filter(|o| o.part == "lessons")
-        .map(|o| (o.source.as_str(), o.entry.as_str()))
+        .map(|o| (o.part.as_str(), o.source.as_str(), o.entry.as_str()))
         .collect();
     assert_eq!(
         omitted,
         [
-            (LESSONS_MD, "Backfills belong in batches"),
-            (LESSONS_MD, "Revocation must be checked on every request"),
+            ("decisions", DECISIONS_MD, "Database migrations"),
+            ("decisions", DECISIONS_MD, "Login rate limit"),
+            ("decisions", DECISIONS_MD, "Auth strategy"),
+            ("lessons", LESSONS_MD, "Cache invalidation on bulk import"),
+            ("lessons", LESSONS_MD, "Backfills belong in batches"),
             (
+                "lessons",
+                LESSONS_MD,
+                "Revocation must be checked on every request"
+            ),
+            (
+                "lessons",
                 LESSONS_MD,
                 "Rate limits need a per-account key, not only per IP"
             ),
-            (LESSONS_MD, "Flaky CI came from a shared test database"),
+            (
+                "lessons",
+                LESSONS_MD,
+                "Flaky CI came from a shared test database"
+            ),
+            ("patterns", PATTERNS_MD, "One schema per test worker"),
         ]
     );
     assert!(
-        brief
-            .text
-            .ends_with("\n> Left out to fit 8000 characters: 4 lessons, 4 journal events.\n"),
+        brief.text.ends_with(
+            "\n## Left out to fit 8000 characters\n\n\
+             - decision: Database migrations\n\
+             - decision: Login rate limit\n\
+             - decision: Auth strategy\n\
+             - lesson: Cache invalidation on bulk import\n\
+             - lesson: Backfills belong in batches\n\
+             - lesson: Revocation must be checked on every request\n\
+             - lesson: Rate limits need a per-account key, not only per IP\n\
+             - lesson: Flaky CI came from a shared test database\n\
+             - pattern: One schema per test worker\n"
+        ),
         "{}",
         brief.text
+    );
+    assert!(brief.chars <= 8000);
+    let parts: Vec<&str> = brief.included.iter().map(|i| i.part.as_str()).collect();
+    assert_eq!(
+        parts,
+        [
+            "decisions",
+            "decisions",
+            "lessons",
+            "lessons",
+            "patterns",
+            "journal"
+        ]
     );
 }
 
@@ -198,11 +247,11 @@ fn every_status_spelling_is_read_and_an_unreadable_one_is_marked() {
     assert_eq!(
         brief.text,
         "# Session brief — project\n\n\
-         ## Active decisions — .agents/memory/decisions.md\n\n\
-         ### Sessions in Redis\n**Status:** active\n\n\
-         ### Polyrepo\n- **Status** : ✅ Active\n\n\
+         ## Decisions in force, newest first — .agents/memory/decisions.md\n\n\
+         ### Shared CDN (status unreadable)\n- **Status**: TBD\n- **Decision**: one CDN for every site\n\n\
          ### Blue-green deploys\n- **Decision**: two fleets behind the balancer\n\n\
-         ### Shared CDN (status unreadable)\n- **Status**: TBD\n- **Decision**: one CDN for every site\n"
+         ### Polyrepo\n- **Status** : ✅ Active\n\n\
+         ### Sessions in Redis\n**Status:** active\n"
     );
 }
 
@@ -215,14 +264,16 @@ fn lessons_are_dated_by_their_date_lines_in_a_file_kept_newest_at_top() {
         ### Undated idea\nKeep the runbook short.\n";
     let (brief, _) = run_brief(
         project().write(LESSONS_MD, lessons),
-        &["--max-chars", "220"],
+        &["--max-chars", "340"],
     );
     assert_eq!(
         brief.text,
         "# Session brief — project\n\n\
          ## Lessons, newest first — .agents/memory/lessons.md\n\n\
          ### Pin the runner image\n- **Date**: 2026-10-15\n- **Lesson**: an image update broke CI\n\n\
-         > Left out to fit 220 characters: 3 lessons.\n"
+         ### Clock skew on tokens\n- **Date**: 2026-10-09\n- **Lesson**: allow 30 s\n\n\
+         ## Left out to fit 340 characters\n\n\
+         - 2 lessons.\n"
     );
     let (brief, _) = run_brief(project().write(LESSONS_MD, lessons), &[]);
     assert_eq!(
@@ -279,6 +330,21 @@ fn the_latest_handoff_comes_from_names_and_contents_never_from_modification_time
         "{}",
         brief.text
     );
+    // Every handoff of the day is read, newest first; the day before's is not.
+    let handoffs: Vec<&str> = brief
+        .included
+        .iter()
+        .filter(|i| i.part == "handoff")
+        .map(|i| i.source.as_str())
+        .collect();
+    assert_eq!(
+        handoffs,
+        [
+            ".agents/memory/sessions/2026-10-18-auth-2.md",
+            ".agents/memory/sessions/2026-10-18-deploy.md",
+            ".agents/memory/sessions/2026-10-18-auth.md"
+        ]
+    );
     let status = read_status(p);
     assert_eq!(
         status.handoffs,
@@ -298,7 +364,7 @@ fn the_latest_handoff_comes_from_names_and_contents_never_from_modification_time
     let (brief, _) = run_brief(p, &[]);
     assert_eq!(
         brief.text,
-        "# Session brief — project\n\n## Latest handoff — .agents/memory/sessions/2026-10-18-login-2.md\n\n# Second\n"
+        "# Session brief — project\n\n## Latest handoff — .agents/memory/sessions/2026-10-18-login-2.md\n\n# Second\n\n## Earlier handoff, same day — .agents/memory/sessions/2026-10-18-login.md\n\n# First\n"
     );
 }
 
@@ -585,7 +651,7 @@ fn a_topic_ending_with_a_number_is_not_taken_for_a_handoff_suffix() {
     let (brief, p) = run_brief(p, &[]);
     assert_eq!(
         brief.text,
-        "# Session brief — project\n\n## Latest handoff — .agents/memory/sessions/2026-10-18-sprint-3-2.md\n\n# Sprint 3, evening\n"
+        "# Session brief — project\n\n## Latest handoff — .agents/memory/sessions/2026-10-18-sprint-3-2.md\n\n# Sprint 3, evening\n\n## Earlier handoff, same day — .agents/memory/sessions/2026-10-18-sprint-3.md\n\n# Sprint 3, morning\n"
     );
     let status = read_status(p);
     assert_eq!(
@@ -638,7 +704,7 @@ fn lessons_headed_by_a_bracketed_or_emphasised_date_are_dated() {
         ]
     );
     // Under a budget, the newest lesson is the one kept.
-    let (brief, p) = run_brief(p, &["--max-chars", "260"]);
+    let (brief, p) = run_brief(p, &["--max-chars", "320"]);
     assert_eq!(
         headings_under(&brief.text, "Lessons"),
         ["[2026-10-16] Pin the runner image"]
@@ -758,12 +824,12 @@ fn french_decision_statuses_are_read() {
         ### Sessions en base\n- **Statut** : remplacé par « Sessions côté serveur »\n";
     let (brief, p) = run_brief(project().write(DECISIONS_MD, decisions), &[]);
     assert_eq!(
-        headings_under(&brief.text, "Active decisions"),
+        headings_under(&brief.text, "Decisions in force"),
         [
-            "Sessions côté serveur",
-            "Déploiement progressif",
+            "API versionnée",
             "Cache des fragments",
-            "API versionnée"
+            "Déploiement progressif",
+            "Sessions côté serveur"
         ]
     );
     let status = read_status(p);
@@ -826,7 +892,7 @@ fn a_byte_order_mark_does_not_hide_the_first_entry() {
         );
     let (brief, p) = run_brief(p, &[]);
     assert_eq!(
-        headings_under(&brief.text, "Active decisions"),
+        headings_under(&brief.text, "Decisions in force"),
         ["Sessions in Redis"]
     );
     assert_eq!(
@@ -852,7 +918,7 @@ fn a_status_given_in_a_key_value_table_is_read() {
         ### Session store in Redis\n| Field | Value |\n|---|---|\n| **Date** | 2026-10-05 |\n| **Status** | ✅ Active |\n";
     let (brief, p) = run_brief(project().write(DECISIONS_MD, decisions), &[]);
     assert_eq!(
-        headings_under(&brief.text, "Active decisions"),
+        headings_under(&brief.text, "Decisions in force"),
         ["Session store in Redis"]
     );
     let status = read_status(p);
@@ -880,7 +946,7 @@ fn an_emoji_before_the_field_name_is_read() {
         .write(LESSONS_MD, lessons);
     let (brief, p) = run_brief(p, &[]);
     assert_eq!(
-        headings_under(&brief.text, "Active decisions"),
+        headings_under(&brief.text, "Decisions in force"),
         ["Session store in Redis"]
     );
     assert_eq!(
@@ -911,12 +977,110 @@ fn a_status_history_written_with_arrows_reads_as_its_last_status() {
         ### Monorepo\n- **Statut** : proposé → actif\n";
     let (brief, p) = run_brief(project().write(DECISIONS_MD, decisions), &[]);
     assert_eq!(
-        headings_under(&brief.text, "Active decisions"),
-        ["Session store in Redis", "Monorepo"]
+        headings_under(&brief.text, "Decisions in force"),
+        // Undated: the one further down the file, written later, first.
+        ["Monorepo", "Session store in Redis"]
     );
     let status = read_status(p);
     assert_eq!(
         (status.notes[0].entries, status.notes[0].active),
         (4, Some(2))
+    );
+}
+
+/// The 485 real decision records of the retrieval benchmark's corpus, and a person's reading of
+/// each one's status block (`benches/data/adr/statuses.tsv`, made apart from the reader):
+/// `status` counts what that reading finds.
+#[test]
+fn status_counts_the_corpus_as_a_person_reads_its_status_blocks() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/data/adr");
+    let decisions = fs::read_to_string(root.join("corpus/.agents/memory/decisions.md")).unwrap();
+    let expected = fs::read_to_string(root.join("statuses.tsv")).unwrap();
+    let statuses: Vec<&str> = expected
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| l.split('\t').nth(1).unwrap())
+        .collect();
+    let count = |names: &[&str]| statuses.iter().filter(|s| names.contains(s)).count();
+    let (in_force, unplaced) = (count(&["active"]), count(&["none", "unreadable"]));
+    // What the reading found, for the record: most in force, 14 superseded, 12 rejected.
+    assert_eq!(
+        (
+            statuses.len(),
+            in_force,
+            unplaced,
+            count(&["superseded"]),
+            count(&["rejected"]),
+            count(&["proposed"]),
+            count(&["deprecated"])
+        ),
+        (485, 298, 134, 14, 12, 25, 2)
+    );
+    let ran = project()
+        .write(DECISIONS_MD, &decisions)
+        .args(["--json", "status"])
+        .code(0)
+        .unchanged()
+        .run();
+    let status: Status = ran.json();
+    assert_eq!(
+        (
+            status.notes[0].entries,
+            status.notes[0].active,
+            status.notes[0].may_be_in_force
+        ),
+        (485, Some(in_force + unplaced), Some(unplaced))
+    );
+    let ran = ran.then().args(["status"]).code(0).stderr("").run();
+    let line = ran.stdout.lines().nth(1).unwrap();
+    assert!(
+        line.starts_with(&format!(
+            "  decisions.md   485 entries ({} active: {in_force} in force, {unplaced} with no readable status), latest "
+        , in_force + unplaced)),
+        "{line}"
+    );
+}
+
+#[test]
+fn the_layouts_of_adr_folders_read_alike_in_brief_and_status() {
+    // adr-tools, the corpus's emoji, a heading carrying its value, MADR 2, MADR 3 front matter,
+    // a status block that ends the decision below its value, and a value nobody can place.
+    let decisions = "# Decisions\n\n\
+        ### Record architecture decisions\n## Status\n\nAccepted\n\n## Context\n\nWe record them.\n\n\
+        ### Use Standard for Ruby linting\n## Status\n\nSuperseded by [16. Use rubocop](0016-use-rubocop.md)\n\n\
+        ### Dedicated ingress controllers\n#### Status\n\n❌ Rejected (see [019](019-shared.md))\n\n\
+        ### Shared ingress controllers\n#### Status\n\n🤔 Proposed\n\n\
+        ### Use Percy\n#### Status: Deprecated\n\nNever got to it.\n\n\
+        ### Use the ADR number as its unique ID\n- Status: superseded by [use-slugs](use-slugs.md)\n\n\
+        ### Use MADR\n---\nstatus: accepted\ndate: 2022-11-14\n---\n\n\
+        ### Distributed WorkQueue\n#### Status\n\nAccepted (lazy consensus) & implemented\n\nSuperceded by [16. Distributed WorkQueue](0016-workqueue.md)\n\n\
+        ### Networking outline\n#### Status\n\nPartly superseded\n\n\
+        ### Use redis\nNo status written.\n";
+    let (brief, p) = run_brief(project().write(DECISIONS_MD, decisions), &[]);
+    // The records' own `## Status` headings are in the brief too: only the `###` lines count,
+    // in whatever order the brief puts them.
+    let mut shown: Vec<&str> = brief
+        .text
+        .lines()
+        .filter_map(|l| l.strip_prefix("### "))
+        .collect();
+    shown.sort_unstable();
+    assert_eq!(
+        shown,
+        [
+            "Networking outline (status unreadable)",
+            "Record architecture decisions",
+            "Use MADR",
+            "Use redis"
+        ]
+    );
+    let status = read_status(p);
+    assert_eq!(
+        (
+            status.notes[0].entries,
+            status.notes[0].active,
+            status.notes[0].may_be_in_force
+        ),
+        (10, Some(4), Some(2))
     );
 }

@@ -12,6 +12,9 @@ pub struct Recall {
     pub ranking: String,
     pub count: usize,
     pub results: Vec<Hit>,
+    /// Present only when the run warned.
+    #[serde(default)]
+    pub warnings: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -25,6 +28,14 @@ pub enum Hit {
         #[serde(rename = "ref")]
         reference: String,
         text: String,
+        /// With --ranking bm25, for a decision: its status and its successor.
+        #[serde(default)]
+        status: Option<String>,
+        #[serde(default, rename = "supersededBy")]
+        superseded_by: Option<String>,
+        /// With --ranking bm25: the passage the human line shows.
+        #[serde(default)]
+        excerpt: Option<String>,
     },
     Event {
         score: f64,
@@ -68,6 +79,9 @@ pub struct Report {
     pub healthy: bool,
     pub checked: Vec<String>,
     pub problems: Vec<Problem>,
+    /// Present only when there is one.
+    #[serde(default)]
+    pub warnings: Vec<Problem>,
 }
 
 #[derive(Debug, Deserialize, PartialEq)]
@@ -105,6 +119,8 @@ pub struct Brief {
     pub chars: usize,
     pub included: Vec<Included>,
     pub omitted: Vec<Omitted>,
+    #[serde(default)]
+    pub omitted_unlisted: Option<usize>,
     pub text: String,
     pub warnings: Vec<String>,
 }
@@ -186,6 +202,7 @@ pub struct Note {
     pub exists: bool,
     pub entries: usize,
     pub active: Option<usize>,
+    pub may_be_in_force: Option<usize>,
     pub latest_entry: Option<String>,
     pub modified: Option<String>,
 }

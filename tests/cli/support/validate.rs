@@ -38,8 +38,9 @@ pub const WITHOUT_JSON: [(&str, &str); 4] = [
     ),
 ];
 
-/// The schemas that are no command's: the failure document, and `--version --json`.
-pub const NOT_A_COMMAND: [&str; 3] = ["config.json", "error.json", "version.json"];
+/// The schemas that are no command's: the project configuration, the failure document,
+/// `--version --json`, and the MCP tool `memory_read`'s result.
+pub const NOT_A_COMMAND: [&str; 4] = ["config.json", "error.json", "read.json", "version.json"];
 
 /// The exit status of a simulated crash (`BMAD_MEM_CRASH_AT`): the process stops dead, prints
 /// nothing.
@@ -101,7 +102,7 @@ pub fn schema_for(command: &str, sub: &clap::ArgMatches) -> Option<String> {
         "admit" => Some("admit.json".to_owned()),
         "decision" => match sub.subcommand_name() {
             Some("adopt") => part("decision", "adopt"),
-            Some("supersede" | "abrogate") => part("decision", "change"),
+            Some("supersede" | "abrogate" | "accept" | "reject") => part("decision", "change"),
             other => panic!("no schema is known for `decision {other:?} --json`"),
         },
         "git" => match sub.subcommand_name() {
@@ -110,6 +111,7 @@ pub fn schema_for(command: &str, sub: &clap::ArgMatches) -> Option<String> {
         },
         "hooks" => match sub.get_one::<String>("action").map(String::as_str) {
             Some("remind") => part("hooks", "remind"),
+            Some("check") => part("hooks", "check"),
             _ => part("hooks", "install"),
         },
         _ if WITHOUT_JSON.iter().any(|(name, _)| *name == command) => None,

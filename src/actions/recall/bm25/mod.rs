@@ -30,20 +30,30 @@
 //!   `tf'(t,d) = Σ_field weight · tf / (1 − b + b · length / average length)` and
 //!   `idf(t) = ln(1 + (N − df + 0.5) / (df + 0.5))`.
 //!
+//! * **Status** ([`crate::actions::recall::status`]): a decision's score is weighed by its
+//!   status (×0.8 ended, ×0.9 proposed), read only for the notes that may rank; `--status
+//!   in-force` leaves out the ended and proposed ones. Each decision result carries its status.
+//!
 //! Candidates with a score above zero are sorted, highest first, ties in candidate order (the
-//! journal's events, then the note files in search order), as lexical recall sorts them.
+//! journal's events, then the note files in search order), as lexical recall sorts them. A note
+//! result's excerpt (`excerpt`) is the passage where the query's terms stand.
 
 mod anchors;
+mod excerpt;
 pub mod tokens;
 
 use std::collections::HashMap;
 
 use crate::actions::recall::bm25::anchors::{Also, Anchors};
-use crate::actions::recall::score::{self, Candidate, Note, NoteFile, Request, Scored};
+use crate::actions::recall::score::{
+    self, Candidate, Note, NoteFile, Request, Scored, sort_by_score,
+};
 use crate::actions::recall::shared::{Part, SharedNotes, Spare, is_large};
+use crate::actions::recall::status::{self, StatusFilter};
 use crate::context::Context;
 use crate::error::Result;
 use crate::js::json::Object;
+use crate::store::entry::Status;
 use crate::store::journal;
 use crate::store::layout::JOURNAL;
 use crate::store::parallel::on_two_threads_with;
@@ -326,6 +336,25 @@ impl<'a> Counter<'a> {
         }
         self.positions = positions;
         self.finish(fields)
+    }
+
+    /// The words of `text` that are a query term, as (byte offset, term) in order: only the
+    /// chunks where a term may stand are cut into words. A term of either language counts.
+    fn terms_in(&mut self, text: &str) -> Vec<(usize, u16)> {
+        let mut positions = std::mem::take(&mut self.positions);
+        let anchors = self.anchors;
+        anchors.positions(text.as_bytes(), Also::Apostrophe, &mut positions);
+        let mut found = Vec::new();
+        Anchors::chunks(text, positions.iter().copied(), |chunk| {
+            tokens::for_each_word(chunk, |word| {
+                if let Some((en, fr)) = self.terms_of(word) {
+                    let at = (word.as_ptr() as usize).wrapping_sub(text.as_ptr() as usize);
+                    found.push((at, if en == NONE { fr } else { en }));
+                }
+            });
+        });
+        self.positions = positions;
+        found
     }
 
     /// Counts every section of `text` (`sections`, cut from it), the anchors searched once in
@@ -727,10 +756,34 @@ fn count_all(
     Ok(pass)
 }
 
+/// A note of the final ranking: its score (weighed by its status), its copy and its status.
+type Ranked = (f64, Note, Option<Status>);
+
 impl Pass {
-    /// The best `limit` notes scoring above zero, as `(score, note)`, in candidate order; `None`
-    /// when one of them was not kept by its job.
-    fn best_notes(&self, params: &Params, limit: usize) -> Option<Vec<(f64, Note)>> {
+    /// The scores of the events that hold a term, in journal order, each decayed by its age.
+    fn event_scores(&self, params: &Params, now_ms: f64) -> Vec<f64> {
+        let events = self.events.scorer(params);
+        self.matched_events
+            .iter()
+            .map(|(event, _, counts)| score::decay(events.score(counts), event.get("ts"), now_ms))
+            .collect()
+    }
+
+    /// The notes that may be among the best `limit` results, as `(score, note, status)` in
+    /// candidate order: each note's score is weighed by its status ([`status::weight`]) and a
+    /// note `filter` does not keep is left out. `None` when one of them was not kept by its job.
+    ///
+    /// The status is read only for the notes that may rank: in order of their BM25 score, a
+    /// window of the best ones is weighed, and widened while the next note's score (which a
+    /// weight can only lower) could still beat the `limit`-th best of the weighed notes and the
+    /// `events` (the events' scores).
+    fn best_notes(
+        &self,
+        params: &Params,
+        limit: usize,
+        events: &[f64],
+        filter: StatusFilter,
+    ) -> Option<Vec<Ranked>> {
         let whole = self.notes.scorer(params);
         // Each note that holds a term as (job, index in the job), in candidate order.
         let mut scores: Vec<(f64, (usize, usize))> = Vec::new();
@@ -746,19 +799,52 @@ impl Pass {
         let best_first = |a: &(f64, (usize, usize)), b: &(f64, (usize, usize))| {
             b.0.total_cmp(&a.0).then(a.1.cmp(&b.1))
         };
-        if scores.len() > limit && limit > 0 {
-            scores.select_nth_unstable_by(limit - 1, best_first);
+        let high_first = |a: &f64, b: &f64| b.total_cmp(a);
+        let mut top_events = events.to_vec();
+        if top_events.len() > limit && limit > 0 {
+            top_events.select_nth_unstable_by(limit - 1, high_first);
         }
-        scores.truncate(limit);
-        scores.sort_unstable_by_key(|&(_, at)| at);
-        scores
-            .into_iter()
-            .map(|(score, (job, i))| {
+        top_events.truncate(limit);
+        // Each note weighed, with where it stands in candidate order.
+        let mut weighed: Vec<((usize, usize), Ranked)> = Vec::new();
+        let mut taken = 0;
+        let mut window = limit.max(1);
+        while taken < scores.len() {
+            let upto = window.min(scores.len());
+            let rest = &mut scores[taken..];
+            let wanted = upto - taken;
+            if rest.len() > wanted {
+                rest.select_nth_unstable_by(wanted - 1, best_first);
+            }
+            rest[..wanted].sort_unstable_by(best_first);
+            for &(score, (job, i)) in &scores[taken..upto] {
                 let kept = &self.kept[job];
                 let at = kept.binary_search_by_key(&i, |&(k, _)| k).ok()?;
-                Some((score, kept[at].1.clone()))
-            })
-            .collect()
+                let note = &kept[at].1;
+                let status = status::note_status(note.source, note.heading(), note.text());
+                if filter.keeps(status.as_ref()) {
+                    let score = score * status::weight(status.as_ref());
+                    weighed.push(((job, i), (score, note.clone(), status)));
+                }
+            }
+            taken = upto;
+            let Some(next) = scores[taken..].iter().map(|s| s.0).max_by(f64::total_cmp) else {
+                break;
+            };
+            // The `limit`-th best score so far: a note below it cannot rank.
+            let mut best: Vec<f64> = top_events.clone();
+            best.extend(weighed.iter().map(|(_, (score, ..))| *score));
+            let floor = match limit.checked_sub(1) {
+                Some(last) if last < best.len() => *best.select_nth_unstable_by(last, high_first).1,
+                _ => 0.0,
+            };
+            if next < floor {
+                break;
+            }
+            window = window.saturating_mul(2);
+        }
+        weighed.sort_unstable_by_key(|&(at, _)| at);
+        Some(weighed.into_iter().map(|(_, ranked)| ranked).collect())
     }
 }
 
@@ -814,39 +900,60 @@ fn recall_keeping(
     if terms.is_empty() {
         return Ok((Vec::new(), pass.warnings));
     }
-    let best = if let Some(best) = pass.best_notes(params, limit) {
+    let mut events = pass.event_scores(params, ctx.now.ms);
+    let best = if let Some(best) = pass.best_notes(params, limit, &events, request.status) {
         best
     } else {
         pass = count(None)?;
-        pass.best_notes(params, limit).unwrap_or_default()
+        events = pass.event_scores(params, ctx.now.ms);
+        pass.best_notes(params, limit, &events, request.status)
+            .unwrap_or_default()
     };
 
-    let mut scored: Vec<Scored> = Vec::new();
-    let events = pass.events.scorer(params);
-    for (event, text, counts) in std::mem::take(&mut pass.matched_events) {
-        let score = score::decay(events.score(&counts), event.get("ts"), ctx.now.ms);
+    let mut ranked: Vec<(Scored, Option<Status>)> = Vec::new();
+    for ((event, text, _), score) in std::mem::take(&mut pass.matched_events)
+        .into_iter()
+        .zip(events)
+    {
         if score > 0.0 {
-            scored.push(Scored {
-                score,
-                candidate: Candidate::Event {
-                    event,
-                    text,
-                    source: None,
-                },
-            });
+            let candidate = Candidate::Event {
+                event,
+                text,
+                source: None,
+            };
+            ranked.push((Scored { score, candidate }, None));
         }
     }
-    for (score, note) in best {
-        scored.push(Scored {
-            score,
-            candidate: Candidate::Note(note),
-        });
+    for (score, note, status) in best {
+        ranked.push((
+            Scored {
+                score,
+                candidate: Candidate::Note(note),
+            },
+            status,
+        ));
     }
-    score::sort(&mut scored);
-    scored.truncate(limit);
-    let results = scored
+    sort_by_score(&mut ranked, |r| r.0.score);
+    ranked.truncate(limit);
+    let mut counter = Counter::new(lexicon, &anchors, &terms, keep_stop);
+    let results = ranked
         .into_iter()
-        .map(|s| score::entry(s.score, s.candidate))
+        .map(|(scored, status)| {
+            let shown = match &scored.candidate {
+                Candidate::Note(note) => {
+                    Some(excerpt::excerpt(note.text(), note.heading(), |line| {
+                        counter.terms_in(line)
+                    }))
+                }
+                Candidate::Event { .. } => None,
+            };
+            let mut entry = score::entry(scored.score, scored.candidate);
+            status::add_to_entry(&mut entry, status.as_ref());
+            if let Some(shown) = shown {
+                entry.insert("excerpt", shown);
+            }
+            entry
+        })
         .collect();
     Ok((results, pass.warnings))
 }
@@ -1193,6 +1300,7 @@ mod tests {
                 ranking: score::Ranking::Bm25,
                 limit,
                 include_archive: false,
+                status: StatusFilter::All,
             };
             let params = Params::default();
             let every = recall_keeping(&ctx, &request, None, &params, None).unwrap();
@@ -1208,6 +1316,89 @@ mod tests {
                         .collect()
                 };
                 assert_eq!(json(other), json(&every), "limit {limit}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_best_by_weighed_score_are_the_first_of_the_whole_ranking() {
+        use std::fmt::Write as _;
+        let dir = tempfile::tempdir().unwrap();
+        let memory = dir.path().join(".agents/memory");
+        std::fs::create_dir_all(&memory).unwrap();
+        let statuses = [
+            "active",
+            "superseded by Decision 3",
+            "rejected",
+            "proposed",
+            "not sure yet",
+            "",
+        ];
+        let mut decisions = String::from("# Decisions\n\n");
+        for i in 0..60 {
+            let words = "cache ".repeat(i % 7 + 1);
+            let status = statuses[i % statuses.len()];
+            let line = if status.is_empty() {
+                String::new()
+            } else {
+                format!("**Status:** {status}\n")
+            };
+            let _ = write!(decisions, "### Decision {i}\n{line}{words} rate {i}\n\n");
+        }
+        std::fs::write(memory.join("decisions.md"), &decisions).unwrap();
+        std::fs::write(memory.join("lessons.md"), "### Limits\nrate cache\n").unwrap();
+        std::fs::create_dir_all(dir.path().join(".bmad/memory")).unwrap();
+        std::fs::write(
+            dir.path().join(JOURNAL),
+            "{\"ts\":\"2026-10-18T09:00:00.000Z\",\"task\":\"cache rate\",\"agent\":\"a\"}\n",
+        )
+        .unwrap();
+        let now = crate::context::Now::from_ms(1_760_779_800_000.0);
+        let ctx = Context::new(dir.path(), None, now).unwrap();
+        let params = Params::default();
+        let request = |limit, status| Request {
+            query: "cache rate".to_owned(),
+            portfolio: false,
+            ranking: score::Ranking::Bm25,
+            limit,
+            include_archive: false,
+            status,
+        };
+        let compact = |r: &[Object]| -> Vec<String> {
+            r.iter()
+                .map(|o| crate::js::json::Value::Object(o.clone()).compact())
+                .collect()
+        };
+        for filter in [StatusFilter::All, StatusFilter::InForce] {
+            let whole = recall_keeping(&ctx, &request(1000, filter), None, &params, None)
+                .unwrap()
+                .0;
+            let scores: Vec<f64> = whole
+                .iter()
+                .map(|o| {
+                    o.get("score")
+                        .and_then(crate::js::json::Value::as_f64)
+                        .unwrap()
+                })
+                .collect();
+            assert!(scores.windows(2).all(|w| w[0] >= w[1]), "{scores:?}");
+            let shown = |status: &str| {
+                whole.iter().any(|o| {
+                    o.get("status").and_then(crate::js::json::Value::as_str) == Some(status)
+                })
+            };
+            assert_eq!(
+                filter == StatusFilter::All,
+                shown("rejected") && shown("proposed")
+            );
+            assert!(shown("active") && shown("unreadable"));
+            for limit in 1..=20 {
+                for keep in [None, Some(0), Some(2)] {
+                    let some = recall_keeping(&ctx, &request(limit, filter), None, &params, keep)
+                        .unwrap()
+                        .0;
+                    assert_eq!(compact(&some), compact(&whole[..limit]), "limit {limit}");
+                }
             }
         }
     }

@@ -3,15 +3,19 @@
 //! Two rankings of the same candidates (the journal's events, then the note files' sections):
 //!
 //! * **bm25**'s own result list ([`crate::actions::recall::bm25`]), every candidate that
-//!   scores above zero, in its order — whatever bm25 does to its list, the fusion follows;
+//!   scores above zero, in its order — whatever bm25 does to its list (a decision's status
+//!   weighing its score, `--status in-force` leaving some out), the fusion follows;
 //! * **the model's**: the cosine of the query's vector with each candidate's (from the index,
-//!   [`index`]), an event's weighed by its age as in every ranking (half every 30 days);
-//!   highest first, ties in candidate order. A candidate without a vector (the index behind)
-//!   is not in this list.
+//!   [`index`]), an event's weighed by its age as in every ranking (half every 30 days), a
+//!   decision's by its status as bm25 weighs it, `--status in-force` applied alike; highest
+//!   first, ties in candidate order. A candidate without a vector (the index behind) is not in
+//!   this list.
 //!
 //! **Reciprocal-rank fusion**: a candidate's score is `Σ 1 / (k + rank)` over the lists it is
-//! in, `k` = [`FUSION_K`]; highest first, ties in candidate order. Each result says where it
-//! stood in each list (`bm25Rank`, `semanticRank`, `null` when absent).
+//! in, `k` = [`FUSION_K`]; highest first, ties in candidate order. A result is bm25's own (its
+//! `status`, `supersededBy`, `excerpt`) when bm25 has it, else the same entry without an
+//! excerpt; its `score` is the fused one, and it says where it stood in each list (`bm25Rank`,
+//! `semanticRank`, `null` when absent).
 //!
 //! The model is loaded and the query embedded on a thread of their own while bm25 reads the
 //! files. A recall embeds at most [`RECALL_TOKENS`] tokens of texts the index lacks (a note
@@ -24,12 +28,14 @@ use std::path::PathBuf;
 use crate::actions::recall::bm25;
 use crate::actions::recall::hybrid::index::{Budget, Text, refresh, texts};
 use crate::actions::recall::score::{self, Candidate, Request};
+use crate::actions::recall::status::{self, StatusFilter};
 use crate::context::Context;
 use crate::embed::Model;
 use crate::embed::files::{self, Located, Pinned};
 use crate::error::Result;
 use crate::js::json::{Object, Value};
 use crate::messages;
+use crate::store::entry::Status;
 use crate::store::vectors;
 
 /// The `k` of reciprocal-rank fusion: how much the lists' first places weigh against their
@@ -89,7 +95,9 @@ impl Unavailable {
     pub fn reason(&self) -> String {
         match self {
             Unavailable::NoCache => "no cache folder can be told".to_owned(),
-            Unavailable::Missing(name) => format!("the embedding model {name} is not installed"),
+            Unavailable::Missing(name) => {
+                format!("the embedding model {name} is not installed (`bmad-mem model install`)")
+            }
             Unavailable::Unusable(folder, why) => {
                 format!(
                     "the embedding model in {} is unusable ({why})",
@@ -161,9 +169,10 @@ fn identity_of(candidate: &Candidate) -> String {
     }
 }
 
-/// Each text's rank in bm25's list (1-based), `None` for those not in it. A result matches the
-/// first text of its identity not yet matched, so identical sections keep their order.
-fn bm25_ranks(texts: &[Text], ranked: &[Object]) -> Vec<Option<usize>> {
+/// Each text's rank in bm25's list (1-based) and bm25's result for it, `None` for those not in
+/// it. A result matches the first text of its identity not yet matched, so identical sections
+/// keep their order.
+fn bm25_ranks(texts: &[Text], ranked: Vec<Object>) -> (Vec<Option<usize>>, Vec<Option<Object>>) {
     let mut by_identity: std::collections::HashMap<String, Vec<usize>> =
         std::collections::HashMap::new();
     for (i, text) in texts.iter().enumerate().rev() {
@@ -173,33 +182,52 @@ fn bm25_ranks(texts: &[Text], ranked: &[Object]) -> Vec<Option<usize>> {
             .push(i);
     }
     let mut ranks = vec![None; texts.len()];
-    for (rank, entry) in ranked.iter().enumerate() {
+    let mut entries = vec![None; texts.len()];
+    for (rank, entry) in ranked.into_iter().enumerate() {
         if let Some(i) = by_identity
-            .get_mut(&identity_of_entry(entry))
+            .get_mut(&identity_of_entry(&entry))
             .and_then(Vec::pop)
         {
             ranks[i] = Some(rank + 1);
+            entries[i] = Some(entry);
         }
     }
-    ranks
+    (ranks, entries)
 }
 
-/// Each text's rank by the model (1-based), `None` for those without a vector.
+/// A note's status, as bm25 reads it (`None` for events, lessons and patterns).
+fn status_of(candidate: &Candidate) -> Option<Status> {
+    match candidate {
+        Candidate::Note(note) => status::note_status(note.source, note.heading(), note.text()),
+        Candidate::Event { .. } => None,
+    }
+}
+
+/// Each text's rank by the model (1-based), `None` for those without a vector or that
+/// `filter` leaves out. A decision's cosine is weighed by its status as bm25 weighs its score
+/// (when positive: a weight must lower it), an event's by its age.
 fn semantic_ranks(
     texts: &[Text],
+    statuses: &[Option<Status>],
     query: &[f32],
     index: &vectors::Vectors,
     now_ms: f64,
+    filter: StatusFilter,
 ) -> Vec<Option<usize>> {
     let mut scored: Vec<(f64, usize)> = Vec::new();
     for (i, text) in texts.iter().enumerate() {
         let Some(vector) = index.get(&text.key) else {
             continue;
         };
+        let status = statuses[i].as_ref();
+        if !filter.keeps(status) {
+            continue;
+        }
         let cosine: f32 = query.iter().zip(vector).map(|(a, b)| a * b).sum();
         let cosine = f64::from(cosine);
         let score = match &text.candidate {
             Candidate::Event { event, .. } => score::decay(cosine, event.get("ts"), now_ms),
+            Candidate::Note(_) if cosine > 0.0 => cosine * status::weight(status),
             Candidate::Note(_) => cosine,
         };
         scored.push((score, i));
@@ -300,8 +328,16 @@ pub fn recall_with(
     if refreshed.behind > 0 {
         warnings.push(messages::index_behind(refreshed.behind));
     }
-    let lexical = bm25_ranks(&texts, &ranked);
-    let semantic = semantic_ranks(&texts, &query, &refreshed.index, ctx.now.ms);
+    let (lexical, mut shown) = bm25_ranks(&texts, ranked);
+    let statuses: Vec<Option<Status>> = texts.iter().map(|t| status_of(&t.candidate)).collect();
+    let semantic = semantic_ranks(
+        &texts,
+        &statuses,
+        &query,
+        &refreshed.index,
+        ctx.now.ms,
+        request.status,
+    );
     let mut order: Vec<(f64, usize)> = (0..texts.len())
         .map(|i| (fused([lexical[i], semantic[i]], fusion), i))
         .filter(|&(score, _)| score > 0.0)
@@ -312,9 +348,19 @@ pub fn recall_with(
     let results = order
         .into_iter()
         .filter_map(|(score, i)| {
-            let candidate = taken[i].take()?;
+            // bm25's own result when it has one (its status and excerpt), else the same
+            // entry with the status.
+            let mut entry = match shown[i].take() {
+                Some(entry) => entry,
+                None => {
+                    let mut entry = score::entry(0.0, taken[i].take()?);
+                    status::add_to_entry(&mut entry, statuses[i].as_ref());
+                    entry
+                }
+            };
+            entry.insert("score", score);
             Some(
-                score::entry(score, candidate)
+                entry
                     .with("bm25Rank", rank_value(lexical[i]))
                     .with("semanticRank", rank_value(semantic[i])),
             )

@@ -12,11 +12,14 @@
 //! nothing here can check), and in the note files — read as recall, status and brief read them,
 //! so that a note they skip (a FIFO, a device, over 64 MiB, a link leaving the project) is
 //! reported and a link they follow is checked — `###` headings used twice (which `observe`
-//! cannot target) and `###` lines inside fenced code (bmad-plus cuts sections there too).
+//! cannot target) and, as warnings, `###` lines inside fenced code (bmad-plus cuts sections
+//! there too) and fences never closed (`crate::store::fences`: reported once, at the line that
+//! opens them, and the headings after them are not reported).
 //! Where the governed entries are in use (docs/ENTRIES.md), it also reports a candidate whose
 //! admission or refusal stopped between its two writes (naming `admit --finish`), a pending
 //! candidate file that does not parse, and a generated view that drifted from its sources. It
-//! exits 0 when healthy, 1 otherwise.
+//! exits 1 when it finds a problem, 0 otherwise: warnings (a registry near its cap, the fences
+//! of the note files) never fail it.
 //!
 //! `bmad-mem doctor --rebuild-views` regenerates `.bmad/memory/CANDIDATES.md` and `INDEX.md`
 //! under the writer lock.
@@ -52,11 +55,7 @@
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
-use std::fs::File;
-use std::io::Write;
 use std::path::Path;
-
-use rustix::fs::OFlags;
 
 use crate::actions::entries::candidate as entries;
 use crate::actions::entries::{admit, views};
@@ -65,26 +64,31 @@ use crate::admin::archive;
 use crate::admin::lock;
 use crate::context::Context;
 use crate::error::{Error, Result};
-use crate::js::json::{self, Object, Value};
+use crate::js::json::{self, Value};
 use crate::messages;
-use crate::output::Report;
 use crate::store::archived::Store;
-use crate::store::confined::{self, Target};
+use crate::store::fences;
 use crate::store::git::{self, REGISTRY_DRIVER, VIEW_DRIVER};
 use crate::store::journal::{self, InvalidLine};
 use crate::store::layout::{
-    ARCHIVE_DIR, CANDIDATES_VIEW, DECISION_LEDGER, DEFAULT_KEEP, GITATTRIBUTES, INDEX_VIEW,
-    JOURNAL, LOCK_FILE, NOTE_DIRS, NOTE_FILES, OUTCOMES, PROMOTIONS, REGISTRY_CAP, SCORES,
+    ARCHIVE_DIR, CANDIDATES_VIEW, DEFAULT_KEEP, GITATTRIBUTES, INDEX_VIEW, LOCK_FILE, NOTE_DIRS,
+    NOTE_FILES, OUTCOMES, REGISTRY_CAP, SCORES,
 };
 use crate::store::lock::WriterLock;
 use crate::store::paths::{
     Loose, read_loose, read_loose_bytes, read_registry, read_registry_bytes,
 };
-use crate::store::sections::{heading_lines, headings_in_code};
+use crate::store::sections::heading_lines;
 
-/// The append-only registries, the only files the repairs (`--repair-tail`, `--repair-encoding`,
-/// `--dedupe`) accept.
-const NDJSON_REGISTRIES: [&str; 4] = [JOURNAL, PROMOTIONS, OUTCOMES, DECISION_LEDGER];
+mod lines;
+mod repair;
+mod report;
+
+use crate::admin::doctor::lines::{
+    NDJSON_REGISTRIES, complete_len, conflict_openings, doubles, is_marker,
+};
+use crate::admin::doctor::repair::{dedupe, repair_encoding, repair_tail};
+pub(crate) use crate::admin::doctor::report::DoctorReport;
 
 /// Check every registry and note file (read-only); or repair a torn final line explicitly.
 #[derive(Debug, Clone, Default, clap::Args)]
@@ -119,31 +123,6 @@ pub struct DoctorArgs {
         conflicts_with_all = ["repair_tail", "repair_encoding", "rebuild_views"]
     )]
     pub dedupe: Option<String>,
-}
-
-/// One finding.
-#[derive(Debug, Clone)]
-pub(crate) struct Problem {
-    pub file: String,
-    pub kind: &'static str,
-    pub message: String,
-}
-
-/// What the check found, or what the repair did.
-#[derive(Debug, Default)]
-pub(crate) struct DoctorReport {
-    pub checked: Vec<String>,
-    pub problems: Vec<Problem>,
-    /// For a repair: (file, kept-aside file, bytes moved).
-    pub repaired: Option<(String, String, usize)>,
-    /// For `--repair-encoding`: how many lines were moved.
-    pub repaired_lines: Option<usize>,
-    /// For `--rebuild-views`: the views rewritten.
-    pub rebuilt: Option<Vec<String>>,
-    /// Whether the repair was `--dedupe`.
-    pub deduped: bool,
-    /// What is worth knowing but is not wrong (timestamps out of order after a merge).
-    pub notices: Vec<Problem>,
 }
 
 /// Runs the check or the repair.
@@ -250,47 +229,6 @@ fn check_entries(ctx: &Context, report: &mut DoctorReport) {
     }
 }
 
-impl DoctorReport {
-    fn problem(&mut self, file: &str, kind: &'static str, message: String) {
-        self.problems.push(Problem {
-            file: file.to_owned(),
-            kind,
-            message,
-        });
-    }
-
-    fn notice(&mut self, file: &str, kind: &'static str, message: String) {
-        self.notices.push(Problem {
-            file: file.to_owned(),
-            kind,
-            message,
-        });
-    }
-}
-
-/// The 1-based numbers of the lines that open a merge conflict (`<<<<<<< `), when the text also
-/// has a closing marker (`>>>>>>> `): what a merge committed unresolved leaves behind.
-fn conflict_openings(bytes: &[u8]) -> Vec<usize> {
-    let mut openings = Vec::new();
-    let mut closed = false;
-    for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
-        if line.starts_with(b"<<<<<<< ") || line == b"<<<<<<<" {
-            openings.push(i + 1);
-        } else if line.starts_with(b">>>>>>> ") || line == b">>>>>>>" {
-            closed = true;
-        }
-    }
-    if closed { openings } else { Vec::new() }
-}
-
-/// Whether `line` is one of git's conflict marker lines.
-fn is_marker(line: &[u8]) -> bool {
-    let line = line.strip_suffix(b"\r").unwrap_or(line);
-    [b"<<<<<<<", b"=======", b">>>>>>>", b"|||||||"]
-        .iter()
-        .any(|m| line == *m || (line.starts_with(*m) && line.get(7) == Some(&b' ')))
-}
-
 /// Reports the conflict markers in `bytes`, the content of `rel`.
 fn check_markers(rel: &str, bytes: &[u8], report: &mut DoctorReport) {
     let openings = conflict_openings(bytes);
@@ -301,78 +239,6 @@ fn check_markers(rel: &str, bytes: &[u8], report: &mut DoctorReport) {
             messages::conflict_markers(&openings),
         );
     }
-}
-
-/// A line's `(start, end)` byte range in its file, its newline included.
-type Span = (usize, usize);
-
-/// What a merge can leave in a registry's lines: exact copies of a line (counted beyond the
-/// first), the ids that have different versions (with their line numbers), and the records whose
-/// timestamp is older than one before them (how many, and the first one's line).
-#[derive(Debug, Default)]
-struct Doubles {
-    /// The lines that repeat an earlier one.
-    exact: Vec<Span>,
-    divergent: Vec<(String, Vec<usize>)>,
-    out_of_order: usize,
-    first_out_of_order: usize,
-}
-
-/// Reads the complete lines of a registry for [`Doubles`]. Blank lines and conflict markers are
-/// left out.
-fn doubles(bytes: &[u8]) -> Doubles {
-    let complete = complete_len(bytes);
-    let mut found = Doubles::default();
-    let mut seen: std::collections::HashSet<&[u8]> = std::collections::HashSet::new();
-    let mut by_id: HashMap<String, Vec<(usize, &[u8])>> = HashMap::new();
-    let mut ids_in_order: Vec<String> = Vec::new();
-    let mut latest: Option<String> = None;
-    let mut start = 0;
-    for (i, line) in bytes[..complete].split(|&b| b == b'\n').enumerate() {
-        let end = start + line.len() + 1;
-        let range = (start, end.min(complete));
-        start = end;
-        if line.trim_ascii().is_empty() || is_marker(line) {
-            continue;
-        }
-        if !seen.insert(line) {
-            found.exact.push(range);
-            continue;
-        }
-        let Some(Value::Object(record)) = std::str::from_utf8(line)
-            .ok()
-            .and_then(|text| json::parse(crate::js::text::trim(text)).ok())
-        else {
-            continue;
-        };
-        if let Some(Value::String(id)) = record.get("id") {
-            let versions = by_id.entry(id.clone()).or_default();
-            if versions.is_empty() {
-                ids_in_order.push(id.clone());
-            }
-            versions.push((i + 1, line));
-        }
-        if let Some(Value::String(ts)) = record.get("ts") {
-            match &latest {
-                Some(newest) if ts.len() == newest.len() && ts < newest => {
-                    found.out_of_order += 1;
-                    if found.first_out_of_order == 0 {
-                        found.first_out_of_order = i + 1;
-                    }
-                }
-                _ => latest = Some(ts.clone()),
-            }
-        }
-    }
-    for id in ids_in_order {
-        let versions = &by_id[&id];
-        if versions.len() > 1 {
-            found
-                .divergent
-                .push((id, versions.iter().map(|(line, _)| *line).collect()));
-        }
-    }
-    found
 }
 
 /// What a merge can leave in a registry: conflict markers, records doubled or diverging under
@@ -513,11 +379,6 @@ fn record<T>(rel: &str, read: Result<Option<T>>, report: &mut DoctorReport) -> O
     }
 }
 
-/// The length of the part of `bytes` that ends with its last `\n` (0 when there is none).
-fn complete_len(bytes: &[u8]) -> usize {
-    bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1)
-}
-
 fn check_ndjson(root: &Path, rel: &str, report: &mut DoctorReport) {
     let Some(bytes) = read_bytes(root, rel, report) else {
         return;
@@ -572,7 +433,7 @@ fn check_cap(rel: &str, len: usize, report: &mut DoctorReport) {
         return;
     }
     let Some(store) = Store::of_file(rel) else {
-        report.problem(
+        report.warning(
             rel,
             "near-cap",
             format!("{len} bytes of {REGISTRY_CAP}: archive it before it fills"),
@@ -592,7 +453,7 @@ fn check_cap(rel: &str, len: usize, report: &mut DoctorReport) {
             format!("{len} bytes of {REGISTRY_CAP}: full, every write is refused; {command}"),
         );
     } else {
-        report.problem(
+        report.warning(
             rel,
             "near-cap",
             format!("{len} bytes of {REGISTRY_CAP}: archive it before it fills; {command}"),
@@ -750,8 +611,23 @@ fn check_notes(root: &Path, rel: &str, report: &mut DoctorReport) {
             ),
         );
     }
-    for (line, heading) in headings_in_code(&text, &headings) {
-        report.problem(
+    let found = fences::check(&text);
+    for unclosed in found.unclosed {
+        let place = unclosed
+            .heading
+            .map(|heading| format!(" in § {heading}"))
+            .unwrap_or_default();
+        report.warning(
+            rel,
+            "unclosed-fence",
+            format!(
+                "fence opened at line {}{place} is never closed",
+                unclosed.line
+            ),
+        );
+    }
+    for (line, heading) in found.in_code {
+        report.warning(
             rel,
             "heading-in-code",
             format!(
@@ -761,360 +637,12 @@ fn check_notes(root: &Path, rel: &str, report: &mut DoctorReport) {
     }
 }
 
-fn repair_tail(ctx: &Context, rel: &str) -> Result<DoctorReport> {
-    if !NDJSON_REGISTRIES.contains(&rel) {
-        return Err(Error::refused(messages::repair_takes(
-            "repair-tail",
-            &NDJSON_REGISTRIES,
-        )));
-    }
-    // Looked at before the lock, so that refusing creates nothing (not even the memory folder),
-    // then again under it, where it counts.
-    torn_tail(ctx, rel)?;
-    let lock = WriterLock::acquire(&ctx.root)?;
-    let (registry, bytes, complete) = torn_tail(ctx, rel)?;
-    // The copy and the cut happen relative to the folder handle the registry was read through.
-    let dir = registry.require_dir("cannot open")?;
-    let torn = &bytes[complete..];
-    // Opened now, through the same folder handle: the length checked is the length of the file
-    // that is cut.
-    let (registry_file, _) = dir.open_present(registry.name(), OFlags::WRONLY)?;
-    // Only once the torn bytes are safe beside it is the registry cut back, and only if it is
-    // still the length that was read: a writer that ignored the lock may have added to it, and
-    // cutting at the old length would lose what it wrote.
-    let suffix = format!(".torn-{}", ctx.now.file_stamp());
-    let aside_rel = set_aside_then(
-        &registry,
-        rel,
-        &suffix,
-        torn,
-        &registry_file,
-        bytes.len(),
-        || {
-            registry_file
-                .set_len(complete as u64)
-                .and_then(|()| registry_file.sync_all())
-                .map_err(|e| Error::io("cannot truncate", registry.path(), e))
-        },
-    )?;
-    drop(lock);
-    Ok(DoctorReport {
-        repaired: Some((rel.to_owned(), aside_rel, torn.len())),
-        ..DoctorReport::default()
-    })
-}
-
-fn repair_encoding(ctx: &Context, rel: &str) -> Result<DoctorReport> {
-    if !NDJSON_REGISTRIES.contains(&rel) {
-        return Err(Error::refused(messages::repair_takes(
-            "repair-encoding",
-            &NDJSON_REGISTRIES,
-        )));
-    }
-    // As for the tail: looked at before the lock, so that refusing creates nothing.
-    invalid_found(ctx, rel)?;
-    let lock = WriterLock::acquire(&ctx.root)?;
-    let (registry, bytes, invalid) = invalid_found(ctx, rel)?;
-    let spans = invalid.iter().map(|line| (line.start, line.end));
-    let suffix = format!(".invalid-{}", ctx.now.file_stamp());
-    let repaired = move_lines_aside(&registry, rel, &bytes, spans, &suffix)?;
-    drop(lock);
-    Ok(DoctorReport {
-        repaired: Some(repaired),
-        repaired_lines: Some(invalid.len()),
-        ..DoctorReport::default()
-    })
-}
-
-/// Moves the lines of `bytes` at `spans` (in order, not overlapping) into `<rel><suffix>`, then
-/// rewrites the registry without them: only once the lines are safe beside it, from the bytes
-/// read, and only if that is still all it holds. What was repaired, for the report.
-fn move_lines_aside(
-    registry: &Target,
-    rel: &str,
-    bytes: &[u8],
-    spans: impl Iterator<Item = Span>,
-    suffix: &str,
-) -> Result<(String, String, usize)> {
-    let dir = registry.require_dir("cannot open")?;
-    let (registry_file, _) = dir.open_present(registry.name(), OFlags::RDONLY)?;
-    let mut moved = Vec::new();
-    let mut kept = Vec::with_capacity(bytes.len());
-    let mut from = 0;
-    for (start, end) in spans {
-        kept.extend_from_slice(&bytes[from..start]);
-        moved.extend_from_slice(&bytes[start..end]);
-        from = end;
-    }
-    kept.extend_from_slice(&bytes[from..]);
-    let aside_rel = set_aside_then(
-        registry,
-        rel,
-        suffix,
-        &moved,
-        &registry_file,
-        bytes.len(),
-        || dir.replace(registry.name(), &kept),
-    )?;
-    Ok((rel.to_owned(), aside_rel, moved.len()))
-}
-
-/// `--dedupe`: moves the exact duplicate lines of a registry (the same bytes as an earlier line;
-/// the first stays where it is) into `<file>.dupes-<timestamp>`, then rewrites the registry
-/// without them, under the writer lock. Refused, changing nothing, when there is none, when the
-/// file still holds conflict markers, or when one id has different versions (a person decides
-/// which is right).
-fn dedupe(ctx: &Context, rel: &str) -> Result<DoctorReport> {
-    if !NDJSON_REGISTRIES.contains(&rel) {
-        return Err(Error::refused(messages::dedupe_takes(&NDJSON_REGISTRIES)));
-    }
-    // As for the other repairs: looked at before the lock, so that refusing creates nothing.
-    duplicates_found(ctx, rel)?;
-    let lock = WriterLock::acquire(&ctx.root)?;
-    let (registry, bytes, exact) = duplicates_found(ctx, rel)?;
-    let suffix = format!(".dupes-{}", ctx.now.file_stamp());
-    let repaired = move_lines_aside(&registry, rel, &bytes, exact.iter().copied(), &suffix)?;
-    drop(lock);
-    Ok(DoctorReport {
-        repaired: Some(repaired),
-        repaired_lines: Some(exact.len()),
-        deduped: true,
-        ..DoctorReport::default()
-    })
-}
-
-/// The registry, its bytes and the byte ranges of its exact duplicate lines; refused unless
-/// there are some, and while it holds conflict markers or divergent versions of a record.
-fn duplicates_found(ctx: &Context, rel: &str) -> Result<(Target, Vec<u8>, Vec<Span>)> {
-    let registry = confined::locate(&ctx.root, rel, false)?;
-    let bytes = registry
-        .read(true)?
-        .map(|(bytes, _)| bytes)
-        .unwrap_or_default();
-    let complete = complete_len(&bytes);
-    if bytes[..complete].split(|&b| b == b'\n').any(is_marker) {
-        return Err(Error::refused(messages::dedupe_conflicted(rel)));
-    }
-    let found = doubles(&bytes);
-    if !found.divergent.is_empty() {
-        return Err(Error::refused(messages::divergent_duplicates(
-            rel,
-            &found.divergent,
-        )));
-    }
-    if found.exact.is_empty() {
-        return Err(Error::refused(messages::no_duplicates(rel)));
-    }
-    Ok((registry, bytes, found.exact))
-}
-
-/// The registry's path, bytes and lines that are not UTF-8, refused unless there are some.
-fn invalid_found(ctx: &Context, rel: &str) -> Result<(Target, Vec<u8>, Vec<InvalidLine>)> {
-    let registry = confined::locate(&ctx.root, rel, false)?;
-    let bytes = registry
-        .read(true)?
-        .map(|(bytes, _)| bytes)
-        .unwrap_or_default();
-    let invalid = journal::invalid_lines(&bytes);
-    if invalid.is_empty() {
-        let torn = &bytes[complete_len(&bytes)..];
-        return Err(Error::refused(if std::str::from_utf8(torn).is_ok() {
-            messages::nothing_invalid(rel)
-        } else {
-            messages::only_the_tail_invalid(rel)
-        }));
-    }
-    Ok((registry, bytes, invalid))
-}
-
-/// Refuses unless the open `file` (the registry `rel` at `path`) is still `expected` bytes long:
-/// asked of the handle that will be truncated, just before truncating.
-fn check_unchanged(file: &File, path: &Path, rel: &str, expected: u64) -> Result<()> {
-    let now = file
-        .metadata()
-        .map_err(|e| Error::io("cannot inspect", path, e))?
-        .len();
-    if now == expected {
-        return Ok(());
-    }
-    Err(Error::refused(messages::changed_during_repair(
-        rel, expected, now,
-    )))
-}
-
-/// The registry, its bytes and complete length, refused unless it has a torn final line.
-fn torn_tail(ctx: &Context, rel: &str) -> Result<(Target, Vec<u8>, usize)> {
-    let registry = confined::locate(&ctx.root, rel, false)?;
-    let bytes = registry
-        .read(true)?
-        .map(|(bytes, _)| bytes)
-        .unwrap_or_default();
-    let complete = complete_len(&bytes);
-    if complete == bytes.len() {
-        return Err(Error::refused(messages::no_torn_tail(rel)));
-    }
-    Ok((registry, bytes, complete))
-}
-
-/// The repairs' one protocol: keeps `aside` beside the registry `rel` as `<name><suffix>`
-/// (`-1`, `-2`, … when taken; never replacing a file), synced; then, only while the registry
-/// still has the `expected` length on `file` (the handle the repair goes through), makes the
-/// `change`. On any failure the kept copy is removed again and nothing else has changed.
-/// Returns the kept copy's project-relative path.
-fn set_aside_then(
-    registry: &Target,
-    rel: &str,
-    suffix: &str,
-    aside: &[u8],
-    file: &File,
-    expected: usize,
-    change: impl FnOnce() -> Result<()>,
-) -> Result<String> {
-    let dir = registry.require_dir("cannot open")?;
-    let (taken, mut kept) = dir.create_aside(registry.name(), suffix)?;
-    let mut name = registry.name().to_os_string();
-    name.push(&taken);
-    let done = kept
-        .write_all(aside)
-        .and_then(|()| kept.sync_all())
-        .map_err(|e| Error::io("cannot write", &dir.path().join(&name), e))
-        .and_then(|()| check_unchanged(file, registry.path(), rel, expected as u64))
-        .and_then(|()| change());
-    if let Err(e) = done {
-        drop(kept);
-        let _ = dir.remove(&name);
-        return Err(e);
-    }
-    Ok(format!("{rel}{taken}"))
-}
-
-impl Report for DoctorReport {
-    fn to_json(&self) -> Value {
-        if let Some(rebuilt) = &self.rebuilt {
-            return Value::Object(Object::new().with(
-                "rebuilt",
-                rebuilt.iter().map(Value::from).collect::<Vec<_>>(),
-            ));
-        }
-        if let Some((file, aside, bytes)) = &self.repaired {
-            #[expect(clippy::cast_precision_loss, reason = "at most 2 MiB")]
-            let bytes = *bytes as f64;
-            let mut repaired = Object::new()
-                .with("repaired", file.as_str())
-                .with("keptAs", aside.as_str())
-                .with("bytes", bytes);
-            if let Some(lines) = self.repaired_lines {
-                #[expect(clippy::cast_precision_loss, reason = "at most 2 MiB of lines")]
-                let lines = lines as f64;
-                repaired = repaired.with("lines", lines);
-            }
-            return Value::Object(repaired);
-        }
-        let problems: Vec<Value> = self
-            .problems
-            .iter()
-            .map(|p| {
-                Value::Object(
-                    Object::new()
-                        .with("file", p.file.as_str())
-                        .with("kind", p.kind)
-                        .with("message", p.message.as_str()),
-                )
-            })
-            .collect();
-        let mut result = Object::new()
-            .with("healthy", self.problems.is_empty())
-            .with(
-                "checked",
-                self.checked.iter().map(Value::from).collect::<Vec<_>>(),
-            )
-            .with("problems", problems);
-        // Only present when there is something to say, so that the report of a store that was
-        // never merged stays as it was.
-        if !self.notices.is_empty() {
-            let notices: Vec<Value> = self
-                .notices
-                .iter()
-                .map(|p| {
-                    Value::Object(
-                        Object::new()
-                            .with("file", p.file.as_str())
-                            .with("kind", p.kind)
-                            .with("message", p.message.as_str()),
-                    )
-                })
-                .collect();
-            result = result.with("notices", notices);
-        }
-        Value::Object(result)
-    }
-
-    fn render_human(&self) -> String {
-        if let Some(rebuilt) = &self.rebuilt {
-            return if rebuilt.is_empty() {
-                "mem doctor: the views are up to date\n".to_owned()
-            } else {
-                format!("mem doctor: rebuilt {}\n", rebuilt.join(", "))
-            };
-        }
-        if let (Some((file, aside, bytes)), Some(lines), true) =
-            (&self.repaired, self.repaired_lines, self.deduped)
-        {
-            return format!(
-                "mem doctor: moved {lines} exact duplicate line(s) ({bytes} bytes) from {file} into {aside}; the first copy of each stays\n"
-            );
-        }
-        if let (Some((file, aside, bytes)), Some(lines)) = (&self.repaired, self.repaired_lines) {
-            return format!(
-                "mem doctor: moved {lines} line(s) that are not valid UTF-8 ({bytes} bytes) from {file} into {aside}\n"
-            );
-        }
-        if let Some((file, aside, bytes)) = &self.repaired {
-            return format!(
-                "mem doctor: moved the {bytes}-byte torn final line of {file} into {aside}\n"
-            );
-        }
-        let mut out = if self.problems.is_empty() {
-            format!(
-                "mem doctor: healthy ({} file(s) checked)\n",
-                self.checked.len()
-            )
-        } else {
-            format!(
-                "mem doctor: {} problem(s) in {} file(s) checked\n",
-                self.problems.len(),
-                self.checked.len()
-            )
-        };
-        for p in &self.problems {
-            let _ = writeln!(out, "  {} [{}]: {}", p.file, p.kind, p.message);
-        }
-        for p in &self.notices {
-            let _ = writeln!(out, "  note: {} [{}]: {}", p.file, p.kind, p.message);
-        }
-        out
-    }
-
-    fn exit_code(&self) -> u8 {
-        u8::from(!self.problems.is_empty())
-    }
-
-    fn written(&self) -> Option<String> {
-        if let Some(rebuilt) = self.rebuilt.as_ref().filter(|r| !r.is_empty()) {
-            return Some(format!("rebuilt {}", rebuilt.join(", ")));
-        }
-        let (file, aside, _) = self.repaired.as_ref()?;
-        if self.deduped {
-            return Some(format!("the duplicate lines of {file} moved into {aside}"));
-        }
-        Some(format!("the torn final line of {file} moved into {aside}"))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::admin::doctor::repair::check_unchanged;
     use std::fs::OpenOptions;
+    use std::io::Write as _;
 
     #[test]
     fn the_binary_of_a_driver_command_setup_wrote() {
