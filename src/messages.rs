@@ -101,8 +101,6 @@ pub(crate) const ARCHIVE_WITH_BM25: &str =
     "--include-archive applies with --ranking lexical or evidence";
 /// `--status` with a ranking of bmad-plus's, which shows no status.
 pub(crate) const STATUS_WITH_BMAD_PLUS_RANKING: &str = "--status applies with --ranking bm25: the lexical and evidence rankings are bmad-plus's and show no status";
-/// The default ranking names `hybrid`, which this build does not have.
-
 /// `BMAD_MEM_RANKING` naming no ranking.
 pub(crate) fn ranking_env_ignored(value: &str, rankings: &[&str]) -> String {
     format!(

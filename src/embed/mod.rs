@@ -1,5 +1,5 @@
 //! The sentence-embedding model of `recall --ranking hybrid` (docs/HYBRID.md): all-MiniLM-L6-v2,
-//! a 6-layer BERT encoder, run in this binary — its WordPiece [`tokenizer`], its shape and
+//! a 6-layer BERT encoder, run in this binary — its `WordPiece` [`tokenizer`], its shape and
 //! weights read and checked from `config.json` and `model.safetensors` ([`weights`]), the
 //! forward pass ([`bert`]) over vectorizable element-wise [`kernels`]. The model's files and
 //! their pinned digests are [`files`]' business.
@@ -17,6 +17,7 @@ pub mod weights;
 use std::io::Read;
 use std::path::Path;
 
+use crate::embed::files::{CONFIG, TOKENIZER, WEIGHTS};
 use crate::embed::tokenizer::Tokenizer;
 use crate::embed::weights::{Config, Invalid, Weights};
 
@@ -26,11 +27,6 @@ pub const MAX_TOKENS: usize = 256;
 
 /// The largest `config.json` and `tokenizer.json` read (the model's are 612 B and 455 KiB).
 const MAX_SMALL_FILE: u64 = 16 * 1024 * 1024;
-
-/// The model's three files, by name.
-pub const CONFIG: &str = "config.json";
-pub const TOKENIZER: &str = "tokenizer.json";
-pub const WEIGHTS: &str = "model.safetensors";
 
 /// A loaded model: tokenizer and weights.
 #[derive(Debug)]

@@ -1,4 +1,4 @@
-//! The model's tokenizer: BERT's WordPiece as its `tokenizer.json` describes it, giving the same
+//! The model's tokenizer: BERT's `WordPiece` as its `tokenizer.json` describes it, giving the same
 //! ids as the reference implementation (Hugging Face `tokenizers`) — checked on every record of
 //! the ADR corpus and on probe texts of every script (`fixtures/embed/`).
 //!
@@ -104,6 +104,10 @@ pub struct Unsupported(pub String);
 
 /// The vocabulary and the rules of one `tokenizer.json`.
 #[derive(Debug, Clone)]
+#[expect(
+    clippy::struct_excessive_bools,
+    reason = "the normalizer's four switches, as tokenizer.json names them"
+)]
 pub struct Tokenizer {
     /// Pieces that start a word.
     starts: Pieces,
@@ -142,7 +146,7 @@ fn flag(value: &Value, key: &str, default: bool) -> Result<bool, Unsupported> {
 }
 
 impl Tokenizer {
-    /// Reads a `tokenizer.json` of a BERT WordPiece tokenizer.
+    /// Reads a `tokenizer.json` of a BERT `WordPiece` tokenizer.
     ///
     /// # Errors
     /// Invalid JSON, or a tokenizer of another kind than the one described in the module docs.
@@ -232,7 +236,7 @@ impl Tokenizer {
             specials.push((content.into(), id));
         }
         // The longest first, so that of two tokens starting at the same place the longer wins.
-        specials.sort_by(|a: &(Box<str>, u32), b| b.0.len().cmp(&a.0.len()));
+        specials.sort_by_key(|special: &(Box<str>, u32)| std::cmp::Reverse(special.0.len()));
         let mut special_firsts: Vec<u8> = specials.iter().map(|(t, _)| t.as_bytes()[0]).collect();
         special_firsts.sort_unstable();
         special_firsts.dedup();
@@ -417,16 +421,16 @@ fn template(post: &Value) -> Result<(&str, &str), Unsupported> {
             Ok((token("cls")?, token("sep")?))
         }
         Some("TemplateProcessing") => {
-            let single = post
-                .get("single")
-                .and_then(Value::as_array)
-                .map_or(&[][..], Vec::as_slice);
             fn special(item: &Value) -> Option<&str> {
                 let special = item.get("SpecialToken")?;
                 (special.get("type_id").and_then(Value::as_u64) == Some(0))
                     .then(|| string_at(special, "id"))
                     .flatten()
             }
+            let single = post
+                .get("single")
+                .and_then(Value::as_array)
+                .map_or(&[][..], Vec::as_slice);
             let is_text = |item: &Value| {
                 item.get("Sequence")
                     .is_some_and(|s| string_at(s, "id") == Some("A"))
@@ -530,8 +534,12 @@ mod tests {
 
     fn short_digest(bytes: &[u8]) -> String {
         use sha2::Digest;
+        use std::fmt::Write as _;
         let digest = sha2::Sha256::digest(bytes);
-        digest[..8].iter().map(|b| format!("{b:02x}")).collect()
+        digest[..8].iter().fold(String::new(), |mut hex, b| {
+            let _ = write!(hex, "{b:02x}");
+            hex
+        })
     }
 
     /// The tokenizer's ids of every corpus record against the reference's (`generate.py`).

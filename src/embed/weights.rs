@@ -102,7 +102,7 @@ impl Config {
                     as f32,
             },
         };
-        if config.width % config.heads != 0 {
+        if !config.width.is_multiple_of(config.heads) {
             return Err(invalid("the model's heads do not divide its width"));
         }
         Ok(config)
@@ -234,6 +234,7 @@ struct Source {
     header: Header,
 }
 
+#[expect(clippy::needless_pass_by_value, reason = "the shape `map_err` takes")]
 fn unreadable(e: std::io::Error) -> Invalid {
     invalid(format!("model.safetensors: {e}"))
 }

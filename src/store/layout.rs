@@ -119,6 +119,8 @@ pub fn sidecar_path(agent: &str, rel: &str) -> String {
 
 /// The project's git attributes file, where `git setup` names the merge drivers.
 pub const GITATTRIBUTES: &str = ".gitattributes";
+/// The project's git ignore file, where `git setup` and `init` keep [`CACHE_DIR`] out of git.
+pub const GITIGNORE: &str = ".gitignore";
 /// The files the memory's merge driver merges record by record (`merge=bmad-mem`): the
 /// append-only registries and the pattern scores.
 pub const MERGED_REGISTRIES: [&str; 5] = [JOURNAL, PROMOTIONS, OUTCOMES, DECISION_LEDGER, SCORES];

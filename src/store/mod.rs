@@ -9,6 +9,7 @@ pub(crate) mod document;
 pub mod entry;
 pub(crate) mod fences;
 pub(crate) mod git;
+pub(crate) mod ignore;
 pub(crate) mod interrupt;
 pub mod journal;
 pub mod layout;

@@ -100,7 +100,7 @@ impl Vectors {
     /// When a vector is not `width` long (a caller's bug, never the file's).
     #[must_use]
     pub fn from_entries(model: Key, width: usize, mut entries: Vec<(Key, Vec<f32>)>) -> Self {
-        entries.sort_by(|a, b| a.0.cmp(&b.0));
+        entries.sort_by_key(|entry| entry.0);
         entries.dedup_by(|later, first| later.0 == first.0);
         let mut index = Self::new(model, width);
         for (key, vector) in entries {
@@ -188,23 +188,25 @@ impl Vectors {
     }
 }
 
-/// Reads the project's index, for `model`'s vectors.
-///
-/// # Errors
-/// Confinement refusals, a folder or a special file in the index's place, an index over
-/// [`INDEX_CAP`] bytes, or a read error.
-pub fn read(root: &Path, model: &Key) -> Result<Read> {
-    let target = confined::locate(root, EMBEDDINGS, false)?;
+/// Reads the project's index, for `model`'s vectors. What cannot be read as an index — a link,
+/// a folder or a special file in its place, a file over [`INDEX_CAP`] bytes, a read error — is
+/// [`Read::Invalid`] with the reason: a cache is rebuilt, never a reason to fail.
+#[must_use]
+pub fn read(root: &Path, model: &Key) -> Read {
+    let target = match confined::locate(root, EMBEDDINGS, false) {
+        Ok(target) => target,
+        Err(e) => return Read::Invalid(e.to_string()),
+    };
     let Some(dir) = target.dir() else {
-        return Ok(Read::Missing);
+        return Read::Missing;
     };
     match dir.read_bounded(target.name(), INDEX_CAP) {
-        Ok(Some(bytes)) => Ok(Vectors::parse(&bytes, model)),
-        Ok(None) => Ok(Read::Missing),
-        Err(Error::SourceTooLarge(n)) => Ok(Read::Invalid(format!(
-            "{n} bytes, over the {INDEX_CAP}-byte cap"
-        ))),
-        Err(e) => Err(e),
+        Ok(Some(bytes)) => Vectors::parse(&bytes, model),
+        Ok(None) => Read::Missing,
+        Err(Error::SourceTooLarge(n)) => {
+            Read::Invalid(format!("{n} bytes, over the {INDEX_CAP}-byte cap"))
+        }
+        Err(e) => Read::Invalid(e.to_string()),
     }
 }
 
@@ -224,8 +226,8 @@ pub fn write(root: &Path, index: &Vectors) -> Result<()> {
 mod tests {
     use super::*;
 
-    fn unit(seed: u8, width: usize) -> Vec<f32> {
-        let raw: Vec<f32> = (0..width).map(|i| f32::from(seed) + i as f32).collect();
+    fn unit(seed: u8, width: u8) -> Vec<f32> {
+        let raw: Vec<f32> = (0..width).map(|i| f32::from(seed) + f32::from(i)).collect();
         let norm = raw.iter().map(|v| v * v).sum::<f32>().sqrt();
         raw.into_iter().map(|v| v / norm).collect()
     }
@@ -289,14 +291,15 @@ mod tests {
     fn the_project_file_is_written_atomically_and_bounded_on_read() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
-        assert_eq!(read(root, &[7; 32]).unwrap(), Read::Missing);
+        assert_eq!(read(root, &[7; 32]), Read::Missing);
         write(root, &sample()).unwrap();
-        assert_eq!(read(root, &[7; 32]).unwrap(), Read::Read(sample()));
+        assert_eq!(read(root, &[7; 32]), Read::Read(sample()));
         let file = root.join(EMBEDDINGS);
         std::fs::write(&file, b"junk").unwrap();
-        assert!(matches!(read(root, &[7; 32]).unwrap(), Read::Invalid(_)));
+        assert!(matches!(read(root, &[7; 32]), Read::Invalid(_)));
         std::fs::remove_file(&file).unwrap();
         std::fs::create_dir(&file).unwrap();
-        assert!(read(root, &[7; 32]).is_err());
+        assert!(matches!(read(root, &[7; 32]), Read::Invalid(_)));
+        assert!(write(root, &sample()).is_err());
     }
 }

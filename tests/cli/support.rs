@@ -136,9 +136,14 @@ impl TestProject {
     #[must_use]
     pub fn with_tiny_model(self) -> Self {
         let tiny = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/embed/tiny");
+        let args: [&OsStr; 4] = [
+            "model".as_ref(),
+            "install".as_ref(),
+            "--from".as_ref(),
+            tiny.as_os_str(),
+        ];
         self.env("BMAD_MEM_TEST_MODEL", "tiny")
-            .args(["model", "install", "--from"])
-            .args([tiny])
+            .args(args)
             .code(0)
             .run()
             .project

@@ -115,8 +115,8 @@ pub struct Refreshed {
 /// each text done, out of how many), and returns it — written back by the caller.
 ///
 /// # Errors
-/// The index's read errors (a folder in its place…), or the model's (a read error of its
-/// weights file).
+/// The model's (a read error of its weights file); an index that cannot be read is rebuilt,
+/// never an error.
 pub fn refresh(
     root: &Path,
     model: &Model,
@@ -124,9 +124,9 @@ pub fn refresh(
     texts: &[Text],
     budget: Budget,
     progress: &(dyn Fn(usize, usize) + Sync),
-) -> Result<std::result::Result<Refreshed, Invalid>> {
+) -> Result<Refreshed, Invalid> {
     let width = model.width();
-    let (old, ignored) = match vectors::read(root, model_digest)? {
+    let (old, ignored) = match vectors::read(root, model_digest) {
         Read::Read(index) if index.width == width => (index, None),
         Read::Read(_) => (
             Vectors::new(*model_digest, width),
@@ -164,10 +164,8 @@ pub fn refresh(
             .count();
         missing.truncate(fits);
     }
-    if !missing.is_empty()
-        && let Err(e) = model.keep_layers()
-    {
-        return Ok(Err(e));
+    if !missing.is_empty() {
+        model.keep_layers()?;
     }
     let done = AtomicUsize::new(0);
     let vectors = on_two_threads(missing.len(), |i| {
@@ -177,10 +175,7 @@ pub fn refresh(
     });
     let mut entries = Vec::with_capacity(kept + missing.len());
     for (text, vector) in missing.iter().zip(vectors) {
-        match vector {
-            Ok(vector) => entries.push((digest(text), vector)),
-            Err(e) => return Ok(Err(e)),
-        }
+        entries.push((digest(text), vector?));
     }
     let embedded = entries.len();
     let dropped;
@@ -197,7 +192,7 @@ pub fn refresh(
         entries.extend(old.entries().map(|(key, vector)| (*key, vector.to_vec())));
     }
     let changed = embedded > 0 || dropped > 0 || ignored.is_some();
-    Ok(Ok(Refreshed {
+    Ok(Refreshed {
         index: Vectors::from_entries(*model_digest, width, entries),
         ignored,
         embedded,
@@ -205,5 +200,5 @@ pub fn refresh(
         behind: total_missing - embedded,
         dropped,
         changed,
-    }))
+    })
 }

@@ -255,15 +255,14 @@ fn rank_value(rank: Option<usize>) -> Value {
     rank.map_or(Value::Null, |r| Value::Number(r as f64))
 }
 
+/// A hybrid recall's results and warnings, or why the model cannot serve it.
+pub type Found = std::result::Result<(Vec<Object>, Vec<String>), Unavailable>;
+
 /// Runs a hybrid recall: the results and the warnings, or why the model cannot serve it.
 ///
 /// # Errors
 /// Read errors (as bm25's), and the index's (a folder in its place).
-pub fn recall(
-    ctx: &Context,
-    request: &Request,
-    portfolio: Option<&str>,
-) -> Result<std::result::Result<(Vec<Object>, Vec<String>), Unavailable>> {
+pub fn recall(ctx: &Context, request: &Request, portfolio: Option<&str>) -> Result<Found> {
     recall_with(ctx, request, portfolio, &Fusion::default())
 }
 
@@ -276,7 +275,7 @@ pub fn recall_with(
     request: &Request,
     portfolio: Option<&str>,
     fusion: &Fusion,
-) -> Result<std::result::Result<(Vec<Object>, Vec<String>), Unavailable>> {
+) -> Result<Found> {
     let folder = match installed(ctx) {
         Ok(folder) => folder,
         Err(unavailable) => return Ok(Err(unavailable)),
@@ -294,12 +293,12 @@ pub fn recall_with(
         });
         let listed = bm25::recall(ctx, &everything, portfolio)
             .and_then(|found| Ok((found, texts(ctx, portfolio)?)));
-        let loaded = loader.join().unwrap_or_else(|_| {
+        let model_and_query = loader.join().unwrap_or_else(|_| {
             Err(crate::embed::weights::Invalid(
                 "the model's thread failed".into(),
             ))
         });
-        (loaded, listed)
+        (model_and_query, listed)
     });
     let ((ranked, mut warnings), mut texts) = listed?;
     let (model, query) = match loaded {
@@ -313,7 +312,7 @@ pub fn recall_with(
         &texts,
         Budget::Tokens(RECALL_TOKENS),
         &|_, _| {},
-    )? {
+    ) {
         Ok(refreshed) => refreshed,
         Err(e) => return Ok(Err(Unavailable::Unusable(folder, e.0))),
     };
@@ -350,13 +349,12 @@ pub fn recall_with(
         .filter_map(|(score, i)| {
             // bm25's own result when it has one (its status and excerpt), else the same
             // entry with the status.
-            let mut entry = match shown[i].take() {
-                Some(entry) => entry,
-                None => {
-                    let mut entry = score::entry(0.0, taken[i].take()?);
-                    status::add_to_entry(&mut entry, statuses[i].as_ref());
-                    entry
-                }
+            let mut entry = if let Some(entry) = shown[i].take() {
+                entry
+            } else {
+                let mut entry = score::entry(0.0, taken[i].take()?);
+                status::add_to_entry(&mut entry, statuses[i].as_ref());
+                entry
             };
             entry.insert("score", score);
             Some(
