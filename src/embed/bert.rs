@@ -172,3 +172,39 @@ pub fn sentence_vector(weights: &Weights, ids: &[u32]) -> Result<Vec<f32>, Inval
     }
     Ok(mean)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::embed::weights::Config;
+
+    fn tiny() -> (Config, Weights) {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/embed/tiny");
+        let config =
+            Config::from_json(&std::fs::read_to_string(dir.join("config.json")).unwrap()).unwrap();
+        let weights = Weights::open(&dir.join("model.safetensors"), config, 256).unwrap();
+        (config, weights)
+    }
+
+    #[test]
+    fn layers_read_one_at_a_time_give_the_vector_of_layers_kept() {
+        let (_, weights) = tiny();
+        let ids = [2, 42, 258, 112, 2404, 772, 18, 3];
+        let streamed = sentence_vector(&weights, &ids).unwrap();
+        weights.keep_layers().unwrap();
+        assert_eq!(sentence_vector(&weights, &ids).unwrap(), streamed);
+        let norm: f32 = streamed.iter().map(|v| v * v).sum();
+        assert!((norm - 1.0).abs() < 1e-5);
+    }
+
+    #[test]
+    fn no_tokens_or_more_than_the_positions_are_refused() {
+        let (_, weights) = tiny();
+        assert!(sentence_vector(&weights, &[]).is_err());
+        let err = sentence_vector(&weights, &[1; 257]).unwrap_err();
+        assert!(
+            err.0.contains("do not fit the model's 256 positions"),
+            "{err:?}"
+        );
+    }
+}

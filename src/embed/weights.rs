@@ -314,6 +314,9 @@ impl Weights {
         let mut source = Source { file, header };
         let d = config.width;
         // Every tensor is located (and so checked) before anything is embedded.
+        let (start, _) = source
+            .header
+            .locate("embeddings.word_embeddings.weight", &[config.vocab, d])?;
         for l in 0..config.layers {
             let p = format!("encoder.layer.{l}.");
             for (name, shape) in [
@@ -352,9 +355,6 @@ impl Weights {
             source.read("embeddings.LayerNorm.weight", &[d])?,
             source.read("embeddings.LayerNorm.bias", &[d])?,
         );
-        let (start, _) = source
-            .header
-            .locate("embeddings.word_embeddings.weight", &[config.vocab, d])?;
         Ok(Self {
             config,
             positions: all_positions,
@@ -429,5 +429,106 @@ impl Weights {
             }
         }
         Ok(rows)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fixture(name: &str) -> std::path::PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/embed/tiny")
+            .join(name)
+    }
+
+    fn tiny_config() -> Config {
+        Config::from_json(&std::fs::read_to_string(fixture("config.json")).unwrap()).unwrap()
+    }
+
+    #[track_caller]
+    fn refused_config(change: (&str, &str), why: &str) {
+        let text = std::fs::read_to_string(fixture("config.json")).unwrap();
+        assert!(text.contains(change.0), "{change:?}");
+        let err = Config::from_json(&text.replace(change.0, change.1)).unwrap_err();
+        assert!(err.0.contains(why), "{err:?}");
+    }
+
+    #[test]
+    fn another_architecture_is_refused() {
+        assert_eq!(tiny_config().width, 12);
+        refused_config(
+            ("\"bert\"", "\"roberta\""),
+            "does not describe a BERT model",
+        );
+        refused_config(("\"gelu\"", "\"relu\""), "activation is not gelu");
+        refused_config(
+            ("\"absolute\"", "\"relative_key\""),
+            "positions are not absolute",
+        );
+        refused_config(
+            ("\"num_attention_heads\": 3", "\"num_attention_heads\": 5"),
+            "heads do not divide its width",
+        );
+        refused_config(
+            ("\"hidden_size\": 12", "\"hidden_size\": 100000"),
+            "hidden_size is missing or out of bounds",
+        );
+        refused_config(
+            ("\"layer_norm_eps\": 1e-12", "\"layer_norm_eps\": -1"),
+            "layer_norm_eps is out of bounds",
+        );
+        assert!(Config::from_json("[1]").is_err());
+    }
+
+    /// Opens `bytes` as the weights file of the tiny model (or of `config`).
+    fn open_bytes(bytes: &[u8], config: Config) -> Result<Weights, Invalid> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("model.safetensors");
+        std::fs::write(&path, bytes).unwrap();
+        Weights::open(&path, config, 256)
+    }
+
+    #[test]
+    fn a_truncated_padded_or_misshapen_file_is_refused_before_use() {
+        let bytes = std::fs::read(fixture("model.safetensors")).unwrap();
+        assert!(open_bytes(&bytes, tiny_config()).is_ok());
+        let check = |bytes: &[u8], config: Config, why: &str| {
+            let err = open_bytes(bytes, config).unwrap_err();
+            assert!(err.0.contains(why), "{err:?}");
+        };
+        let size = "not the size its header says (truncated or altered)";
+        check(&bytes[..bytes.len() - 1], tiny_config(), size);
+        check(&[bytes.as_slice(), b"x"].concat(), tiny_config(), size);
+        check(&bytes[..4], tiny_config(), "shorter than its header");
+        check(&u64::MAX.to_le_bytes(), tiny_config(), "impossible size");
+        let mut garbled = bytes.clone();
+        garbled[8] = b'[';
+        check(&garbled, tiny_config(), "invalid header");
+        // A configuration that the tensors do not match: no matrix of another width is used.
+        let wider = Config {
+            width: 24,
+            ..tiny_config()
+        };
+        check(&bytes, wider, "not F32 [");
+        let deeper = Config {
+            layers: 3,
+            ..tiny_config()
+        };
+        check(&bytes, deeper, "has no tensor encoder.layer.2.");
+        // A tensor of another type.
+        let header = r#"{"embeddings.word_embeddings.weight":{"dtype":"F16","shape":[2,12],"data_offsets":[0,48]}}"#;
+        let mut file = (header.len() as u64).to_le_bytes().to_vec();
+        file.extend_from_slice(header.as_bytes());
+        file.extend_from_slice(&[0; 48]);
+        check(&file, tiny_config(), "is F16 [2, 12], not F32");
+    }
+
+    #[test]
+    fn token_rows_outside_the_table_are_refused() {
+        let weights = Weights::open(&fixture("model.safetensors"), tiny_config(), 256).unwrap();
+        assert_eq!(weights.token_rows(&[0, 1]).unwrap().len(), 24);
+        let vocab = u32::try_from(tiny_config().vocab).unwrap();
+        assert!(weights.token_rows(&[vocab]).is_err());
     }
 }

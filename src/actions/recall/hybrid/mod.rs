@@ -366,3 +366,103 @@ pub fn recall_with(
         .collect();
     Ok(Ok((results, warnings)))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::actions::recall::score::{Note, NoteFile};
+    use crate::store::sections::sections;
+
+    fn note_texts(text: &str) -> Vec<Text> {
+        let file = NoteFile {
+            source: "lessons.md",
+            path: "/p/.agents/memory/lessons.md".into(),
+            source_file: ".agents/memory/lessons.md".to_owned(),
+            within: "/p".into(),
+        };
+        sections(text)
+            .iter()
+            .map(|section| Text {
+                key: [0; 32],
+                candidate: Candidate::Note(Note::new(&file, section)),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_fused_score_is_the_sum_of_the_reciprocal_ranks_present() {
+        let fusion = Fusion::default();
+        assert_eq!(fused([Some(1), Some(1)], &fusion), 2.0 / 7.0);
+        assert_eq!(fused([None, Some(4)], &fusion), 1.0 / 10.0);
+        assert_eq!(fused([Some(4), None], &fusion), 1.0 / 10.0);
+        assert_eq!(fused([None, None], &fusion), 0.0);
+        let model_alone = Fusion {
+            bm25_weight: 0.0,
+            ..Fusion::default()
+        };
+        assert_eq!(fused([Some(1), Some(2)], &model_alone), 1.0 / 8.0);
+        // The model's first place alone ranks below a candidate both lists put second.
+        assert!(fused([Some(2), Some(2)], &fusion) > fused([None, Some(1)], &fusion));
+    }
+
+    #[test]
+    fn bm25_results_find_their_texts_even_identical_ones_in_order() {
+        let texts = note_texts("### Same\nbody\n### Other\nx\n### Same\nbody\n");
+        let entry = |i: usize| score::entry(1.0, texts[i].candidate_clone());
+        // bm25 listed the second "Same" first: identical texts are matched in their order.
+        let (ranks, entries) = bm25_ranks(&texts, vec![entry(2), entry(1), entry(0)]);
+        assert_eq!(ranks, [Some(1), Some(2), Some(3)]);
+        assert!(entries.iter().all(Option::is_some));
+        let (ranks, _) = bm25_ranks(&texts, vec![entry(1)]);
+        assert_eq!(ranks, [None, Some(1), None]);
+    }
+
+    impl Text {
+        fn candidate_clone(&self) -> Candidate {
+            match &self.candidate {
+                Candidate::Note(note) => Candidate::Note(note.clone()),
+                Candidate::Event {
+                    event,
+                    text,
+                    source,
+                } => Candidate::Event {
+                    event: event.clone(),
+                    text: text.clone(),
+                    source: source.clone(),
+                },
+            }
+        }
+    }
+
+    #[test]
+    fn the_model_ranks_by_cosine_weighed_by_status_and_the_filter_applies() {
+        let texts = note_texts("### A\na\n### B\nb\n### C\nc\n");
+        let keyed: Vec<Text> = texts
+            .into_iter()
+            .enumerate()
+            .map(|(i, mut t)| {
+                t.key = [u8::try_from(i).unwrap(); 32];
+                t
+            })
+            .collect();
+        let index = vectors::Vectors::from_entries(
+            [0; 32],
+            2,
+            vec![
+                ([0; 32], vec![1.0, 0.0]),
+                ([1; 32], vec![0.9, 0.435_889_9]),
+                ([2; 32], vec![0.6, 0.8]),
+            ],
+        );
+        let query = [1.0, 0.0];
+        let active = [None, None, None];
+        let ranks = semantic_ranks(&keyed, &active, &query, &index, 0.0, StatusFilter::All);
+        assert_eq!(ranks, [Some(1), Some(2), Some(3)]);
+        // An ended decision's cosine is weighed ×0.8: A (1.0 → 0.8) falls below B (0.9).
+        let ended = [Some(Status::Abrogated), None, None];
+        let ranks = semantic_ranks(&keyed, &ended, &query, &index, 0.0, StatusFilter::All);
+        assert_eq!(ranks, [Some(2), Some(1), Some(3)]);
+        let ranks = semantic_ranks(&keyed, &ended, &query, &index, 0.0, StatusFilter::InForce);
+        assert_eq!(ranks, [None, Some(1), Some(2)]);
+    }
+}
