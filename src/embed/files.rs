@@ -208,9 +208,11 @@ fn fingerprint(meta: &fs::Metadata) -> String {
     }
 }
 
-/// Checks `pin`'s file in `folder` against the stamp's record of it (`None`: no record):
-/// unchanged since the install, or hashed again.
-fn check_file(folder: &Path, pin: &Pin, stamped: Option<&str>) -> Result<(), Problem> {
+/// Checks `pin`'s file in `folder` against the stamp's fingerprint of it (`None`: none):
+/// unchanged since the install, or hashed again. Returns the fingerprint the stamp should hold
+/// (the file's now, when it was hashed again and did not change meanwhile), or `None` when the
+/// stamp is right or cannot be made right.
+fn check_file(folder: &Path, pin: &Pin, stamped: Option<&str>) -> Result<Option<String>, Problem> {
     let path = folder.join(pin.name);
     let meta =
         fs::symlink_metadata(&path).map_err(|_| problem(format!("{} is missing", pin.name)))?;
@@ -225,8 +227,9 @@ fn check_file(folder: &Path, pin: &Pin, stamped: Option<&str>) -> Result<(), Pro
             pin.bytes
         )));
     }
-    if stamped == Some(fingerprint(&meta).as_str()) {
-        return Ok(());
+    let before = fingerprint(&meta);
+    if stamped == Some(before.as_str()) {
+        return Ok(None);
     }
     let (_, digest) =
         hash_file(&path, pin.bytes).map_err(|e| problem(format!("{}: {e}", pin.name)))?;
@@ -236,7 +239,11 @@ fn check_file(folder: &Path, pin: &Pin, stamped: Option<&str>) -> Result<(), Pro
             pin.name, pin.sha256
         )));
     }
-    Ok(())
+    // Stamped again only when the file did not change while it was hashed.
+    let after = fs::symlink_metadata(&path)
+        .map(|meta| fingerprint(&meta))
+        .ok();
+    Ok((after.as_deref() == Some(before.as_str())).then_some(before))
 }
 
 /// The stamp's fingerprints, by file, when it names exactly `pinned`'s digests.
@@ -286,11 +293,21 @@ pub fn locate(cache: &Path, pinned: &Pinned) -> Located {
     if !folder.is_dir() {
         return Located::Missing;
     }
-    let stamped = read_stamp(&folder, pinned).unwrap_or_else(|| vec![None; pinned.files.len()]);
-    for (pin, stamped) in pinned.files.iter().zip(stamped) {
-        if let Err(e) = check_file(&folder, pin, stamped.as_deref()) {
-            return Located::Damaged(folder, e);
+    let mut stamped = read_stamp(&folder, pinned).unwrap_or_else(|| vec![None; pinned.files.len()]);
+    let mut restamp = false;
+    for (pin, stamped) in pinned.files.iter().zip(&mut stamped) {
+        match check_file(&folder, pin, stamped.as_deref()) {
+            Ok(Some(now)) => {
+                *stamped = Some(now);
+                restamp = true;
+            }
+            Ok(None) => {}
+            Err(e) => return Located::Damaged(folder, e),
         }
+    }
+    // Files hashed again and found as pinned (copied, touched): the next use need not hash them.
+    if restamp && stamped.iter().all(Option::is_some) {
+        let _ = write_stamp(&folder, pinned, &stamped);
     }
     Located::Ready(folder)
 }
@@ -530,23 +547,42 @@ fn stage(source: Source, staging: &Path, pinned: &Pinned) -> Result<(), Problem>
     }
     drop(taken);
     let _ = fs::remove_dir_all(&scratch);
-    let mut files = Vec::new();
+    let mut fingerprints = Vec::new();
     for pin in &pinned.files {
         let meta = fs::metadata(staging.join(pin.name))
             .map_err(|e| problem(format!("{}: {e}", pin.name)))?;
-        files.push(json!({
-            "name": pin.name,
-            "bytes": pin.bytes,
-            "sha256": pin.sha256,
-            "fingerprint": fingerprint(&meta),
-        }));
+        fingerprints.push(Some(fingerprint(&meta)));
     }
+    write_stamp(staging, pinned, &fingerprints)
+        .map_err(|e| problem(format!("{}: {e}", staging.join(STAMP).display())))
+}
+
+/// Writes the stamp of `pinned`'s files in `folder` with their `fingerprints`, whole (a
+/// temporary file, synced, renamed).
+fn write_stamp(folder: &Path, pinned: &Pinned, fingerprints: &[Option<String>]) -> io::Result<()> {
+    let files: Vec<Value> = pinned
+        .files
+        .iter()
+        .zip(fingerprints)
+        .map(|(pin, fingerprint)| {
+            json!({
+                "name": pin.name,
+                "bytes": pin.bytes,
+                "sha256": pin.sha256,
+                "fingerprint": fingerprint,
+            })
+        })
+        .collect();
     let stamp = json!({"model": pinned.name, "digest": pinned.digest_hex(), "files": files});
     let text = serde_json::to_string_pretty(&stamp).unwrap_or_default() + "\n";
-    let path = staging.join(STAMP);
-    fs::write(&path, text)
-        .and_then(|()| File::open(&path)?.sync_all())
-        .map_err(|e| problem(format!("{}: {e}", path.display())))
+    let temporary = folder.join(format!(".{STAMP}.{}.tmp", uuid::Uuid::new_v4()));
+    let written = fs::write(&temporary, text)
+        .and_then(|()| File::open(&temporary)?.sync_all())
+        .and_then(|()| fs::rename(&temporary, folder.join(STAMP)));
+    if written.is_err() {
+        let _ = fs::remove_file(&temporary);
+    }
+    written
 }
 
 /// Removes the model installed under `cache`; whether there was one.

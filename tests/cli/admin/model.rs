@@ -240,6 +240,42 @@ fn a_tampered_truncated_or_missing_file_installs_nothing() {
 }
 
 #[test]
+fn a_file_rewritten_unchanged_is_hashed_once_then_trusted_again() {
+    let project = project().with_tiny_model().fixture("example");
+    let stamp = installed(&project).join("installed.json");
+    let before = fs::read_to_string(&stamp).unwrap();
+    let tokenizer = installed(&project).join("tokenizer.json");
+    fs::write(&tokenizer, fs::read(&tokenizer).unwrap()).unwrap();
+    let ran = project
+        .args(["recall", "auth", "--ranking", "hybrid"])
+        .code(0)
+        .run();
+    let after = fs::read_to_string(&stamp).unwrap();
+    assert_ne!(before, after, "the stamp takes the file's new fingerprint");
+    let fingerprints = |text: &str| -> Vec<Value> {
+        let stamp: Value = serde_json::from_str(text).unwrap();
+        stamp["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["fingerprint"].clone())
+            .collect()
+    };
+    let (old, new) = (fingerprints(&before), fingerprints(&after));
+    assert_eq!(
+        (old[0] == new[0], old[1] == new[1], old[2] == new[2]),
+        (true, false, true)
+    );
+    let again = ran
+        .project
+        .args(["recall", "auth", "--ranking", "hybrid"])
+        .code(0)
+        .run();
+    assert_eq!(fs::read_to_string(&stamp).unwrap(), after);
+    drop(again);
+}
+
+#[test]
 fn an_installed_file_altered_later_is_refused_at_its_next_use() {
     let project = project().with_tiny_model().fixture("example");
     let weights = installed(&project).join("model.safetensors");
