@@ -11,7 +11,7 @@ use crate::support::TestProject;
 use crate::support::schema::{Hit, Recall};
 
 /// The `k` of the fusion (`hybrid::FUSION_K`).
-const K: f64 = 6.0;
+const K: f64 = 5.0;
 
 /// A project with the example memory, the tiny model installed and indexed.
 fn indexed() -> TestProject {

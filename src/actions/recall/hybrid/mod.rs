@@ -6,13 +6,14 @@
 //!   scores above zero, in its order — whatever bm25 does to its list (a decision's status
 //!   weighing its score, `--status in-force` leaving some out), the fusion follows;
 //! * **the model's**: the cosine of the query's vector with each candidate's (from the index,
-//!   [`index`]), an event's weighed by its age as in every ranking (half every 30 days), a
-//!   decision's by its status as bm25 weighs it, `--status in-force` applied alike; highest
-//!   first, ties in candidate order. A candidate without a vector (the index behind) is not in
-//!   this list.
+//!   [`index`]), an event's weighed by its age as in every ranking (half every 30 days),
+//!   `--status in-force` applied as bm25 applies it (a decision's status weighs only through
+//!   bm25's list); highest first, ties in candidate order. A candidate without a vector (the
+//!   index behind) is not in this list.
 //!
 //! **Reciprocal-rank fusion**: a candidate's score is `Σ 1 / (k + rank)` over the lists it is
-//! in, `k` = [`FUSION_K`]; highest first, ties in candidate order. A result is bm25's own (its
+//! in, `k` = [`FUSION_K`]; highest first, ties to the better place in bm25's list, then in
+//! candidate order. A result is bm25's own (its
 //! `status`, `supersededBy`, `excerpt`) when bm25 has it, else the same entry without an
 //! excerpt; its `score` is the fused one, and it says where it stood in each list (`bm25Rank`,
 //! `semanticRank`, `null` when absent).
@@ -39,10 +40,11 @@ use crate::store::entry::Status;
 use crate::store::vectors;
 
 /// The `k` of reciprocal-rank fusion: how much the lists' first places weigh against their
-/// next ones (with 6, first place is worth 1/7, tenth 1/16). Measured on the development set
-/// from 3 to 15 (`BENCHMARKS.md`): 5 to 8 give the same best figures, 10 and above let a
-/// candidate both lists rank lowly overtake the model's first place.
-pub const FUSION_K: f64 = 6.0;
+/// next ones (with 5, first place is worth 1/6, tenth 1/15). Measured on the development set
+/// from 3 to 60 (`BENCHMARKS.md`): 5 is the best; from 7, a candidate that both lists rank
+/// lowly overtakes the model's first place more often, and below 5 one list's first place wins
+/// alone.
+pub const FUSION_K: f64 = 5.0;
 
 /// How the two lists are fused: `Σ weight / (k + rank)`. The defaults are the documented
 /// ranking; the others are for experiments (`examples/recall-eval.rs`), a weight of 0 leaving
@@ -204,8 +206,9 @@ fn status_of(candidate: &Candidate) -> Option<Status> {
 }
 
 /// Each text's rank by the model (1-based), `None` for those without a vector or that
-/// `filter` leaves out. A decision's cosine is weighed by its status as bm25 weighs its score
-/// (when positive: a weight must lower it), an event's by its age.
+/// `filter` leaves out. An event's cosine is weighed by its age; a decision's status is not
+/// weighed here (bm25's list already carries it: weighing both lists counted it twice, and
+/// measured worse).
 fn semantic_ranks(
     texts: &[Text],
     statuses: &[Option<Status>],
@@ -227,7 +230,6 @@ fn semantic_ranks(
         let cosine = f64::from(cosine);
         let score = match &text.candidate {
             Candidate::Event { event, .. } => score::decay(cosine, event.get("ts"), now_ms),
-            Candidate::Note(_) if cosine > 0.0 => cosine * status::weight(status),
             Candidate::Note(_) => cosine,
         };
         scored.push((score, i));
@@ -248,6 +250,27 @@ fn fused(ranks: [Option<usize>; 2], fusion: &Fusion) -> f64 {
         .zip([fusion.bm25_weight, fusion.semantic_weight])
         .filter_map(|(rank, weight)| rank.map(|r| weight / (fusion.k + r as f64)))
         .sum()
+}
+
+/// Every text in either list, as `(fused score, index)`, best first. Equal fused scores
+/// (ranks (a, b) and (b, a) always tie): bm25's better place first, its first places being the
+/// more precise; then candidate order.
+fn fused_order(
+    lexical: &[Option<usize>],
+    semantic: &[Option<usize>],
+    fusion: &Fusion,
+) -> Vec<(f64, usize)> {
+    let mut order: Vec<(f64, usize)> = (0..lexical.len())
+        .map(|i| (fused([lexical[i], semantic[i]], fusion), i))
+        .filter(|&(score, _)| score > 0.0)
+        .collect();
+    let bm25_place = |i: usize| lexical[i].unwrap_or(usize::MAX);
+    order.sort_by(|a, b| {
+        b.0.total_cmp(&a.0)
+            .then(bm25_place(a.1).cmp(&bm25_place(b.1)))
+            .then(a.1.cmp(&b.1))
+    });
+    order
 }
 
 fn rank_value(rank: Option<usize>) -> Value {
@@ -337,11 +360,7 @@ pub fn recall_with(
         ctx.now.ms,
         request.status,
     );
-    let mut order: Vec<(f64, usize)> = (0..texts.len())
-        .map(|i| (fused([lexical[i], semantic[i]], fusion), i))
-        .filter(|&(score, _)| score > 0.0)
-        .collect();
-    order.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut order = fused_order(&lexical, &semantic, fusion);
     order.truncate(request.limit);
     let mut taken: Vec<Option<Candidate>> = texts.drain(..).map(|t| Some(t.candidate)).collect();
     let results = order
@@ -392,17 +411,31 @@ mod tests {
     #[test]
     fn the_fused_score_is_the_sum_of_the_reciprocal_ranks_present() {
         let fusion = Fusion::default();
-        assert_eq!(fused([Some(1), Some(1)], &fusion), 2.0 / 7.0);
-        assert_eq!(fused([None, Some(4)], &fusion), 1.0 / 10.0);
-        assert_eq!(fused([Some(4), None], &fusion), 1.0 / 10.0);
+        assert_eq!(fused([Some(1), Some(1)], &fusion), 2.0 / 6.0);
+        assert_eq!(fused([None, Some(4)], &fusion), 1.0 / 9.0);
+        assert_eq!(fused([Some(4), None], &fusion), 1.0 / 9.0);
         assert_eq!(fused([None, None], &fusion), 0.0);
         let model_alone = Fusion {
             bm25_weight: 0.0,
             ..Fusion::default()
         };
-        assert_eq!(fused([Some(1), Some(2)], &model_alone), 1.0 / 8.0);
+        assert_eq!(fused([Some(1), Some(2)], &model_alone), 1.0 / 7.0);
         // The model's first place alone ranks below a candidate both lists put second.
         assert!(fused([Some(2), Some(2)], &fusion) > fused([None, Some(1)], &fusion));
+    }
+
+    #[test]
+    fn ties_go_to_bm25s_better_place_then_to_candidate_order() {
+        let fusion = Fusion::default();
+        // 0: (2, 1) and 1: (1, 2) tie; 2 and 3 (the model's alone, 3rd) tie too.
+        let lexical = [Some(2), Some(1), None, None];
+        let semantic = [Some(1), Some(2), Some(3), Some(3)];
+        let order: Vec<usize> = fused_order(&lexical, &semantic, &fusion)
+            .into_iter()
+            .map(|(_, i)| i)
+            .collect();
+        assert_eq!(order, [1, 0, 2, 3]);
+        assert!(fused_order(&[None], &[None], &fusion).is_empty());
     }
 
     #[test]
@@ -435,7 +468,7 @@ mod tests {
     }
 
     #[test]
-    fn the_model_ranks_by_cosine_weighed_by_status_and_the_filter_applies() {
+    fn the_model_ranks_by_cosine_and_the_status_filter_applies() {
         let texts = note_texts("### A\na\n### B\nb\n### C\nc\n");
         let keyed: Vec<Text> = texts
             .into_iter()
@@ -458,10 +491,11 @@ mod tests {
         let active = [None, None, None];
         let ranks = semantic_ranks(&keyed, &active, &query, &index, 0.0, StatusFilter::All);
         assert_eq!(ranks, [Some(1), Some(2), Some(3)]);
-        // An ended decision's cosine is weighed ×0.8: A (1.0 → 0.8) falls below B (0.9).
+        // An ended decision keeps its place by the model (bm25's list weighs its status)...
         let ended = [Some(Status::Abrogated), None, None];
         let ranks = semantic_ranks(&keyed, &ended, &query, &index, 0.0, StatusFilter::All);
-        assert_eq!(ranks, [Some(2), Some(1), Some(3)]);
+        assert_eq!(ranks, [Some(1), Some(2), Some(3)]);
+        // ...and `--status in-force` leaves it out.
         let ranks = semantic_ranks(&keyed, &ended, &query, &index, 0.0, StatusFilter::InForce);
         assert_eq!(ranks, [None, Some(1), Some(2)]);
     }
