@@ -93,7 +93,7 @@ pub(crate) fn run(args: &IndexArgs, ctx: &Context) -> Result<IndexReport> {
     if refreshed.changed {
         vectors::write(&ctx.root, &refreshed.index)?;
     }
-    let bytes = std::fs::metadata(ctx.root.join(EMBEDDINGS)).map_or(0, |m| m.len());
+    let bytes = refreshed.index.file_len() as u64;
     Ok(IndexReport {
         model: pinned.name,
         texts: refreshed.embedded + refreshed.kept,

@@ -111,10 +111,16 @@ impl Vectors {
         index
     }
 
+    /// The size of the index's file.
+    #[must_use]
+    pub fn file_len(&self) -> usize {
+        HEAD + self.keys.len() * (32 + 4 * self.width) + 32
+    }
+
     /// The index's bytes, in the format of the module docs.
     #[must_use]
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(HEAD + self.keys.len() * (32 + 4 * self.width) + 32);
+        let mut out = Vec::with_capacity(self.file_len());
         out.extend_from_slice(MAGIC);
         out.extend_from_slice(&self.model);
         for n in [self.width, self.keys.len()] {
@@ -248,6 +254,7 @@ mod tests {
     fn bytes_read_back_as_written() {
         let index = sample();
         assert_eq!(index.len(), 2);
+        assert_eq!(index.file_len(), index.to_bytes().len());
         assert_eq!(index.get(&[2; 32]), Some(&unit(2, 3)[..]));
         assert_eq!(index.get(&[3; 32]), None);
         assert_eq!(
