@@ -307,3 +307,19 @@ fn options_bm25_cannot_honour_are_refused() {
             "--include-archive applies with --ranking lexical or evidence",
         );
 }
+
+#[test]
+fn the_largest_limit_is_taken_whole() {
+    // `--limit` saturates at the largest number; bm25 once overflowed computing what to keep.
+    let found = recall(
+        TestProject::new().fixture("example"),
+        &[
+            "auth",
+            "--ranking",
+            "bm25",
+            "--limit",
+            "99999999999999999999999",
+        ],
+    );
+    assert!(found.count > 0);
+}
