@@ -21,8 +21,8 @@ use crate::messages;
 use crate::output::Report;
 use crate::session::boundaries::{Access, Boundaries, Verdict, target};
 use crate::session::shell;
-use crate::session::sidecar::{HookAgent, check_agent_name};
-use crate::store::layout::{BOUNDARIES_FILE, HOOK_PAYLOAD_CAP, SIDECAR_BOUNDARIES, sidecar_path};
+use crate::session::sidecar::{HookAgent, check_agent_name, read_hook_payload};
+use crate::store::layout::{BOUNDARIES_FILE, SIDECAR_BOUNDARIES, sidecar_path};
 use crate::store::paths::read_registry;
 use crate::store::resolve::real_path;
 
@@ -289,16 +289,9 @@ pub(crate) fn run_with_input(
     })
 }
 
-/// The payload: at most [`HOOK_PAYLOAD_CAP`] bytes of JSON.
+/// The payload: at most the hook payload cap of JSON ([`read_hook_payload`]).
 fn read_payload(stdin: &mut dyn Read) -> Result<serde_json::Value> {
-    let mut bytes = Vec::new();
-    stdin
-        .take(HOOK_PAYLOAD_CAP + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| Error::io("cannot read", Path::new("<stdin>"), e))?;
-    if bytes.len() as u64 > HOOK_PAYLOAD_CAP {
-        return Err(Error::refused(messages::PAYLOAD_TOO_LARGE));
-    }
+    let bytes = read_hook_payload(stdin)?;
     serde_json::from_slice(&bytes).map_err(|e| Error::refused(messages::payload_not_json(e)))
 }
 

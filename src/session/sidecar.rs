@@ -106,6 +106,26 @@ pub(crate) fn templates(agent: &str, today: &str) -> [(&'static str, String); 4]
     ]
 }
 
+/// A hook's payload from standard input, as the agents send it: at most
+/// [`HOOK_PAYLOAD_CAP`](crate::store::layout::HOOK_PAYLOAD_CAP) bytes, read whole (`guard
+/// --hook` and `hooks remind` parse it as they need).
+///
+/// # Errors
+/// Standard input that cannot be read, or a payload over the cap.
+pub(crate) fn read_hook_payload(stdin: &mut dyn std::io::Read) -> Result<Vec<u8>> {
+    use std::io::Read as _;
+    let cap = crate::store::layout::HOOK_PAYLOAD_CAP;
+    let mut bytes = Vec::new();
+    stdin
+        .take(cap + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::io("cannot read", std::path::Path::new("<stdin>"), e))?;
+    if bytes.len() as u64 > cap {
+        return Err(Error::refused(messages::PAYLOAD_TOO_LARGE));
+    }
+    Ok(bytes)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -17,6 +17,7 @@
 //! never read stdin, and no run may print a Rust panic message. Every run under `--json` has its
 //! stdout checked against its schema in `schemas/` ([`validate`]).
 
+pub mod gitlab;
 pub mod home;
 pub use testkit::nexus_run;
 pub mod schema;

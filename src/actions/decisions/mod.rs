@@ -156,8 +156,10 @@ pub fn run(args: &DecisionArgs, ctx: &Context) -> Result<DecisionReport> {
     };
     let reason = match &args.command {
         DecisionCommand::Supersede(SupersedeArgs { reason, .. })
-        | DecisionCommand::Abrogate(AbrogateArgs { reason, .. }) => reason.as_deref(),
-        _ => None,
+        | DecisionCommand::Abrogate(AbrogateArgs { reason, .. })
+        | DecisionCommand::Accept(DecideArgs { reason, .. })
+        | DecisionCommand::Reject(DecideArgs { reason, .. }) => reason.as_deref(),
+        DecisionCommand::Adopt(_) => None,
     };
     secrets::refuse(
         ctx,

@@ -19,12 +19,12 @@ use crate::error::{Error, Result};
 use crate::js::date;
 use crate::messages;
 use crate::session::handoffs::{handoff_names, written_at};
-use crate::session::sidecar::HookAgent;
+use crate::session::sidecar::{HookAgent, read_hook_payload};
 use crate::store::confined;
 use crate::store::entry::heading_date;
 use crate::store::git;
 use crate::store::journal;
-use crate::store::layout::{HOOK_PAYLOAD_CAP, JOURNAL, REMINDED_FILE, SESSIONS_DIR};
+use crate::store::layout::{JOURNAL, REMINDED_FILE, SESSIONS_DIR};
 use crate::store::paths::{Loose, read_loose};
 
 /// How many sessions the reminder remembers (the oldest are forgotten first).
@@ -91,14 +91,7 @@ pub(crate) fn remind(agent: HookAgent, ctx: &Context, stdin: &mut dyn Read) -> R
 }
 
 fn read_payload(stdin: &mut dyn Read) -> Result<Json> {
-    let mut bytes = Vec::new();
-    stdin
-        .take(HOOK_PAYLOAD_CAP + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| Error::io("cannot read", Path::new("<stdin>"), e))?;
-    if bytes.len() as u64 > HOOK_PAYLOAD_CAP {
-        return Err(Error::refused(messages::PAYLOAD_TOO_LARGE));
-    }
+    let bytes = read_hook_payload(stdin)?;
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Ok(Json::Object(Map::new()));
     }

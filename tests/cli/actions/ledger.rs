@@ -402,3 +402,23 @@ fn two_clones_changing_one_decision_are_named_after_a_merge_and_resolved_by_keep
     let (_, report) = lint(project.write(LEDGER, &kept), &[], 0);
     assert!(report.findings.is_empty(), "{report:#?}");
 }
+
+/// Who acts and why are stored text: a secret in either is refused for every decision command,
+/// and nothing is written.
+#[test]
+fn a_secret_in_the_actor_or_a_reason_is_refused() {
+    let token = format!("ghp_{}", "q8Zr2Lk9Vx3Mw7PnB4cD6fG1hJ5kL0mN8pR2");
+    let actor = format!("alice {token}");
+    let found = "line 1 looks like a GitHub personal access token (rule github-pat); secrets never enter the memory";
+    let _ = project()
+        .write(DECISIONS, NOTES)
+        .args(["decision", "adopt", PG, "--actor", &actor])
+        .refused("decision", &format!("--actor: {found}"))
+        .args(["decision", "accept", PG, "--actor", &actor])
+        .absent(".bmad")
+        .refused("decision", &format!("--actor: {found}"))
+        .args(["decision", "reject", PG, "--reason", &token])
+        .refused("decision", &format!("--reason: {found}"))
+        .args(["decision", "accept", PG, "--reason", &token])
+        .refused("decision", &format!("--reason: {found}"));
+}
