@@ -268,7 +268,7 @@ fn read_errors_are_lexical_recalls() {
 fn help_documents_bm25() {
     let ran = TestProject::new().args(["recall", "--help"]).code(0).run();
     assert!(
-        ran.stdout.contains("lexical|bm25|evidence"),
+        ran.stdout.contains("lexical|bm25|hybrid|evidence"),
         "{}",
         ran.stdout
     );
