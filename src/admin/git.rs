@@ -8,6 +8,8 @@
 //!   file is replaced atomically), one line per registry the merge driver knows —
 //!   `<file> merge=bmad-mem` — and one per generated view — `<file> merge=bmad-mem-view`. That
 //!   file is committed, so every clone agrees on it;
+//! * in the project's `.gitignore`, the line `.bmad/cache/` (each clone's derived files, such
+//!   as the embedding index, are never committed), unless a line already ignores it;
 //! * in the clone's config (`git config --local`, as git requires, per clone):
 //!   `merge.bmad-mem.driver` = `<bin> merge-driver %O %A %B %P` and `merge.bmad-mem-view.driver`
 //!   = `true`, each with a `name`. `<bin>` is `bmad-mem` when that is what `PATH` finds (the
@@ -37,7 +39,8 @@ use crate::messages;
 use crate::output::Report;
 use crate::store::confined;
 use crate::store::git::{self, Probe, REGISTRY_DRIVER, VIEW_DRIVER};
-use crate::store::layout::{GITATTRIBUTES, MERGED_REGISTRIES, MERGED_VIEWS};
+use crate::store::ignore::{self, Ignored};
+use crate::store::layout::{GITATTRIBUTES, GITIGNORE, MERGED_REGISTRIES, MERGED_VIEWS};
 
 pub(crate) mod hooks;
 
@@ -106,12 +109,17 @@ pub(crate) struct SetupReport {
     pub config: Vec<ConfigChange>,
     /// The hooks changed (or that would be).
     pub hooks: Vec<HookChange>,
+    /// `.gitignore`'s line for `.bmad/cache/`: already there, or created or added (or to be).
+    pub ignored: Ignored,
     pub warnings: Vec<String>,
 }
 
 impl SetupReport {
     fn already(&self) -> bool {
-        self.added.is_empty() && self.config.is_empty() && self.hooks.is_empty()
+        self.added.is_empty()
+            && self.config.is_empty()
+            && self.ignored == Ignored::Already
+            && self.hooks.is_empty()
     }
 }
 
@@ -236,6 +244,7 @@ fn setup(args: &SetupArgs, ctx: &Context) -> Result<SetupReport> {
         created: existing.is_none(),
         added,
         config,
+        ignored: ignore::ensure(&ctx.root, true)?,
         hooks: std::mem::take(&mut hooks_plan.changes),
         warnings: Vec::new(),
     };
@@ -245,6 +254,9 @@ fn setup(args: &SetupArgs, ctx: &Context) -> Result<SetupReport> {
     }
     if !report.added.is_empty() || !report.config.is_empty() {
         apply(ctx, &target, existing.as_deref(), &report)?;
+    }
+    if report.ignored != Ignored::Already {
+        report.ignored = ignore::ensure(&ctx.root, false)?;
     }
     if let Some(place) = place {
         hooks_plan.changes = std::mem::take(&mut report.hooks);
@@ -441,6 +453,13 @@ impl Report for SetupReport {
                             self.added.iter().map(Value::from).collect::<Vec<_>>(),
                         ),
                 )
+                .with(
+                    "gitignore",
+                    Object::new()
+                        .with("file", GITIGNORE)
+                        .with("line", ignore::line())
+                        .with("added", self.ignored != Ignored::Already),
+                )
                 .with("config", config)
                 .with("hooks", hooks::changes_json(&self.hooks))
                 .with(
@@ -471,6 +490,9 @@ impl Report for SetupReport {
         };
         for line in &self.added {
             let _ = writeln!(out, "  {add} {GITATTRIBUTES}: {line}");
+        }
+        if self.ignored != Ignored::Already {
+            let _ = writeln!(out, "  {add} {GITIGNORE}: {}", ignore::line());
         }
         for change in &self.config {
             let _ = writeln!(out, "  {set} {}", config_command(change));

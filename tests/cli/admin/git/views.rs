@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value as Json;
 
-use crate::admin::git::{CANDIDATES, INDEX, Lab, copied_output, read, text};
+use crate::admin::git::{CANDIDATES, INDEX, copied_output};
+use crate::support::gitlab::{Lab, read, text};
 use crate::support::{BIN, NOW, TestProject};
 
 const LESSONS: &str = ".agents/memory/lessons.md";
