@@ -6,8 +6,8 @@ use std::fs;
 use std::path::Path;
 
 use crate::js::date;
-use crate::js::text::trim;
 use crate::store::entry::heading_date;
+use crate::store::front_matter::front_matter_value;
 use crate::store::paths::{Loose, Skip, read_loose};
 
 /// Why the folder `dir` is not looked at: it resolves (through a link, its own or a folder's
@@ -108,47 +108,17 @@ pub(crate) fn written_at(dir: &Path, name: &str) -> Option<i64> {
     let Ok(Loose::Read(text)) = read_loose(&dir.join(name), dir) else {
         return None;
     };
-    let value = front_matter_field(&text, "written_at")?;
+    let value = front_matter_value(&text, "written_at")?;
     #[expect(
         clippy::cast_possible_truncation,
         reason = "whole milliseconds within ±8.64e15"
     )]
-    date::parse_timestamp(value).map(|ms| ms as i64)
-}
-
-/// The value of `key` in a handoff's front matter (the `---` block it starts with), trimmed and
-/// without the quotes `handoff` writes around it.
-#[must_use]
-pub(crate) fn front_matter_field<'a>(text: &'a str, key: &str) -> Option<&'a str> {
-    let rest = text
-        .strip_prefix("---\n")
-        .or_else(|| text.strip_prefix("---\r\n"))?;
-    let value = rest
-        .lines()
-        .take_while(|l| l.trim_end() != "---")
-        .find_map(|l| l.strip_prefix(key)?.strip_prefix(':'))?;
-    Some(trim(value).trim_matches(['"', '\'']))
+    date::parse_timestamp(&value).map(|ms| ms as i64)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn front_matter_fields() {
-        let text = "---\ntopic: \"Auth\"\nagent: forge\nagents: x\nwritten_at: '2026-10-18T09:00:00.000Z'\n---\nagent: body\n";
-        assert_eq!(front_matter_field(text, "topic"), Some("Auth"));
-        assert_eq!(front_matter_field(text, "agent"), Some("forge"));
-        assert_eq!(
-            front_matter_field(text, "written_at"),
-            Some("2026-10-18T09:00:00.000Z")
-        );
-        assert_eq!(front_matter_field(text, "project"), None);
-        assert_eq!(
-            front_matter_field("no front matter\nagent: x\n", "agent"),
-            None
-        );
-    }
 
     #[test]
     fn latest_handoff_by_date_then_written_at_then_suffix_then_name() {

@@ -31,8 +31,9 @@ use crate::context::Context;
 use crate::js::date;
 use crate::js::json::{self, Object, Value};
 use crate::js::text::trim;
-use crate::session::handoffs::{front_matter_field, handoff_names, leads_out};
+use crate::session::handoffs::{handoff_names, leads_out};
 use crate::session::status::{self, StatusArgs, StatusReport};
+use crate::store::front_matter::front_matter_value;
 use crate::store::journal;
 use crate::store::layout::{
     JOURNAL, MEMORY_DIR, NOTE_DIRS, NOTE_FILES, PACK_DIR, PROMOTIONS, SCORES, SESSIONS_DIR,
@@ -236,7 +237,7 @@ fn read_handoffs(root: &Path, warnings: &mut Vec<String>) -> (Vec<Handoff>, usiz
                 Ok(Loose::Read(text)) => text,
                 _ => String::new(),
             };
-            let field = |key: &str| front_matter_field(&text, key).map(str::to_owned);
+            let field = |key: &str| front_matter_value(&text, key);
             let ms = field("written_at")
                 .and_then(|at| date::parse_timestamp(&at))
                 .or_else(|| date::parse_timestamp(name.get(..10)?));

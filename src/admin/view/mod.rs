@@ -3,8 +3,10 @@
 //!
 //! Read-only, like `status`: the memory is read through the commands' own readers
 //! ([`memory`]), never changed, and no lock is taken. The only file written is the page itself,
-//! atomically (temporary file, sync, rename): `.bmad/cache/view.html` in the project (the
-//! folder gets a `.gitignore` of `*` when it has none, so the page is never committed), or
+//! atomically (temporary file, sync, rename): `.bmad/cache/view.html` in the project (`init`
+//! and `git setup` ignore `.bmad/cache/` in the project's `.gitignore`; the folder also gets a
+//! `.gitignore` of `*` when it has none, so the page is never committed in a project set up by
+//! neither), or
 //! `--out <file>`, relative to the current directory; a folder, a link or a special file in
 //! the way is refused. `--open` hands the page to the platform's opener (`xdg-open`, `open`,
 //! `start`) without waiting for it; an opener that cannot be started is a warning, the page
@@ -40,7 +42,7 @@ use crate::js::path::resolve;
 use crate::messages;
 use crate::output::Report;
 use crate::store::confined::{self, Dir};
-use crate::store::layout::VIEW_PAGE;
+use crate::store::layout::{GITIGNORE, VIEW_PAGE};
 use crate::store::paths::not_regular;
 use crate::store::temporaries;
 
@@ -158,7 +160,7 @@ fn replace(dir: &Dir, name: &std::ffi::OsStr, html: &str, path: &Path) -> Result
 /// existing one, of any content, is left as it is): what is derived is never committed.
 fn ignore_folder(dir: &Dir) -> Result<()> {
     use std::io::Write as _;
-    let name = std::ffi::OsStr::new(".gitignore");
+    let name = std::ffi::OsStr::new(GITIGNORE);
     if let Some(mut file) = dir.create_new(name)? {
         file.write_all(b"# Derived files of this clone (bmad-mem): never committed.\n*\n")
             .and_then(|()| file.sync_all())
