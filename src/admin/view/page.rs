@@ -248,6 +248,9 @@ mod tests {
         }
         assert!(!SCRIPT.contains("innerHTML"));
         assert!(!SCRIPT.contains("eval("));
+        // The stylesheet keeps out of the layout what the script's first page hides.
+        assert!(SCRIPT.contains("var PAGE = 50;"));
+        assert!(STYLE.contains("[data-list]>li.item:nth-child(n+51){display:none}"));
         let policy = policy();
         assert!(
             policy.starts_with("default-src 'none'; style-src 'sha256-"),
