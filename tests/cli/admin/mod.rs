@@ -10,3 +10,4 @@ mod git;
 pub mod lint;
 mod lock;
 mod merge;
+mod team;
