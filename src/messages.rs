@@ -305,7 +305,7 @@ pub(crate) fn archive_torn_tail(rel: &str) -> String {
 /// A path the merge driver does not merge.
 pub(crate) fn merge_unknown_path(path: &str, known: &str, dir: &str) -> String {
     format!(
-        "{path}: not a file bmad-mem merges (it merges {known} in {dir}/); left as ours, resolve it by hand"
+        "{path}: not a file bmad-mem merges (it merges {known} in {dir}/, and {MERGE_NOTE_FILES}); left as ours, resolve it by hand"
     )
 }
 
@@ -372,6 +372,10 @@ pub(crate) fn merge_pattern_conflict(pattern: &str, ours: &str, theirs: &str) ->
 
 /// A side that deleted the pattern in conflict.
 pub(crate) const MERGE_DELETED: &str = "deleted it";
+
+// merge-driver on the note files: in their own file.
+mod merge;
+pub(crate) use crate::messages::merge::*;
 
 // export
 

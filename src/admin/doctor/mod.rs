@@ -80,7 +80,7 @@ use crate::store::paths::{
 };
 use crate::store::sections::heading_lines;
 
-mod lines;
+pub(crate) mod lines;
 mod repair;
 mod report;
 
