@@ -798,6 +798,15 @@ pub(crate) fn driver_not_configured(drivers: &[&str]) -> String {
     )
 }
 
+/// `doctor`: `.gitattributes` names the memory's merge drivers but lacks some of the lines
+/// `git setup` writes now.
+pub(crate) fn driver_lines_missing(lines: &[String]) -> String {
+    format!(
+        "names the memory's merge drivers but not for every file they merge, so git merges the others as plain text and conflicts on concurrent changes; missing: {}; `{GIT_SETUP_COMMAND}` adds them",
+        lines.join(", ")
+    )
+}
+
 /// `doctor`: the clone's driver command names a binary that is no longer there.
 pub(crate) fn driver_gone(bin: &str) -> String {
     format!(

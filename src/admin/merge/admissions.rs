@@ -332,6 +332,15 @@ mod tests {
             .collect()
     }
 
+    /// The decision "Use X" admitted by bob at 08:00 and by ada at 10:00 the same day.
+    fn both_admitted() -> (String, String) {
+        let heading = "2026-10-18 — Use X";
+        (
+            admit("2026-10-18T08:00:00.000Z", "b1", heading, "bob", None),
+            admit("2026-10-18T10:00:00.000Z", "a1", heading, "ada", None),
+        )
+    }
+
     #[test]
     fn the_later_of_two_admit_records_of_one_decision_is_dropped() {
         let old = admit(
@@ -341,20 +350,7 @@ mod tests {
             "ada",
             None,
         );
-        let bob = admit(
-            "2026-10-18T08:00:00.000Z",
-            "b1",
-            "2026-10-18 — Use X",
-            "bob",
-            None,
-        );
-        let ada = admit(
-            "2026-10-18T10:00:00.000Z",
-            "a1",
-            "2026-10-18 — Use X",
-            "ada",
-            None,
-        );
+        let (bob, ada) = both_admitted();
         let later = admit(
             "2026-10-19T07:00:00.000Z",
             "c1",
@@ -393,20 +389,7 @@ mod tests {
 
     #[test]
     fn records_a_side_built_on_and_other_decisions_stay() {
-        let bob = admit(
-            "2026-10-18T08:00:00.000Z",
-            "b1",
-            "2026-10-18 — Use X",
-            "bob",
-            None,
-        );
-        let ada = admit(
-            "2026-10-18T10:00:00.000Z",
-            "a1",
-            "2026-10-18 — Use X",
-            "ada",
-            None,
-        );
+        let (bob, ada) = both_admitted();
         let ended = admit(
             "2026-10-18T11:00:00.000Z",
             "b2",
