@@ -42,6 +42,8 @@ pub(crate) fn merge_section_name(heading: &str) -> String {
 
 /// The text before the first section, as the report names it.
 pub(crate) const MERGE_PREAMBLE: &str = "the text before the first section";
+/// A candidate file's text (it has no sections), as the report names it.
+pub(crate) const MERGE_CANDIDATE_TEXT: &str = "the candidate's text";
 /// A part both sides changed.
 pub(crate) const MERGE_CHANGED_BOTH: &str = "changed on both sides";
 /// A section both sides added, with different texts.

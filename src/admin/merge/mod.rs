@@ -326,7 +326,8 @@ fn merge_note(
         .collect();
     if !merged.conflicts.is_empty() {
         replace(&ours_path, &merged.bytes)?;
-        let mut report = section_report(rel, &merged.conflicts);
+        let whole = matches!(note, notes::Note::Candidate { .. });
+        let mut report = section_report(rel, &merged.conflicts, whole);
         for line in &stated {
             report.push('\n');
             report.push_str(line);
@@ -342,14 +343,20 @@ fn merge_note(
     })
 }
 
-/// The report of the parts of a note file in conflict.
-fn section_report(rel: &str, conflicts: &[notes::Conflict]) -> String {
+/// The report of the parts of a note file in conflict; `whole` for a candidate file, whose text
+/// has no sections.
+fn section_report(rel: &str, conflicts: &[notes::Conflict], whole: bool) -> String {
     let mut out = messages::merge_section_conflicts(rel, conflicts.len());
+    let text = if whole {
+        messages::MERGE_CANDIDATE_TEXT
+    } else {
+        messages::MERGE_PREAMBLE
+    };
     for c in conflicts {
-        let part = c.heading.as_deref().map_or_else(
-            || messages::MERGE_PREAMBLE.to_owned(),
-            messages::merge_section_name,
-        );
+        let part = c
+            .heading
+            .as_deref()
+            .map_or_else(|| text.to_owned(), messages::merge_section_name);
         let side = |ours: bool| if ours { "ours" } else { "theirs" };
         let what = match &c.what {
             notes::What::ChangedBoth => messages::MERGE_CHANGED_BOTH.to_owned(),

@@ -589,42 +589,51 @@ fn by_section<'a>(base: &'a str, ours: &'a str, theirs: &'a str, by_day: Option<
         }
     }
 
-    // Renames against changes.
+    // Renames against changes: the sections new on one side only, by body.
+    let by_body = |doc: &Doc<'a>, other: &Doc<'a>| {
+        let mut found: HashMap<&'a str, Vec<Key<'a>>> = HashMap::new();
+        for n in &doc.order {
+            if !b.sections.contains_key(n) && !other.sections.contains_key(n) {
+                found
+                    .entry(body(doc.sections[n].core))
+                    .or_default()
+                    .push(*n);
+            }
+        }
+        found
+    };
+    let (ours_bodies, theirs_bodies) = (by_body(&o, &t), by_body(&t, &o));
     for k in &b.order {
         let base_piece = b.sections[k];
         let body_b = body(base_piece.core);
         if body_b.trim().is_empty() {
             continue;
         }
-        let find = |doc: &Doc<'a>, other: &Doc<'a>, outcome: &HashMap<Key<'a>, Outcome<'a>>| {
-            doc.order
-                .iter()
-                .find(|n| {
-                    !b.sections.contains_key(n)
-                        && !other.sections.contains_key(n)
-                        && !outcome.contains_key(n)
-                        && body(doc.sections[n].core) == body_b
-                })
+        let find = |bodies: &HashMap<&'a str, Vec<Key<'a>>>,
+                    outcome: &HashMap<Key<'a>, Outcome<'a>>| {
+            bodies
+                .get(body_b)
+                .and_then(|keys| keys.iter().find(|n| !outcome.contains_key(n)))
                 .copied()
         };
         let changed = |p: &Piece<'a>| p.core != base_piece.core;
         let (os, ts) = (o.sections.get(k), t.sections.get(k));
         let found = match (os, ts) {
-            (None, Some(tp)) if changed(tp) => find(&o, &t, &outcome).map(|n| {
+            (None, Some(tp)) if changed(tp) => find(&ours_bodies, &outcome).map(|n| {
                 let what = What::Renamed {
                     ours: Some(n.0.to_owned()),
                     theirs: None,
                 };
                 (vec![n], Some(o.sections[&n]), Some(*tp), what)
             }),
-            (Some(op), None) if changed(op) => find(&t, &o, &outcome).map(|n| {
+            (Some(op), None) if changed(op) => find(&theirs_bodies, &outcome).map(|n| {
                 let what = What::Renamed {
                     ours: None,
                     theirs: Some(n.0.to_owned()),
                 };
                 (vec![n], Some(*op), Some(t.sections[&n]), what)
             }),
-            (None, None) => match (find(&o, &t, &outcome), find(&t, &o, &outcome)) {
+            (None, None) => match (find(&ours_bodies, &outcome), find(&theirs_bodies, &outcome)) {
                 (Some(no), Some(nt)) if no != nt => Some((
                     vec![no, nt],
                     Some(o.sections[&no]),

@@ -252,7 +252,7 @@ fn one_candidate_admitted_on_both_sides_is_one_entry_and_the_driver_says_which()
     let _ = driver(sides(&pending, &by_ada, &refused), &path)
         .code(1)
         .stderr(&format!(
-            "mem merge-driver: {path}: 1 part(s) changed differently on the two sides; both versions are left in the file between `<<<<<<< ours` and `>>>>>>> theirs`, the rest is merged\n  the text before the first section: changed on both sides\n"
+            "mem merge-driver: {path}: 1 part(s) changed differently on the two sides; both versions are left in the file between `<<<<<<< ours` and `>>>>>>> theirs`, the rest is merged\n  the candidate's text: changed on both sides\n"
         ))
         .file("ours", format!("<<<<<<< ours\n{by_ada}=======\n{refused}>>>>>>> theirs\n"))
         .run();
