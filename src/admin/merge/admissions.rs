@@ -10,18 +10,20 @@
 //! (by its bytes), then — where a file has more — the earlier time and finally the text itself.
 //! For patterns the day is not compared: an entry in `init`'s style shows none.
 //!
-//! This module holds that order ([`Claim`]), reads a candidate file's `admitted` record
-//! ([`admitted_record`]), and drops the later of two `admit` records of one decision from a
-//! merged ledger ([`dedupe_ledger`]). Pure: no I/O.
+//! This module holds that order ([`Claim`]), reads an admitted entry ([`admission`]) and a
+//! candidate file's `admitted` record ([`admitted_record`]), and drops the later of two `admit`
+//! records of one decision from a merged ledger ([`dedupe_ledger`]). Pure: no I/O.
 
 use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet};
+use std::ops::Range;
 
 use crate::actions::decisions::ledger::{Prev, Record};
 use crate::admin::merge::ndjson;
 use crate::js::text::trim;
-use crate::store::entry::undated;
+use crate::store::entry::{date_of, field_line, undated};
 use crate::store::journal;
+use crate::store::sections::sections;
 
 /// One admission, as much of it as the order compares.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,6 +53,50 @@ impl Claim<'_> {
 #[must_use]
 pub(crate) fn compares_days(rel: &str) -> bool {
     !rel.ends_with("/patterns.md")
+}
+
+/// A section that records an admission: the candidate it names, who admitted, the day it
+/// shows, and the rest of its text — heading without its day, body without the `Admitted-by`
+/// and `Date` lines — to compare two admissions by.
+pub(crate) struct Admission<'a> {
+    pub id: &'a str,
+    pub sha256: &'a str,
+    pub by: &'a str,
+    pub day: Option<&'a str>,
+    rest: String,
+}
+
+impl Admission<'_> {
+    pub(crate) fn is_same(&self, other: &Admission<'_>) -> bool {
+        (self.id, self.sha256, &self.rest) == (other.id, other.sha256, &other.rest)
+    }
+}
+
+pub(crate) fn admission(core: &str) -> Option<Admission<'_>> {
+    let cut = sections(core);
+    let section = cut.first()?;
+    let admitted = field_line(section, &["admitted-by"])?;
+    let (by, mark) = admitted.value.rsplit_once(" (candidate ")?;
+    let (id, sha256) = mark.strip_suffix(')')?.split_once(", sha256 ")?;
+    let mut skipped: Vec<Range<usize>> = vec![admitted.line];
+    if let Some(date) = field_line(section, &["date"]) {
+        skipped.push(date.line);
+    }
+    let mut rest = format!("{}\n", undated(section.heading));
+    let mut at = section.body_start();
+    for line in core[at..].split_inclusive('\n') {
+        if !skipped.iter().any(|r| r.start == at) {
+            rest.push_str(line);
+        }
+        at += line.len();
+    }
+    Some(Admission {
+        id,
+        sha256,
+        by: by.trim(),
+        day: date_of(section),
+        rest,
+    })
 }
 
 /// The record `admit` leaves in a candidate file once the candidate is an entry.

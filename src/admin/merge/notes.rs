@@ -44,15 +44,14 @@
 
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
-use std::ops::Range;
 
 use similar::TextMerge;
 
 use crate::actions::entries::candidate::is_valid_id;
 use crate::admin::doctor::lines::conflict_openings;
-use crate::admin::merge::admissions::{self, Claim};
+use crate::admin::merge::admissions::{self, Admission, Claim, admission};
 use crate::admin::merge::ndjson::{OURS_MARKER, SEPARATOR, THEIRS_MARKER};
-use crate::store::entry::{date_of, field_line, undated};
+use crate::store::entry::date_of;
 use crate::store::layout::{CANDIDATE_FILES, MERGED_NOTES, REFUSED_FILE};
 use crate::store::sections::{heading_lines, sections};
 
@@ -454,50 +453,6 @@ fn body(core: &str) -> &str {
     core.split_once('\n').map_or("", |(_, body)| body)
 }
 
-/// A section that records an admission: the candidate it names, who admitted, the day it
-/// shows, and the rest of its text — heading without its day, body without the `Admitted-by`
-/// and `Date` lines — to compare two admissions by.
-struct Admission<'a> {
-    id: &'a str,
-    sha256: &'a str,
-    by: &'a str,
-    day: Option<&'a str>,
-    rest: String,
-}
-
-impl Admission<'_> {
-    fn is_same(&self, other: &Admission<'_>) -> bool {
-        (self.id, self.sha256, &self.rest) == (other.id, other.sha256, &other.rest)
-    }
-}
-
-fn admission(core: &str) -> Option<Admission<'_>> {
-    let cut = sections(core);
-    let section = cut.first()?;
-    let admitted = field_line(section, &["admitted-by"])?;
-    let (by, mark) = admitted.value.rsplit_once(" (candidate ")?;
-    let (id, sha256) = mark.strip_suffix(')')?.split_once(", sha256 ")?;
-    let mut skipped: Vec<Range<usize>> = vec![admitted.line];
-    if let Some(date) = field_line(section, &["date"]) {
-        skipped.push(date.line);
-    }
-    let mut rest = format!("{}\n", undated(section.heading));
-    let mut at = section.body_start();
-    for line in core[at..].split_inclusive('\n') {
-        if !skipped.iter().any(|r| r.start == at) {
-            rest.push_str(line);
-        }
-        at += line.len();
-    }
-    Some(Admission {
-        id,
-        sha256,
-        by: by.trim(),
-        day: date_of(section),
-        rest,
-    })
-}
-
 /// The date an entry sorts by among the new sections: its heading's, else its `Date` field's.
 fn date_key(core: &str) -> String {
     sections(core)
@@ -507,53 +462,142 @@ fn date_key(core: &str) -> String {
         .to_owned()
 }
 
+/// The three versions of a file of sections, cut; the sides' sections known by the base's keys.
+struct Three<'a> {
+    b: Doc<'a>,
+    o: Doc<'a>,
+    t: Doc<'a>,
+}
+
+/// What becomes of each section: decided by the special rules first, then three-way.
+type Outcomes<'a> = HashMap<Key<'a>, Outcome<'a>>;
+
 /// The merge of a file of sections; `by_day` for a note file of entries (whose admissions are
 /// made one), `None` for `refused.md`.
-#[allow(clippy::too_many_lines)]
 fn by_section<'a>(base: &'a str, ours: &'a str, theirs: &'a str, by_day: Option<bool>) -> Merged {
     let b = cut(base);
     let (o, t) = (align(&b, &cut(ours)), align(&b, &cut(theirs)));
+    let three = Three { b, o, t };
     let mut conflicts = Vec::new();
-    let mut resolved = Vec::new();
+    let preamble = three.preamble(&mut conflicts);
 
-    // The preamble.
-    let (pb, po, pt) = (b.preamble.core, o.preamble.core, t.preamble.core);
-    let preamble: Cow<'a, str> = if po == pt || pt == pb {
-        Cow::Borrowed(po)
-    } else if po == pb {
-        Cow::Borrowed(pt)
-    } else {
-        let (text, conflicted) =
-            by_line(&format!("{pb}\n"), &format!("{po}\n"), &format!("{pt}\n"));
-        if conflicted {
-            conflicts.push(Conflict {
-                heading: None,
-                what: What::ChangedBoth,
-            });
+    let mut outcome: Outcomes<'a> = HashMap::new();
+    let admissions = by_day.map_or_else(Vec::new, |by_day| three.admissions(by_day, &mut outcome));
+    let mut renamed = three.renames(&mut outcome);
+    let Three { b, o, t } = &three;
+    for k in b.order.iter().chain(&o.order).chain(&t.order) {
+        if !outcome.contains_key(k) {
+            let decided = three.resolve(k);
+            outcome.insert(*k, decided);
         }
-        Cow::Owned(text.trim_end_matches(is_blank).to_owned())
-    };
-    let preamble_tail = pick(b.preamble.tail, o.preamble.tail, t.preamble.tail);
+    }
 
-    let mut outcome: HashMap<Key<'a>, Outcome<'a>> = HashMap::new();
-    let mut renamed: HashMap<Key<'a>, What> = HashMap::new();
+    // The pieces in order, with the blank space after each.
+    let mut items: Vec<(Cow<'a, str>, Option<&'a str>)> = vec![preamble];
+    for k in three.order(&outcome) {
+        let tail = |doc: &Doc<'a>| doc.sections.get(&k).and_then(|p| p.tail);
+        let tail = pick(tail(b), tail(o), tail(t));
+        match outcome[&k] {
+            Outcome::Drop => {}
+            Outcome::Keep(p) => items.push((Cow::Borrowed(p.core), tail)),
+            Outcome::Conflict { ours, theirs } => {
+                let what = renamed.remove(&k).unwrap_or(
+                    match (b.sections.contains_key(&k), ours, theirs) {
+                        (false, _, _) => What::AddedBoth,
+                        (true, None, _) => What::Removed { ours: true },
+                        (true, _, None) => What::Removed { ours: false },
+                        _ => What::ChangedBoth,
+                    },
+                );
+                conflicts.push(Conflict {
+                    heading: Some(k.0.to_owned()),
+                    what,
+                });
+                items.push((Cow::Owned(block(ours, theirs)), tail));
+            }
+        }
+    }
+    let end = pick(b.end, o.end, t.end).unwrap_or("\n");
+    Merged {
+        bytes: assemble(&items, end, ours.len().max(theirs.len())).into_bytes(),
+        conflicts,
+        admissions,
+    }
+}
 
-    // Admissions of one candidate on both sides.
-    if let Some(by_day) = by_day {
-        let new_on = |doc: &Doc<'a>, other: &Doc<'a>| -> Vec<(Key<'a>, Piece<'a>)> {
-            doc.order
-                .iter()
-                .filter(|k| !b.sections.contains_key(k))
-                .filter(|k| other.sections.get(k).map(|p| p.core) != Some(doc.sections[k].core))
-                .map(|k| (*k, doc.sections[k]))
-                .collect()
+/// The pieces joined: each followed by its blank space (a blank line when it has none that
+/// ends a line), the last by the file's end; nothing at all when every piece is empty.
+fn assemble(items: &[(Cow<'_, str>, Option<&str>)], end: &str, capacity: usize) -> String {
+    let mut out = String::with_capacity(capacity + 64);
+    let last = items.len().saturating_sub(1);
+    for (i, (text, tail)) in items.iter().enumerate() {
+        out.push_str(text);
+        if i == last {
+            if !out.is_empty() {
+                out.push_str(end);
+            }
+        } else if text.is_empty() {
+            out.push_str(tail.unwrap_or(""));
+        } else {
+            out.push_str(tail.filter(|t| t.contains('\n')).unwrap_or("\n\n"));
+        }
+    }
+    out
+}
+
+impl<'a> Three<'a> {
+    /// The preamble and its blank space: three-way, by line when both sides changed it.
+    fn preamble(&self, conflicts: &mut Vec<Conflict>) -> (Cow<'a, str>, Option<&'a str>) {
+        let (pb, po, pt) = (
+            self.b.preamble.core,
+            self.o.preamble.core,
+            self.t.preamble.core,
+        );
+        let text = if po == pt || pt == pb {
+            Cow::Borrowed(po)
+        } else if po == pb {
+            Cow::Borrowed(pt)
+        } else {
+            let (text, conflicted) =
+                by_line(&format!("{pb}\n"), &format!("{po}\n"), &format!("{pt}\n"));
+            if conflicted {
+                conflicts.push(Conflict {
+                    heading: None,
+                    what: What::ChangedBoth,
+                });
+            }
+            Cow::Owned(text.trim_end_matches(is_blank).to_owned())
         };
-        let theirs_new: Vec<(Key<'a>, Piece<'a>, Admission<'a>)> = new_on(&t, &o)
+        let tail = pick(
+            self.b.preamble.tail,
+            self.o.preamble.tail,
+            self.t.preamble.tail,
+        );
+        (text, tail)
+    }
+
+    /// The sections `doc` adds that the `other` side does not hold as they are.
+    fn new_on(&self, doc: &Doc<'a>, other: &Doc<'a>) -> Vec<(Key<'a>, Piece<'a>)> {
+        doc.order
+            .iter()
+            .filter(|k| !self.b.sections.contains_key(k))
+            .filter(|k| other.sections.get(k).map(|p| p.core) != Some(doc.sections[k].core))
+            .map(|k| (*k, doc.sections[k]))
+            .collect()
+    }
+
+    /// One candidate admitted on both sides: the section that stands is kept, the other
+    /// dropped (see [`admissions`]); what was decided, to report.
+    fn admissions(&self, by_day: bool, outcome: &mut Outcomes<'a>) -> Vec<Resolved> {
+        let (o, t) = (&self.o, &self.t);
+        let theirs_new: Vec<(Key<'a>, Piece<'a>, Admission<'a>)> = self
+            .new_on(t, o)
             .into_iter()
             .filter_map(|(k, p)| admission(p.core).map(|a| (k, p, a)))
             .collect();
         let mut taken: HashSet<Key<'a>> = HashSet::new();
-        for (ko, po) in new_on(&o, &t) {
+        let mut resolved = Vec::new();
+        for (ko, po) in self.new_on(o, t) {
             let Some(ao) = admission(po.core) else {
                 continue;
             };
@@ -587,81 +631,90 @@ fn by_section<'a>(base: &'a str, ours: &'a str, theirs: &'a str, by_day: Option<
                 by_day,
             });
         }
+        resolved
     }
 
-    // Renames against changes: the sections new on one side only, by body.
-    let by_body = |doc: &Doc<'a>, other: &Doc<'a>| {
-        let mut found: HashMap<&'a str, Vec<Key<'a>>> = HashMap::new();
-        for n in &doc.order {
-            if !b.sections.contains_key(n) && !other.sections.contains_key(n) {
-                found
-                    .entry(body(doc.sections[n].core))
-                    .or_default()
-                    .push(*n);
+    /// Renames against changes: a base section removed on a side that added one with its body
+    /// under another heading, changed on the other side (or renamed there too, differently),
+    /// is a conflict at its place; the renamed sections are not placed again. What each was.
+    fn renames(&self, outcome: &mut Outcomes<'a>) -> HashMap<Key<'a>, What> {
+        let (b, o, t) = (&self.b, &self.o, &self.t);
+        // The sections new on one side only, by body.
+        let by_body = |doc: &Doc<'a>, other: &Doc<'a>| {
+            let mut found: HashMap<&'a str, Vec<Key<'a>>> = HashMap::new();
+            for n in &doc.order {
+                if !b.sections.contains_key(n) && !other.sections.contains_key(n) {
+                    found
+                        .entry(body(doc.sections[n].core))
+                        .or_default()
+                        .push(*n);
+                }
             }
-        }
-        found
-    };
-    let (ours_bodies, theirs_bodies) = (by_body(&o, &t), by_body(&t, &o));
-    for k in &b.order {
-        let base_piece = b.sections[k];
-        let body_b = body(base_piece.core);
-        if body_b.trim().is_empty() {
-            continue;
-        }
-        let find = |bodies: &HashMap<&'a str, Vec<Key<'a>>>,
-                    outcome: &HashMap<Key<'a>, Outcome<'a>>| {
-            bodies
-                .get(body_b)
-                .and_then(|keys| keys.iter().find(|n| !outcome.contains_key(n)))
-                .copied()
+            found
         };
-        let changed = |p: &Piece<'a>| p.core != base_piece.core;
-        let (os, ts) = (o.sections.get(k), t.sections.get(k));
-        let found = match (os, ts) {
-            (None, Some(tp)) if changed(tp) => find(&ours_bodies, &outcome).map(|n| {
-                let what = What::Renamed {
-                    ours: Some(n.0.to_owned()),
-                    theirs: None,
-                };
-                (vec![n], Some(o.sections[&n]), Some(*tp), what)
-            }),
-            (Some(op), None) if changed(op) => find(&theirs_bodies, &outcome).map(|n| {
-                let what = What::Renamed {
-                    ours: None,
-                    theirs: Some(n.0.to_owned()),
-                };
-                (vec![n], Some(*op), Some(t.sections[&n]), what)
-            }),
-            (None, None) => match (find(&ours_bodies, &outcome), find(&theirs_bodies, &outcome)) {
-                (Some(no), Some(nt)) if no != nt => Some((
-                    vec![no, nt],
-                    Some(o.sections[&no]),
-                    Some(t.sections[&nt]),
-                    What::Renamed {
-                        ours: Some(no.0.to_owned()),
-                        theirs: Some(nt.0.to_owned()),
-                    },
-                )),
+        let (ours_bodies, theirs_bodies) = (by_body(o, t), by_body(t, o));
+        let mut renamed = HashMap::new();
+        for k in &b.order {
+            let base_piece = b.sections[k];
+            let body_b = body(base_piece.core);
+            if body_b.trim().is_empty() {
+                continue;
+            }
+            let find = |bodies: &HashMap<&'a str, Vec<Key<'a>>>, outcome: &Outcomes<'a>| {
+                bodies
+                    .get(body_b)
+                    .and_then(|keys| keys.iter().find(|n| !outcome.contains_key(n)))
+                    .copied()
+            };
+            let changed = |p: &Piece<'a>| p.core != base_piece.core;
+            let found = match (o.sections.get(k), t.sections.get(k)) {
+                (None, Some(tp)) if changed(tp) => find(&ours_bodies, outcome).map(|n| {
+                    let what = What::Renamed {
+                        ours: Some(n.0.to_owned()),
+                        theirs: None,
+                    };
+                    (vec![n], Some(o.sections[&n]), Some(*tp), what)
+                }),
+                (Some(op), None) if changed(op) => find(&theirs_bodies, outcome).map(|n| {
+                    let what = What::Renamed {
+                        ours: None,
+                        theirs: Some(n.0.to_owned()),
+                    };
+                    (vec![n], Some(*op), Some(t.sections[&n]), what)
+                }),
+                (None, None) => {
+                    match (find(&ours_bodies, outcome), find(&theirs_bodies, outcome)) {
+                        (Some(no), Some(nt)) if no != nt => Some((
+                            vec![no, nt],
+                            Some(o.sections[&no]),
+                            Some(t.sections[&nt]),
+                            What::Renamed {
+                                ours: Some(no.0.to_owned()),
+                                theirs: Some(nt.0.to_owned()),
+                            },
+                        )),
+                        _ => None,
+                    }
+                }
                 _ => None,
-            },
-            _ => None,
-        };
-        if let Some((targets, ours, theirs, what)) = found {
-            for n in targets {
-                outcome.insert(n, Outcome::Drop);
+            };
+            if let Some((targets, ours, theirs, what)) = found {
+                for n in targets {
+                    outcome.insert(n, Outcome::Drop);
+                }
+                outcome.insert(*k, Outcome::Conflict { ours, theirs });
+                renamed.insert(*k, what);
             }
-            outcome.insert(*k, Outcome::Conflict { ours, theirs });
-            renamed.insert(*k, what);
         }
+        renamed
     }
 
-    // Every other section, three-way.
-    let resolve = |k: &Key<'a>| -> Outcome<'a> {
+    /// One section, three-way by its text.
+    fn resolve(&self, k: &Key<'a>) -> Outcome<'a> {
         let (bp, op, tp) = (
-            b.sections.get(k).copied(),
-            o.sections.get(k).copied(),
-            t.sections.get(k).copied(),
+            self.b.sections.get(k).copied(),
+            self.o.sections.get(k).copied(),
+            self.t.sections.get(k).copied(),
         );
         let core = |p: Option<Piece<'a>>| p.map(|p| p.core);
         let (cb, co, ct) = (core(bp), core(op), core(tp));
@@ -676,108 +729,58 @@ fn by_section<'a>(base: &'a str, ours: &'a str, theirs: &'a str, by_day: Option<
             };
         };
         chosen.map_or(Outcome::Drop, Outcome::Keep)
-    };
-    for k in b.order.iter().chain(&o.order).chain(&t.order) {
-        if !outcome.contains_key(k) {
-            let decided = resolve(k);
-            outcome.insert(*k, decided);
-        }
     }
 
-    // The base's sections in their order; each new section before the base section after it
-    // on its side (at the end when none is).
-    let skeleton = skeleton(&b, &o, &t);
-    let at: HashMap<Key<'a>, usize> = skeleton.iter().enumerate().map(|(i, k)| (*k, i)).collect();
-    let anchors = |doc: &Doc<'a>| -> Vec<(Key<'a>, usize)> {
-        let mut anchor = skeleton.len();
-        let mut out = Vec::new();
-        for k in doc.order.iter().rev() {
-            match at.get(k) {
-                Some(i) => anchor = *i,
-                None => out.push((*k, anchor)),
+    /// Every section in the order of the result: the base's sections ([`skeleton`]), each new
+    /// section before the base section after it on its side (at the end when none is); those
+    /// that both sides added at one place interleaved.
+    fn order(&self, outcome: &Outcomes<'a>) -> Vec<Key<'a>> {
+        let (o, t) = (&self.o, &self.t);
+        let skeleton = skeleton(&self.b, o, t);
+        let at: HashMap<Key<'a>, usize> =
+            skeleton.iter().enumerate().map(|(i, k)| (*k, i)).collect();
+        let anchors = |doc: &Doc<'a>| -> Vec<(Key<'a>, usize)> {
+            let mut anchor = skeleton.len();
+            let mut out = Vec::new();
+            for k in doc.order.iter().rev() {
+                match at.get(k) {
+                    Some(i) => anchor = *i,
+                    None => out.push((*k, anchor)),
+                }
             }
-        }
-        out.reverse();
-        out
-    };
-    let (ours_new, theirs_new) = (anchors(&o), anchors(&t));
-    let mut slot: HashMap<Key<'a>, usize> = HashMap::new();
-    for (k, anchor) in ours_new.iter().chain(&theirs_new) {
-        let entry = slot.entry(*k).or_insert(*anchor);
-        *entry = (*entry).min(*anchor);
-    }
-    let rank = |k: &Key<'a>| -> (String, &'a str, usize) {
-        let date = [o.sections.get(k), t.sections.get(k)]
-            .into_iter()
-            .flatten()
-            .map(|p| date_key(p.core))
-            .min()
-            .unwrap_or_default();
-        (date, k.0, k.1)
-    };
-    let in_slot = |list: &[(Key<'a>, usize)], at: usize| -> Vec<Key<'a>> {
-        list.iter()
-            .filter(|(k, _)| slot[k] == at && !matches!(outcome[k], Outcome::Drop))
-            .map(|(k, _)| *k)
-            .collect()
-    };
-    let placed = |at: usize| interleave(&in_slot(&ours_new, at), &in_slot(&theirs_new, at), rank);
-
-    // The pieces in order, with the blank space after each.
-    let tails = |k: &Key<'a>| {
-        let tail = |doc: &Doc<'a>| doc.sections.get(k).and_then(|p| p.tail);
-        pick(tail(&b), tail(&o), tail(&t))
-    };
-    let mut items: Vec<(Cow<'a, str>, Option<&'a str>)> = vec![(preamble, preamble_tail)];
-    let mut emit =
-        |k: Key<'a>, items: &mut Vec<(Cow<'a, str>, Option<&'a str>)>| match outcome[&k] {
-            Outcome::Drop => {}
-            Outcome::Keep(p) => items.push((Cow::Borrowed(p.core), tails(&k))),
-            Outcome::Conflict { ours, theirs } => {
-                let what = renamed.remove(&k).unwrap_or(
-                    match (b.sections.contains_key(&k), ours, theirs) {
-                        (false, _, _) => What::AddedBoth,
-                        (true, None, _) => What::Removed { ours: true },
-                        (true, _, None) => What::Removed { ours: false },
-                        _ => What::ChangedBoth,
-                    },
-                );
-                conflicts.push(Conflict {
-                    heading: Some(k.0.to_owned()),
-                    what,
-                });
-                items.push((Cow::Owned(block(ours, theirs)), tails(&k)));
-            }
+            out.reverse();
+            out
         };
-    for (i, k) in skeleton.iter().enumerate() {
-        for n in placed(i) {
-            emit(n, &mut items);
+        let (ours_new, theirs_new) = (anchors(o), anchors(t));
+        let mut slot: HashMap<Key<'a>, usize> = HashMap::new();
+        for (k, anchor) in ours_new.iter().chain(&theirs_new) {
+            let entry = slot.entry(*k).or_insert(*anchor);
+            *entry = (*entry).min(*anchor);
         }
-        emit(*k, &mut items);
-    }
-    for n in placed(skeleton.len()) {
-        emit(n, &mut items);
-    }
-
-    let mut out = String::with_capacity(ours.len().max(theirs.len()) + 64);
-    let end = pick(b.end, o.end, t.end).unwrap_or("\n");
-    let last = items.len() - 1;
-    for (i, (text, tail)) in items.iter().enumerate() {
-        out.push_str(text);
-        if i == last {
-            if !out.is_empty() {
-                out.push_str(end);
-            }
-        } else if text.is_empty() {
-            out.push_str(tail.unwrap_or(""));
-        } else {
-            out.push_str(tail.filter(|t| t.contains('\n')).unwrap_or("\n\n"));
+        let rank = |k: &Key<'a>| -> (String, &'a str, usize) {
+            let date = [o.sections.get(k), t.sections.get(k)]
+                .into_iter()
+                .flatten()
+                .map(|p| date_key(p.core))
+                .min()
+                .unwrap_or_default();
+            (date, k.0, k.1)
+        };
+        let in_slot = |list: &[(Key<'a>, usize)], at: usize| -> Vec<Key<'a>> {
+            list.iter()
+                .filter(|(k, _)| slot[k] == at && !matches!(outcome[k], Outcome::Drop))
+                .map(|(k, _)| *k)
+                .collect()
+        };
+        let placed =
+            |at: usize| interleave(&in_slot(&ours_new, at), &in_slot(&theirs_new, at), rank);
+        let mut keys = Vec::with_capacity(outcome.len());
+        for (i, k) in skeleton.iter().enumerate() {
+            keys.extend(placed(i));
+            keys.push(*k);
         }
-    }
-    Merged {
-        bytes: out.into_bytes(),
-        conflicts,
-        admissions: resolved,
+        keys.extend(placed(skeleton.len()));
+        keys
     }
 }
 
