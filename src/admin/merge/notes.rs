@@ -14,9 +14,10 @@
 //! * **Pieces.** A file is the text before its first `###` line (the *preamble*), then its
 //!   sections, each from its `###` line (as [`heading_lines`] finds them, the cutter every
 //!   reader uses) to the next one. A section is known by its heading and, for a heading used
-//!   more than once, by which of those sections it is (first, second, …). Pieces are compared
-//!   without the blank space that ends them, so a section that became the last of the file, or
-//!   stopped being it, is not changed.
+//!   more than once, by which of those sections it is, the files' sequences of headings lined up
+//!   first ([`align`]); a heading the base and a side each hold once is one section wherever it
+//!   stands. Pieces are compared without the blank space that ends them, so a section that
+//!   became the last of the file, or stopped being it, is not changed.
 //! * **Three-way, by piece.** The same on both sides → that; changed (or added, or removed) on
 //!   one side only → that side's; changed differently on both → a conflict, written where the
 //!   section stands as `<<<<<<< ours` / ours' section / `=======` / theirs' section /
@@ -28,12 +29,12 @@
 //! * **Order.** The base's sections keep the base's order, unless one side moved sections and
 //!   the other did not (or both moved them alike): then that side's order. A new section goes
 //!   before the section of the base that comes after it on its side (at the end when none does:
-//!   an append stays an append). Where both
-//!   sides added sections at one place, they are interleaved by date (an entry's date: its
-//!   heading's, else its `Date` field's), heading, and occurrence — each side's own order kept
-//!   where that order allows — so both merge directions give the same bytes.
+//!   an append stays an append). Where both sides added sections at one place, they are
+//!   interleaved by date (an entry's date: its heading's, else its `Date` field's), heading, and
+//!   occurrence — each side's own order kept where that order allows — so both merge directions
+//!   give the same bytes.
 //! * **Blank space** between pieces is each piece's own, merged three-way (a change on one
-//!   side wins; two different changes: the greater text); a piece that ends up before another
+//!   side wins; two different changes: the greater by its bytes); a piece that ends up before another
 //!   without any takes a blank line; the file ends as the sides end it, merged the same way.
 //! * **Admissions.** Two sections added one on each side that carry the `Admitted-by` line of
 //!   the same candidate (id and digest) and differ only in that line's name, the day in front of
