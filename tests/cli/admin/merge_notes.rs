@@ -7,9 +7,9 @@ use std::path::Path;
 
 use serde_json::Value as Json;
 
-use crate::admin::git::{Lab, at, read, text};
 use crate::admin::merge::{clean_both_ways, driver, lines, sides};
 use crate::support::TestProject;
+use crate::support::gitlab::{Lab, at, read, text};
 
 const LESSONS: &str = ".agents/memory/lessons.md";
 const DECISIONS: &str = ".agents/memory/decisions.md";
