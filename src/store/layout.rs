@@ -126,3 +126,17 @@ pub const GITIGNORE: &str = ".gitignore";
 pub const MERGED_REGISTRIES: [&str; 5] = [JOURNAL, PROMOTIONS, OUTCOMES, DECISION_LEDGER, SCORES];
 /// The generated views, which a merge keeps as they are and `doctor --rebuild-views` regenerates.
 pub const MERGED_VIEWS: [&str; 2] = [INDEX_VIEW, CANDIDATES_VIEW];
+/// The candidate files, as a `.gitattributes` pattern: `*` stands for one candidate's id.
+pub const CANDIDATE_FILES: &str = ".bmad/memory/candidates/*.md";
+/// The note files the memory's merge driver merges section by section (`merge=bmad-mem`): the
+/// three note files of both note folders, the refused topics and the candidate files.
+pub const MERGED_NOTES: [&str; 8] = [
+    ".bmad/memory/decisions.md",
+    ".bmad/memory/lessons.md",
+    ".bmad/memory/patterns.md",
+    ".agents/memory/decisions.md",
+    ".agents/memory/lessons.md",
+    ".agents/memory/patterns.md",
+    REFUSED_FILE,
+    CANDIDATE_FILES,
+];

@@ -61,6 +61,7 @@ use crate::actions::entries::candidate as entries;
 use crate::actions::entries::{admit, views};
 use crate::actions::receipts;
 use crate::admin::archive;
+use crate::admin::git as admin_git;
 use crate::admin::git::hooks as git_hooks;
 use crate::admin::lock;
 use crate::context::Context;
@@ -319,6 +320,15 @@ fn check_merge_drivers(root: &Path, report: &mut DoctorReport) {
             GITATTRIBUTES,
             "merge-driver-missing",
             messages::driver_not_configured(&missing),
+        );
+    }
+    // Set up by an earlier bmad-mem: files the driver merges now that git does not send it.
+    let lacking = admin_git::missing_lines(&bytes);
+    if !lacking.is_empty() {
+        report.problem(
+            GITATTRIBUTES,
+            "merge-driver-lines",
+            messages::driver_lines_missing(&lacking),
         );
     }
     if let Ok(Some(command)) =

@@ -31,6 +31,14 @@ const LINES: &str =
 .bmad/memory/outcomes.ndjson merge=bmad-mem
 .bmad/memory/decisions.ndjson merge=bmad-mem
 .bmad/memory/pattern-scores.json merge=bmad-mem
+.bmad/memory/decisions.md merge=bmad-mem
+.bmad/memory/lessons.md merge=bmad-mem
+.bmad/memory/patterns.md merge=bmad-mem
+.agents/memory/decisions.md merge=bmad-mem
+.agents/memory/lessons.md merge=bmad-mem
+.agents/memory/patterns.md merge=bmad-mem
+.bmad/memory/refused.md merge=bmad-mem
+.bmad/memory/candidates/*.md merge=bmad-mem
 .bmad/memory/INDEX.md merge=bmad-mem-view
 .bmad/memory/CANDIDATES.md merge=bmad-mem-view
 ";
@@ -82,7 +90,7 @@ fn setup_adds_the_lines_and_the_config_once_keeping_what_was_there() {
     assert_eq!(report["warnings"], serde_json::json!([]));
     assert_eq!(
         report["gitattributes"]["added"].as_array().unwrap().len(),
-        7
+        15
     );
     assert_eq!(report["config"].as_array().unwrap().len(), 4);
     // The line without its newline is ended, and kept.
