@@ -91,6 +91,9 @@ pub struct Context {
     /// `BMAD_MEM_RANKING` as given: the ranking `recall` uses when `--ranking` is not given
     /// (before the project config's); `None` when unset or empty.
     pub ranking_env: Option<String>,
+    /// The commits `git merge` is merging, as it tells a merge driver (the names of its
+    /// `GITHEAD_<commit>` variables), sorted; empty outside such a merge.
+    pub merge_heads: Vec<String>,
 }
 
 impl Context {
@@ -126,6 +129,16 @@ impl Context {
         ctx.ranking_env = std::env::var_os("BMAD_MEM_RANKING")
             .map(|v| v.to_string_lossy().into_owned())
             .filter(|v| !v.is_empty());
+        ctx.merge_heads = std::env::vars_os()
+            .filter_map(|(key, _)| {
+                let commit = key.to_str()?.strip_prefix("GITHEAD_")?;
+                commit
+                    .bytes()
+                    .all(|b| b.is_ascii_hexdigit())
+                    .then(|| commit.to_owned())
+            })
+            .collect();
+        ctx.merge_heads.sort();
         Ok(ctx)
     }
 
@@ -153,6 +166,7 @@ impl Context {
             exe: None,
             path_var: None,
             ranking_env: None,
+            merge_heads: Vec::new(),
         })
     }
 }

@@ -727,6 +727,8 @@ pub(crate) fn argument_not_boolean(name: &str) -> String {
 // decision (adopt, accept, reject, supersede, abrogate) and its ledger: in their own file.
 mod decisions;
 pub(crate) use decisions::*;
+mod records;
+pub(crate) use crate::messages::records::*;
 
 // lint
 

@@ -18,6 +18,7 @@
 //! was; records or patterns in conflict are written (records as both versions between git's
 //! markers, patterns as ours) and reported on stderr, and the driver exits 1.
 
+mod history;
 pub(crate) mod ndjson;
 pub(crate) mod scores;
 
@@ -33,7 +34,8 @@ use crate::js::json::{self, Object, Value};
 use crate::messages;
 use crate::output::Report;
 use crate::store::layout::{
-    DECISION_LEDGER, JOURNAL, MEMORY_DIR, OUTCOMES, PROMOTIONS, REGISTRY_CAP, SCORES,
+    DECISION_LEDGER, JOURNAL, MEMORY_DIR, OUTCOMES, PROMOTIONS, REGISTRY_CAP, REINFORCEMENTS,
+    SCORES,
 };
 
 /// Merge one memory file for git: base, ours (rewritten with the result), theirs, path.
@@ -66,7 +68,7 @@ enum Kind {
 }
 
 /// Every file the driver knows, with its kind.
-const KNOWN: [(&str, Kind); 5] = [
+const KNOWN: [(&str, Kind); 6] = [
     (
         JOURNAL,
         Kind::Registry {
@@ -96,6 +98,13 @@ const KNOWN: [(&str, Kind); 5] = [
         },
     ),
     (SCORES, Kind::Scores),
+    (
+        REINFORCEMENTS,
+        Kind::Registry {
+            archive: Some("reinforcements"),
+            receipts: false,
+        },
+    ),
 ];
 
 /// The kind of the file at `path` (in the repository), with its project-relative name.
@@ -215,14 +224,25 @@ pub fn run(args: &MergeDriverArgs, ctx: &Context) -> Result<MergeReport> {
             let text = if base == ours {
                 theirs.clone()
             } else {
-                let merged = scores::merge(&b, &o, &t);
+                let found = history::find(
+                    &ctx.cwd,
+                    &args.path,
+                    [&args.base, &args.ours, &args.theirs],
+                    &ctx.merge_heads,
+                );
+                let records = found.as_ref().map(|f| scores::Records {
+                    base: &f.base,
+                    ours: &f.ours,
+                    theirs: &f.theirs,
+                });
+                let merged = scores::merge(&b, &o, &t, records.map_err(Clone::clone));
                 let text = scores::text(&merged.document).into_bytes();
                 if let Some(e) = too_large(&text) {
                     return Err(e);
                 }
                 if !merged.conflicts.is_empty() {
                     replace(&ours_path, &text)?;
-                    return Err(Error::refused(pattern_report(rel, &merged.conflicts)));
+                    return Err(Error::refused(pattern_report(rel, &merged)));
                 }
                 text
             };
@@ -336,20 +356,25 @@ fn record_report(rel: &str, conflicts: &[ndjson::Conflict]) -> String {
     out
 }
 
-/// The report of patterns in conflict.
-fn pattern_report(rel: &str, conflicts: &[scores::Conflict]) -> String {
+/// The report of patterns in conflict, then why the reinforcement records could not combine
+/// them.
+fn pattern_report(rel: &str, merged: &scores::Merged) -> String {
     let state = |s: &Option<String>| {
         s.clone()
             .unwrap_or_else(|| messages::MERGE_DELETED.to_owned())
     };
-    let mut out = messages::merge_pattern_conflicts(rel, conflicts.len());
-    for c in conflicts {
+    let mut out = messages::merge_pattern_conflicts(rel, merged.conflicts.len());
+    for c in &merged.conflicts {
         out.push('\n');
         out.push_str(&messages::merge_pattern_conflict(
             &c.pattern,
             &state(&c.ours),
             &state(&c.theirs),
         ));
+    }
+    for reason in &merged.reasons {
+        out.push('\n');
+        out.push_str(reason);
     }
     out
 }
