@@ -302,10 +302,10 @@ pub(crate) fn archive_torn_tail(rel: &str) -> String {
 
 // merge-driver
 
-/// A path the merge driver does not merge.
-pub(crate) fn merge_unknown_path(path: &str, known: &str, dir: &str) -> String {
+/// A path the merge driver does not merge; `known` lists the files it merges, by folder.
+pub(crate) fn merge_unknown_path(path: &str, known: &str) -> String {
     format!(
-        "{path}: not a file bmad-mem merges (it merges {known} in {dir}/); left as ours, resolve it by hand"
+        "{path}: not a file bmad-mem merges (it merges {known}); left as ours, resolve it by hand"
     )
 }
 

@@ -165,6 +165,8 @@ pub(crate) fn find(
     merge_heads: &[String],
 ) -> Result<Found, String> {
     let records = records_path(scores).ok_or("the scores file is not in a memory folder")?;
+    git::read(cwd, &["rev-parse", "--verify", "--quiet", "HEAD"])
+        .ok_or("not run by git in a repository with a commit checked out")?;
     let mut args = vec!["hash-object", "--no-filters", "--"];
     let names: Vec<String> = sides
         .iter()

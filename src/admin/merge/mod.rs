@@ -34,8 +34,7 @@ use crate::js::json::{self, Object, Value};
 use crate::messages;
 use crate::output::Report;
 use crate::store::layout::{
-    DECISION_LEDGER, JOURNAL, MEMORY_DIR, OUTCOMES, PROMOTIONS, REGISTRY_CAP, REINFORCEMENTS,
-    SCORES,
+    DECISION_LEDGER, JOURNAL, OUTCOMES, PROMOTIONS, REGISTRY_CAP, REINFORCEMENTS, SCORES,
 };
 
 /// Merge one memory file for git: base, ours (rewritten with the result), theirs, path.
@@ -121,6 +120,29 @@ fn kind_of(path: &str) -> Option<(&'static str, Kind)> {
     })
 }
 
+/// The files the driver merges, folder by folder: `a, b and c in .bmad/memory/ and d in
+/// .bmad/records/`.
+fn known_files() -> String {
+    let and = |names: &[&str]| match names {
+        [] => String::new(),
+        [one] => (*one).to_owned(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    };
+    let mut folders: Vec<(&str, Vec<&str>)> = Vec::new();
+    for (rel, _) in KNOWN {
+        let (dir, name) = rel.rsplit_once('/').unwrap_or(("", rel));
+        match folders.iter_mut().find(|(d, _)| *d == dir) {
+            Some((_, names)) => names.push(name),
+            None => folders.push((dir, vec![name])),
+        }
+    }
+    let groups: Vec<String> = folders
+        .iter()
+        .map(|(dir, names)| format!("{} in {dir}/", and(names)))
+        .collect();
+    and(&groups.iter().map(String::as_str).collect::<Vec<_>>())
+}
+
 /// A clean merge.
 #[derive(Debug)]
 pub struct MergeReport {
@@ -153,17 +175,9 @@ impl Report for MergeReport {
 /// (ours untouched); both exit 1, which git takes as a conflict.
 pub fn run(args: &MergeDriverArgs, ctx: &Context) -> Result<MergeReport> {
     let Some((rel, kind)) = kind_of(&args.path) else {
-        let names: Vec<&str> = KNOWN
-            .iter()
-            .map(|(rel, _)| rel.rsplit('/').next().unwrap_or(rel))
-            .collect();
-        let known = format!(
-            "{} and {}",
-            names[..names.len() - 1].join(", "),
-            names[names.len() - 1]
-        );
         return Err(Error::refused(messages::merge_unknown_path(
-            &args.path, &known, MEMORY_DIR,
+            &args.path,
+            &known_files(),
         )));
     };
     let ours_path = ctx.cwd.join(&args.ours);

@@ -479,7 +479,11 @@ mod tests {
     }
 
     fn at(day: u32, minute: u32) -> String {
-        format!("2026-10-{day:02}T{:02}:{:02}:00.000Z", 9 + minute / 60, minute % 60)
+        format!(
+            "2026-10-{day:02}T{:02}:{:02}:00.000Z",
+            9 + minute / 60,
+            minute % 60
+        )
     }
 
     fn updates(doc: &Object, pattern: &str) -> f64 {
@@ -526,7 +530,9 @@ mod tests {
         assert_eq!(keys, ["p", "q", "new", "other-new"]);
         // Without the records, the same merge is today's conflict.
         assert_eq!(
-            merge(&base.scores, &a.scores, &b.scores, none()).conflicts.len(),
+            merge(&base.scores, &a.scores, &b.scores, none())
+                .conflicts
+                .len(),
             1
         );
     }
@@ -575,7 +581,9 @@ mod tests {
             assert_eq!(merged.conflicts.len(), 1);
             assert_eq!(merged.reasons.len(), 1, "{:?}", merged.reasons);
             assert!(
-                merged.reasons[0].contains(&format!("{REINFORCEMENTS} of {side} holds a line that is not a reinforcement record")),
+                merged.reasons[0].contains(&format!(
+                    "{REINFORCEMENTS} of {side} holds a line that is not a reinforcement record"
+                )),
                 "{}",
                 merged.reasons[0]
             );
@@ -584,9 +592,18 @@ mod tests {
 
     #[test]
     fn records_not_found_are_said_once() {
-        let base = doc(&format!(r#"{{"p":{}}}"#, score(1, "2026-01-01T00:00:00.000Z")));
-        let ours = doc(&format!(r#"{{"p":{}}}"#, score(2, "2026-01-02T00:00:00.000Z")));
-        let theirs = doc(&format!(r#"{{"p":{}}}"#, score(3, "2026-01-03T00:00:00.000Z")));
+        let base = doc(&format!(
+            r#"{{"p":{}}}"#,
+            score(1, "2026-01-01T00:00:00.000Z")
+        ));
+        let ours = doc(&format!(
+            r#"{{"p":{}}}"#,
+            score(2, "2026-01-02T00:00:00.000Z")
+        ));
+        let theirs = doc(&format!(
+            r#"{{"p":{}}}"#,
+            score(3, "2026-01-03T00:00:00.000Z")
+        ));
         let merged = merge(&base, &ours, &theirs, Err("no commit".to_owned()));
         assert_eq!(merged.conflicts.len(), 1);
         assert_eq!(merged.reasons.len(), 1);

@@ -1,7 +1,7 @@
 //! `git setup` and the memory shared through real git: temporary repositories (an origin and
 //! clones of it, git's config isolated from the machine's), the real binary as their merge
 //! driver, and the scenarios a team meets — both clones writing, the same pattern reinforced on
-//! both sides, one record edited differently, an archive against an append, a clone that was
+//! both sides (more in `reinforcements`), one record edited differently, an archive against an append, a clone that was
 //! never set up, a rebase, the generated views.
 
 use std::fs;
@@ -29,19 +29,20 @@ const LINES: &str =
 .bmad/memory/outcomes.ndjson merge=bmad-mem
 .bmad/memory/decisions.ndjson merge=bmad-mem
 .bmad/memory/pattern-scores.json merge=bmad-mem
+.bmad/records/reinforcements.ndjson merge=bmad-mem
 .bmad/memory/INDEX.md merge=bmad-mem-view
 .bmad/memory/CANDIDATES.md merge=bmad-mem-view
 ";
 
 /// A folder of git repositories with a home of its own, so neither the machine's nor the
 /// user's git config is read.
-struct Lab {
+pub(crate) struct Lab {
     _tmp: TempDir,
-    base: PathBuf,
+    pub(crate) base: PathBuf,
 }
 
 impl Lab {
-    fn new() -> Self {
+    pub(crate) fn new() -> Self {
         let tmp = tempfile::Builder::new()
             .prefix("bmad-mem-git-")
             .tempdir()
@@ -51,12 +52,12 @@ impl Lab {
         Self { _tmp: tmp, base }
     }
 
-    fn path(&self, name: &str) -> PathBuf {
+    pub(crate) fn path(&self, name: &str) -> PathBuf {
         self.base.join(name)
     }
 
     /// A command with the lab's environment, run in `dir`.
-    fn command(&self, program: &str, dir: &Path) -> Command {
+    pub(crate) fn command(&self, program: &str, dir: &Path) -> Command {
         let mut command = Command::new(program);
         command
             .current_dir(dir)
@@ -81,7 +82,7 @@ impl Lab {
     }
 
     /// `git <args>` in `dir`, which must succeed.
-    fn git(&self, dir: &Path, args: &[&str]) -> String {
+    pub(crate) fn git(&self, dir: &Path, args: &[&str]) -> String {
         let out = self.try_git(dir, args);
         assert!(
             out.status.success(),
@@ -93,7 +94,7 @@ impl Lab {
     }
 
     /// `git <args>` in `dir`, whatever it exits with.
-    fn try_git(&self, dir: &Path, args: &[&str]) -> Output {
+    pub(crate) fn try_git(&self, dir: &Path, args: &[&str]) -> Output {
         self.command("git", dir)
             .args(args)
             .output()
@@ -101,7 +102,7 @@ impl Lab {
     }
 
     /// `bmad-mem <args>` in `dir` at `now`.
-    fn mem(&self, dir: &Path, now: &str, args: &[&str]) -> Output {
+    pub(crate) fn mem(&self, dir: &Path, now: &str, args: &[&str]) -> Output {
         let out = self
             .command(BIN, dir)
             .env("BMAD_MEM_NOW", now)
@@ -118,7 +119,7 @@ impl Lab {
     }
 
     /// `bmad-mem <args>`, which must succeed.
-    fn mem_ok(&self, dir: &Path, now: &str, args: &[&str]) -> String {
+    pub(crate) fn mem_ok(&self, dir: &Path, now: &str, args: &[&str]) -> String {
         let out = self.mem(dir, now, args);
         assert!(
             out.status.success(),
@@ -131,7 +132,7 @@ impl Lab {
 
     /// A bare origin with one commit holding a set-up project: `.gitattributes` and a journal of
     /// `events` events. Returns the origin's path.
-    fn origin(&self, events: usize) -> PathBuf {
+    pub(crate) fn origin(&self, events: usize) -> PathBuf {
         let origin = self.path("origin.git");
         self.git(
             &self.base,
@@ -151,7 +152,7 @@ impl Lab {
     }
 
     /// A clone of the origin named `name`, with an identity; set up when `setup`.
-    fn clone_of(&self, name: &str, setup: bool) -> PathBuf {
+    pub(crate) fn clone_of(&self, name: &str, setup: bool) -> PathBuf {
         self.git(&self.base, &["clone", "-q", "origin.git", name]);
         let dir = self.path(name);
         for (key, value) in [
@@ -169,21 +170,21 @@ impl Lab {
     }
 
     /// Commits everything in `dir`; returns the commit.
-    fn commit(&self, dir: &Path, message: &str) -> String {
+    pub(crate) fn commit(&self, dir: &Path, message: &str) -> String {
         self.git(dir, &["add", "-A"]);
         self.git(dir, &["commit", "-q", "-m", message]);
         self.git(dir, &["rev-parse", "HEAD"]).trim().to_owned()
     }
 
     /// Fetches `commit` from the clone `from` into `into` and merges it.
-    fn merge(&self, into: &Path, from: &Path, commit: &str) -> Output {
+    pub(crate) fn merge(&self, into: &Path, from: &Path, commit: &str) -> Output {
         self.git(into, &["fetch", "-q", from.to_str().expect("path"), commit]);
         self.try_git(into, &["merge", "--no-edit", commit])
     }
 }
 
 /// A timestamp on October `day`, 2026, `minute` minutes after 09:00.
-fn at(day: u32, minute: usize) -> String {
+pub(crate) fn at(day: u32, minute: usize) -> String {
     format!(
         "2026-10-{day:02}T{:02}:{:02}:00.000Z",
         9 + minute / 60,
@@ -191,12 +192,12 @@ fn at(day: u32, minute: usize) -> String {
     )
 }
 
-fn read(dir: &Path, rel: &str) -> String {
+pub(crate) fn read(dir: &Path, rel: &str) -> String {
     fs::read_to_string(dir.join(rel)).unwrap_or_default()
 }
 
 /// The ids of the records of an NDJSON file.
-fn ids(text: &str) -> Vec<String> {
+pub(crate) fn ids(text: &str) -> Vec<String> {
     text.lines()
         .map(|line| {
             let record: Json = serde_json::from_str(line).expect("a JSON line");
@@ -205,7 +206,7 @@ fn ids(text: &str) -> Vec<String> {
         .collect()
 }
 
-fn text(out: &Output) -> String {
+pub(crate) fn text(out: &Output) -> String {
     format!(
         "{}{}",
         String::from_utf8_lossy(&out.stdout),
@@ -276,7 +277,7 @@ fn setup_adds_the_lines_and_the_config_once_keeping_what_was_there() {
     assert_eq!(report["warnings"], serde_json::json!([]));
     assert_eq!(
         report["gitattributes"]["added"].as_array().unwrap().len(),
-        7
+        8
     );
     assert_eq!(report["config"].as_array().unwrap().len(), 4);
     // The line without its newline is ended, and kept.
@@ -397,7 +398,7 @@ fn init_offers_git_setup_in_a_clone_without_the_driver_only() {
 // ---- merging with the driver ------------------------------------------------------------------
 
 /// The memory files of a clone, by name.
-fn memory(dir: &Path) -> Vec<(String, String)> {
+pub(crate) fn memory(dir: &Path) -> Vec<(String, String)> {
     let mut files: Vec<(String, String)> = fs::read_dir(dir.join(".bmad/memory"))
         .unwrap()
         .map(|e| e.unwrap())
@@ -529,7 +530,7 @@ fn a_rebase_gives_what_the_merge_gives() {
 }
 
 #[test]
-fn the_same_pattern_reinforced_on_both_sides_is_a_conflict_that_names_it() {
+fn the_same_pattern_reinforced_on_both_sides_merges_with_both_updates() {
     let lab = Lab::new();
     lab.origin(1);
     let a = lab.clone_of("a", true);
@@ -539,12 +540,9 @@ fn the_same_pattern_reinforced_on_both_sides_is_a_conflict_that_names_it() {
     lab.commit(&a, "alice");
     let cb = lab.commit(&b, "bob");
     let out = lab.merge(&a, &b, &cb);
-    assert!(!out.status.success(), "{}", text(&out));
-    assert!(text(&out).contains("shared-pattern"), "{}", text(&out));
-    assert_eq!(
-        lab.git(&a, &["diff", "--name-only", "--diff-filter=U"]),
-        format!("{SCORES}\n")
-    );
+    assert!(out.status.success(), "{}", text(&out));
+    let scores: Json = serde_json::from_str(&read(&a, SCORES)).unwrap();
+    assert_eq!(scores["shared-pattern"]["updates"], 2.0);
 }
 
 #[test]

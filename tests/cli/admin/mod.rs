@@ -1,7 +1,7 @@
 //! The maintenance commands: `lock` (inspecting and recovering the writer lock), `doctor` (the
 //! health check and its repairs), `archive` (moving older records out of a full store, and
 //! finishing an interrupted archive), `merge-driver` (git's merge of the registries and the
-//! pattern scores).
+//! pattern scores), and `reinforcements` (two clones' reinforcements merged through git).
 
 mod aftermerge;
 mod archive;
@@ -10,3 +10,4 @@ mod git;
 pub mod lint;
 mod lock;
 mod merge;
+mod reinforcements;
