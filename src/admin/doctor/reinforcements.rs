@@ -11,6 +11,7 @@
 //! next update is recorded. Torn, unparseable and duplicate lines, the cap and interrupted
 //! archives are the checks every registry has.
 
+use std::fmt::Write as _;
 use std::path::Path;
 
 use crate::actions::reinforce::records::{self, Agreement, ByPattern};
@@ -61,7 +62,7 @@ fn malformed(bytes: &[u8], found: &ByPattern) -> Option<String> {
     }
     let mut text = named[..named.len().min(NAMED_LINES)].join(", ");
     if named.len() > NAMED_LINES {
-        text.push_str(&format!(" and {} more", named.len() - NAMED_LINES));
+        let _ = write!(text, " and {} more", named.len() - NAMED_LINES);
     }
     Some(text)
 }

@@ -173,10 +173,10 @@ pub(crate) fn find(
         .map(|p| p.to_string_lossy().into_owned())
         .collect();
     args.extend(names.iter().map(String::as_str));
-    let hashed = git::read(cwd, &args).ok_or("git could not hash the three versions")?;
-    let hashed = String::from_utf8_lossy(&hashed);
-    let hashes: Vec<&str> = hashed.lines().collect();
-    let [base_id, ours_id, theirs_id] = hashes[..] else {
+    let printed = git::read(cwd, &args).ok_or("git could not hash the three versions")?;
+    let printed = String::from_utf8_lossy(&printed);
+    let ids_of_sides: Vec<&str> = printed.lines().collect();
+    let [base_id, ours_id, theirs_id] = ids_of_sides[..] else {
         return Err("git could not hash the three versions".to_owned());
     };
     let empty = git::read(cwd, &["hash-object", "--stdin"])

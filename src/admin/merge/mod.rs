@@ -249,7 +249,11 @@ pub fn run(args: &MergeDriverArgs, ctx: &Context) -> Result<MergeReport> {
                     ours: &f.ours,
                     theirs: &f.theirs,
                 });
-                let merged = scores::merge(&b, &o, &t, records.map_err(Clone::clone));
+                let records = match &records {
+                    Ok(records) => Ok(records),
+                    Err(why) => Err(why.as_str()),
+                };
+                let merged = scores::merge(&b, &o, &t, records);
                 let text = scores::text(&merged.document).into_bytes();
                 if let Some(e) = too_large(&text) {
                     return Err(e);

@@ -162,11 +162,11 @@ pub fn merge(
     base: &Object,
     ours: &Object,
     theirs: &Object,
-    records: Result<Records, String>,
+    records: Result<&Records, &str>,
 ) -> Merged {
-    let (history, unavailable) = match &records {
+    let (history, unavailable) = match records {
         Ok(records) => (Some(History::read(records)), None),
-        Err(why) => (None, Some(why.as_str())),
+        Err(why) => (None, Some(why)),
     };
     let state = |doc: &Object, key: &str| doc.get(key).map(Value::compact);
     let mut keys: Vec<&String> = base.iter().map(|(k, _)| k).collect();
@@ -323,8 +323,8 @@ mod tests {
     use crate::js::json::parse;
 
     /// No records known: the merge of the states alone.
-    fn none() -> Result<Records<'static>, String> {
-        Err("none".to_owned())
+    fn none() -> Result<&'static Records<'static>, &'static str> {
+        Err("none")
     }
 
     fn doc(text: &str) -> Object {
@@ -470,7 +470,7 @@ mod tests {
             &base.scores,
             &ours.scores,
             &theirs.scores,
-            Ok(Records {
+            Ok(&Records {
                 base: base.records.as_bytes(),
                 ours: ours.records.as_bytes(),
                 theirs: theirs.records.as_bytes(),
@@ -604,7 +604,7 @@ mod tests {
             r#"{{"p":{}}}"#,
             score(3, "2026-01-03T00:00:00.000Z")
         ));
-        let merged = merge(&base, &ours, &theirs, Err("no commit".to_owned()));
+        let merged = merge(&base, &ours, &theirs, Err("no commit"));
         assert_eq!(merged.conflicts.len(), 1);
         assert_eq!(merged.reasons.len(), 1);
         assert!(merged.reasons[0].contains("(no commit)"));

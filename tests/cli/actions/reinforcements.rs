@@ -251,3 +251,56 @@ fn a_refused_reinforcement_records_nothing() {
             "Memory store has an incomplete final line; inspect it before writing.",
         );
 }
+
+#[test]
+fn a_run_killed_between_the_score_and_its_record_leaves_a_score_ahead_that_doctor_names() {
+    let project = TestProject::new()
+        .fixture("example")
+        .args(args(&["--accept", "true", "--ci", "pass"]))
+        .code(0)
+        .run()
+        .then();
+    let first = project.read(RECORDS);
+    // Killed after the score (and any promotion) is written, before the record: the one crash
+    // state, the same as a bmad-plus writer's — never a record of an update that did not happen.
+    let ran = project
+        .env("BMAD_MEM_NOW", "2026-10-19T09:30:00.000Z")
+        .env("BMAD_MEM_CRASH_AT", "reinforce-before-record")
+        .args(args(&["--accept", "true", "--ci", "pass"]))
+        .code(70)
+        .stdout("")
+        .file(RECORDS, &first)
+        .run();
+    let project = ran.then().env("BMAD_MEM_CRASH_AT", "");
+    let scores: Value = serde_json::from_slice(&project.read(SCORES)).unwrap();
+    assert_eq!(scores[PATTERN]["updates"], 2.0);
+    let lock = project.read(".bmad/memory/writer.lock");
+    let project = project
+        .args([
+            "lock",
+            "--recover",
+            "--expect",
+            &bmad_mem::js::json::sha256_hex(&lock),
+        ])
+        .code(0)
+        .run()
+        .then();
+    let ran = project.args(["doctor", "--json"]).code(0).run();
+    let report: Value = ran.json();
+    assert_eq!(
+        report["warnings"][0]["kind"], "scores-unrecorded",
+        "{report}"
+    );
+    // The next reinforcement is recorded on top of the score as it is: in step again.
+    let project = ran
+        .then()
+        .env("BMAD_MEM_NOW", "2026-10-20T09:30:00.000Z")
+        .args(args(&["--accept", "true"]))
+        .code(0)
+        .run()
+        .then();
+    let ran = project.args(["doctor", "--json"]).code(0).run();
+    let report: Value = ran.json();
+    assert!(report.get("warnings").is_none(), "{report}");
+    assert_eq!(records(&ran.then()).len(), 2);
+}

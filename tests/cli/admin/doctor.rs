@@ -740,22 +740,25 @@ fn reinforced(times: &[&str]) -> TestProject {
     project
 }
 
+const T1: &str = "2026-10-18T09:30:00.000Z";
+const T2: &str = "2026-10-19T09:30:00.000Z";
+const RECORDS_AND_SCORES: [&str; 2] = [RECORDS, SCORES];
+
+/// `doctor` finds nothing in a project of [`RECORDS_AND_SCORES`].
+fn healthy_records(project: TestProject) -> TestProject {
+    project
+        .args(["doctor"])
+        .code(0)
+        .stdout("mem doctor: healthy (2 file(s) checked)\n")
+        .unchanged()
+        .run()
+        .then()
+}
+
 #[test]
-fn the_records_are_checked_like_every_registry_and_against_the_scores() {
-    const T1: &str = "2026-10-18T09:30:00.000Z";
-    const T2: &str = "2026-10-19T09:30:00.000Z";
-    let project = reinforced(&[T1, T2]);
-    let checked = [RECORDS, SCORES];
-    let healthy = |project: TestProject| {
-        project
-            .args(["doctor"])
-            .code(0)
-            .stdout("mem doctor: healthy (2 file(s) checked)\n")
-            .unchanged()
-            .run()
-            .then()
-    };
-    let project = healthy(project);
+fn a_torn_record_and_an_unrecorded_update_are_named() {
+    let project = healthy_records(reinforced(&[T1, T2]));
+    let checked = RECORDS_AND_SCORES;
     let records = project.read_text(RECORDS);
     let scores = project.read_text(SCORES);
     let first = records.lines().next().unwrap().to_owned();
@@ -792,29 +795,33 @@ fn the_records_are_checked_like_every_registry_and_against_the_scores() {
         )],
     );
     // Nothing to rebuild there: the update has no record to rebuild it from.
-    let project = project
+    let _ = project
         .args(["doctor", "--rebuild-scores"])
         .code(0)
         .stdout(&format!(
             "mem doctor: every score in {SCORES} agrees with {RECORDS}; nothing was changed\n"
         ))
         .file(SCORES, &scores)
-        .run()
-        .then();
+        .run();
+}
 
+#[test]
+fn scores_the_records_disagree_with_are_rebuilt_from_them() {
+    let project = reinforced(&[T1, T2]);
+    let checked = RECORDS_AND_SCORES;
+    let records = project.read_text(RECORDS);
+    let scores = project.read_text(SCORES);
+    let first: serde_json::Value = serde_json::from_str(records.lines().next().unwrap()).unwrap();
     // A score that lost the second update its records hold; a record of a pattern the scores
     // lack; a JSON line that is no record.
-    let lost = records.lines().next().map(|l| {
-        let record: serde_json::Value = serde_json::from_str(l).unwrap();
-        format!(
-            "{{\n  \"p\": {}\n}}\n",
-            serde_json::to_string_pretty(&record["after"])
-                .unwrap()
-                .replace("\n", "\n  ")
-        )
-    });
+    let lost = format!(
+        "{{\n  \"p\": {}\n}}\n",
+        serde_json::to_string_pretty(&first["after"])
+            .unwrap()
+            .replace('\n', "\n  ")
+    );
     let orphan = {
-        let mut record: serde_json::Value = serde_json::from_str(&first).unwrap();
+        let mut record = first.clone();
         record["pattern"] = "gone".into();
         record["id"] = "0123456789ab".into();
         record["ts"] = "2026-10-20T09:30:00.000Z".into();
@@ -823,7 +830,7 @@ fn the_records_are_checked_like_every_registry_and_against_the_scores() {
     let project = unhealthy(
         project
             .write(RECORDS, format!("{records}{orphan}\n{{\"note\":1}}\n"))
-            .write(SCORES, lost.unwrap()),
+            .write(SCORES, lost),
         &checked,
         &[
             problem(
@@ -844,18 +851,13 @@ fn the_records_are_checked_like_every_registry_and_against_the_scores() {
         ],
     );
     // The rebuild refuses while a line is no record, then rebuilds both.
-    let project = project
-        .args(["doctor", "--rebuild-scores"])
-        .refused_as(
-            &format!(
-                "mem doctor: {RECORDS} has a line that is not a reinforcement record (line 4: no `ts` text); run `bmad-mem doctor` and repair it first. Nothing was changed.\n"
-            ),
-            &format!(
-                "{RECORDS} has a line that is not a reinforcement record (line 4: no `ts` text); run `bmad-mem doctor` and repair it first. Nothing was changed."
-            ),
-        )
-        .write(RECORDS, format!("{records}{orphan}\n"));
+    let why = format!(
+        "{RECORDS} has a line that is not a reinforcement record (line 4: no `ts` text); run `bmad-mem doctor` and repair it first. Nothing was changed."
+    );
     let ran = project
+        .args(["doctor", "--rebuild-scores"])
+        .refused_as(&format!("mem doctor: {why}\n"), &why)
+        .write(RECORDS, format!("{records}{orphan}\n"))
         .args(["doctor", "--rebuild-scores", "--json"])
         .code(0)
         .run();
@@ -870,5 +872,5 @@ fn the_records_are_checked_like_every_registry_and_against_the_scores() {
     assert_eq!(rebuilt["p"], expected["p"]);
     assert_eq!(rebuilt["gone"]["updates"], 1.0);
     assert_eq!(rebuilt["gone"]["lastTs"], "2026-10-20T09:30:00.000Z");
-    healthy(project);
+    healthy_records(project);
 }

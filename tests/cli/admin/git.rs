@@ -696,6 +696,14 @@ fn merge_figures() {
                 );
             }
         }
+        // One pattern both clones reinforce, 40 times each.
+        for i in 0..40 {
+            lab.mem_ok(
+                dir,
+                &at(7, 2 * i + usize::from(agent == "bob")),
+                &["reinforce", "--pattern", "team-pattern", "--accept", "true"],
+            );
+        }
         let promotions = read(dir, ".bmad/memory/promotions.ndjson").lines().count();
         written.push((agent, writes, promotions));
     }
@@ -717,9 +725,14 @@ fn merge_figures() {
     let scores: serde_json::Map<String, Json> = serde_json::from_str(&read(&a, SCORES)).unwrap();
     for (agent, writes, promotions) in &written {
         println!(
-            "clone {agent}: {writes} events written, {patterns} patterns reinforced {rounds} times each, {promotions} promotion proposals"
+            "clone {agent}: {writes} events written, {patterns} patterns reinforced {rounds} times each and one shared pattern 40 times, {promotions} promotion proposals"
         );
     }
+    let records = ids(&read(&a, ".bmad/records/reinforcements.ndjson")).len();
+    println!(
+        "shared pattern: {} updates after the merge (80 made), {records} reinforcement records",
+        scores["team-pattern"]["updates"]
+    );
     println!(
         "after merging both ways (base: 50 events): journal {journal} records ({journal_dupes} duplicate ids), promotions {promotions} ({promotion_dupes} duplicate ids), {} patterns scored, {conflicts} conflicts, both clones byte-identical: {}",
         scores.len(),

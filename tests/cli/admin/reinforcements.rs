@@ -21,7 +21,7 @@ const PATTERN: &str = "shared-pattern";
 /// (two clones given 0 and 1 interleave), committed every `per_commit` of them.
 fn reinforce(lab: &Lab, dir: &Path, day: u32, first: usize, n: usize, per_commit: usize) {
     for i in 0..n {
-        let accept = if (i + first) % 3 == 0 {
+        let accept = if (i + first).is_multiple_of(3) {
             "false"
         } else {
             "true"
