@@ -11,7 +11,7 @@ use std::path::Path;
 
 use serde_json::Value as Json;
 
-use crate::admin::git::{Lab, at, ids, memory, read, text};
+use crate::support::gitlab::{Lab, at, ids, memory, read, text};
 use crate::support::{NOW, SCORES};
 
 const RECORDS: &str = ".bmad/records/reinforcements.ndjson";
