@@ -18,7 +18,7 @@ use std::cmp::Ordering;
 use std::collections::HashMap;
 
 use crate::actions::reinforce::score::Score;
-use crate::actions::signals::{Acceptance, Ci, Signals};
+use crate::actions::signals::Signals;
 use crate::context::Now;
 use crate::js::date;
 use crate::js::json::{self, Object, Value, sha256_hex};
@@ -61,7 +61,7 @@ pub(crate) fn line(
         .with("id", id)
         .with("pattern", pattern)
         .with("reward", reward)
-        .with("signals", signals_object(signals));
+        .with("signals", signals.to_object_with_eval_key("eval"));
     if !evidence.is_empty() {
         record.insert(
             "evidence",
@@ -74,35 +74,6 @@ pub(crate) fn line(
             .with("after", after.to_object()),
     )
     .compact()
-}
-
-/// The signals given, keys `eval`, `acceptance`, `ci`: numbers as normalised (`--eval 0.80` is
-/// `0.8`), acceptance `true`/`false` or a number, CI `"pass"`/`"fail"` or a number.
-fn signals_object(signals: &Signals) -> Object {
-    let mut object = Object::new();
-    if let Some(eval) = signals.eval {
-        object.insert("eval", eval);
-    }
-    if let Some(acceptance) = signals.acceptance {
-        object.insert(
-            "acceptance",
-            match acceptance {
-                Acceptance::Bool(b) => Value::Bool(b),
-                Acceptance::Number(n) => Value::Number(n),
-            },
-        );
-    }
-    if let Some(ci) = signals.ci {
-        object.insert(
-            "ci",
-            match ci {
-                Ci::Pass => Value::from("pass"),
-                Ci::Fail => Value::from("fail"),
-                Ci::Number(n) => Value::Number(n),
-            },
-        );
-    }
-    object
 }
 
 /// Reads one line as a record. Only what the replay needs is checked: a JSON object whose `ts`

@@ -441,6 +441,16 @@ mod tests {
     }
 
     impl Clone_ {
+        /// A clone that reinforced `p` once, recorded: the base of the scenarios.
+        fn base() -> Self {
+            let mut base = Self {
+                scores: Object::new(),
+                records: String::new(),
+            };
+            base.reinforce("p", 1.0, &at(1, 0), true);
+            base
+        }
+
         /// One `reinforce` of `pattern` with `reward` at `at`; `recorded` false writes the score
         /// alone, as bmad-plus does.
         fn reinforce(&mut self, pattern: &str, reward: f64, at: &str, recorded: bool) {
@@ -496,11 +506,7 @@ mod tests {
 
     #[test]
     fn a_pattern_reinforced_on_both_sides_replays_every_update_once_either_way() {
-        let mut base = Clone_ {
-            scores: Object::new(),
-            records: String::new(),
-        };
-        base.reinforce("p", 1.0, &at(1, 0), true);
+        let mut base = Clone_::base();
         base.reinforce("q", 1.0, &at(1, 1), true);
         let (mut a, mut b) = (base.clone(), base.clone());
         for i in 0..5 {
@@ -539,11 +545,7 @@ mod tests {
 
     #[test]
     fn a_change_without_a_record_stays_a_conflict_that_says_so() {
-        let mut base = Clone_ {
-            scores: Object::new(),
-            records: String::new(),
-        };
-        base.reinforce("p", 1.0, &at(1, 0), true);
+        let base = Clone_::base();
         let (mut a, mut b) = (base.clone(), base.clone());
         a.reinforce("p", 1.0, &at(2, 0), true);
         // bmad-plus, or a full registry: the score moves, no record.
@@ -565,11 +567,7 @@ mod tests {
 
     #[test]
     fn unreadable_records_on_a_side_leave_a_conflict_naming_the_file() {
-        let mut base = Clone_ {
-            scores: Object::new(),
-            records: String::new(),
-        };
-        base.reinforce("p", 1.0, &at(1, 0), true);
+        let base = Clone_::base();
         let (mut a, mut b) = (base.clone(), base.clone());
         a.reinforce("p", 1.0, &at(2, 0), true);
         b.reinforce("p", 0.0, &at(2, 1), true);

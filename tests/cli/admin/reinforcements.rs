@@ -7,7 +7,7 @@
 //! scores replay from.
 
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::Value as Json;
 
@@ -67,6 +67,32 @@ fn clean(lab: &Lab, dir: &Path) {
         let out = lab.mem(dir, NOW, &[command]);
         assert!(out.status.success(), "{command}: {}", text(&out));
     }
+}
+
+/// A lab whose origin holds one journal event, and two clones of it set up, `a` and `b`.
+fn two_clones() -> (Lab, PathBuf, PathBuf) {
+    let lab = Lab::new();
+    lab.origin(1);
+    let a = lab.clone_of("a", true);
+    let b = lab.clone_of("b", true);
+    (lab, a, b)
+}
+
+/// One `reinforce` of `pattern` in `dir` at minute `minute` of October 5.
+fn reinforce_once(lab: &Lab, dir: &Path, minute: usize, pattern: &str, accept: &str) {
+    lab.mem_ok(
+        dir,
+        &at(5, minute),
+        &["reinforce", "--pattern", pattern, "--accept", accept],
+    );
+}
+
+/// Commits `b`'s work and merges it into `a`, which must conflict; what git and the driver said.
+fn conflict(lab: &Lab, a: &Path, b: &Path) -> String {
+    let cb = lab.commit(b, "bob");
+    let out = lab.merge(a, b, &cb);
+    assert!(!out.status.success(), "{}", text(&out));
+    text(&out)
 }
 
 fn head(lab: &Lab, dir: &Path) -> String {
@@ -136,10 +162,7 @@ fn a_pattern_reinforced_40_times_on_each_clone_merges_into_80_updates_both_ways_
 
 #[test]
 fn a_cherry_pick_replays_too() {
-    let lab = Lab::new();
-    lab.origin(1);
-    let a = lab.clone_of("a", true);
-    let b = lab.clone_of("b", true);
+    let (lab, a, b) = two_clones();
     reinforce(&lab, &a, 5, 0, 3, 3);
     reinforce(&lab, &b, 5, 1, 3, 3);
     let cb = head(&lab, &b);
@@ -152,27 +175,13 @@ fn a_cherry_pick_replays_too() {
 
 #[test]
 fn a_score_rewritten_without_a_record_stays_a_per_pattern_conflict() {
-    let lab = Lab::new();
-    lab.origin(1);
-    let a = lab.clone_of("a", true);
-    let b = lab.clone_of("b", true);
+    let (lab, a, b) = two_clones();
     reinforce(&lab, &a, 5, 0, 2, 2);
     // A bmad-plus-like writer: the score moves, no record is written.
-    lab.mem_ok(
-        &b,
-        &at(5, 1),
-        &["reinforce", "--pattern", PATTERN, "--accept", "false"],
-    );
+    reinforce_once(&lab, &b, 1, PATTERN, "false");
     fs::remove_dir_all(b.join(".bmad/records")).unwrap();
-    lab.mem_ok(
-        &b,
-        &at(5, 3),
-        &["reinforce", "--pattern", "bobs-own", "--accept", "true"],
-    );
-    let cb = lab.commit(&b, "bob");
-    let out = lab.merge(&a, &b, &cb);
-    assert!(!out.status.success(), "{}", text(&out));
-    let said = text(&out);
+    reinforce_once(&lab, &b, 3, "bobs-own", "true");
+    let said = conflict(&lab, &a, &b);
     assert!(
         said.contains(&format!(
             "{SCORES}: 1 pattern(s) scored differently on the two sides"
@@ -201,24 +210,14 @@ fn a_score_rewritten_without_a_record_stays_a_per_pattern_conflict() {
 
 #[test]
 fn a_torn_record_registry_is_a_conflict_that_names_it_and_loses_nothing() {
-    let lab = Lab::new();
-    lab.origin(1);
-    let a = lab.clone_of("a", true);
-    let b = lab.clone_of("b", true);
+    let (lab, a, b) = two_clones();
     reinforce(&lab, &a, 5, 0, 2, 2);
-    lab.mem_ok(
-        &b,
-        &at(5, 1),
-        &["reinforce", "--pattern", PATTERN, "--accept", "true"],
-    );
+    reinforce_once(&lab, &b, 1, PATTERN, "true");
     // A record cut short by a crash, committed as it was.
     let records = read(&b, RECORDS);
     let torn = &records[..records.len() - 30];
     fs::write(b.join(RECORDS), torn).unwrap();
-    let cb = lab.commit(&b, "bob");
-    let out = lab.merge(&a, &b, &cb);
-    assert!(!out.status.success(), "{}", text(&out));
-    let said = text(&out);
+    let said = conflict(&lab, &a, &b);
     assert!(
         said.contains(&format!(
             "{RECORDS} of theirs holds a line that is not a reinforcement record"
@@ -238,10 +237,7 @@ fn a_torn_record_registry_is_a_conflict_that_names_it_and_loses_nothing() {
 
 #[test]
 fn doctor_rebuilds_the_updates_a_merge_resolved_by_hand_lost() {
-    let lab = Lab::new();
-    lab.origin(1);
-    let a = lab.clone_of("a", true);
-    let b = lab.clone_of("b", true);
+    let (lab, a, b) = two_clones();
     reinforce(&lab, &a, 5, 0, 3, 3);
     let before = read(&a, SCORES);
     reinforce(&lab, &b, 5, 1, 3, 3);
@@ -275,10 +271,7 @@ fn doctor_rebuilds_the_updates_a_merge_resolved_by_hand_lost() {
 
 #[test]
 fn archived_records_leave_the_scores_rebuildable_and_merges_clean() {
-    let lab = Lab::new();
-    lab.origin(1);
-    let a = lab.clone_of("a", true);
-    let b = lab.clone_of("b", true);
+    let (lab, a, b) = two_clones();
     reinforce(&lab, &a, 5, 0, 6, 6);
     reinforce(&lab, &b, 5, 1, 6, 6);
     let cb = head(&lab, &b);
