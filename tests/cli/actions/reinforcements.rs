@@ -236,14 +236,19 @@ fn a_link_in_the_registrys_place_is_never_followed() {
 
 #[test]
 fn a_refused_reinforcement_records_nothing() {
-    let _ = TestProject::new()
+    let project = TestProject::new()
         .fixture("example")
         .write(PROMOTIONS, "{\"torn\"")
         .write(SCORES, FIRST_SCORES)
         .args(args(&["--accept", "true", "--ci", "pass"]))
         .env("BMAD_MEM_NOW", "2026-10-18T09:31:00.000Z")
         .run()
-        .then()
+        .then();
+    // The second update proposed nothing, so the torn promotions did not stop it: recorded.
+    assert_eq!(records(&project).len(), 1);
+    // The third is due a promotion the torn file cannot take: refused, nothing written, no
+    // record either.
+    let _ = project
         .args(args(&["--accept", "true", "--ci", "pass"]))
         .env("BMAD_MEM_NOW", "2026-10-18T09:32:00.000Z")
         .refused(
