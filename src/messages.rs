@@ -804,6 +804,10 @@ pub(crate) fn driver_gone(bin: &str) -> String {
     )
 }
 
+// the git hooks that rebuild the views: in their own file.
+mod githooks;
+pub(crate) use crate::messages::githooks::*;
+
 /// `doctor`: lines of a merge conflict left in a memory file.
 pub(crate) fn conflict_markers(lines: &[usize]) -> String {
     let shown: Vec<String> = lines.iter().take(10).map(ToString::to_string).collect();

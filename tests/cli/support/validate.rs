@@ -112,9 +112,14 @@ pub fn schema_for(command: &str, sub: &clap::ArgMatches) -> Option<String> {
             Some("supersede" | "abrogate" | "accept" | "reject") => part("decision", "change"),
             other => panic!("no schema is known for `decision {other:?} --json`"),
         },
-        "git" => match sub.subcommand_name() {
-            Some("setup") => part("git", "setup"),
-            other => panic!("no schema is known for `git {other:?} --json`"),
+        "git" => match sub.subcommand() {
+            Some(("setup", setup)) if setup.get_flag("remove_hooks") => part("git", "removeHooks"),
+            Some(("setup", _)) => part("git", "setup"),
+            Some(("hook", _)) => part("git", "hook"),
+            other => panic!(
+                "no schema is known for `git {:?} --json`",
+                other.map(|(name, _)| name)
+            ),
         },
         "model" => match sub.subcommand_name() {
             Some("install" | "status") => part("model", "state"),
