@@ -7,7 +7,8 @@
 //! reward folded in, the signals as given, the pattern's stored score before the update (`null`
 //! when it had none) and after it. A score is a function of its records: starting from the
 //! `before` of a pattern's first record, each record in **canonical order** — by the time of
-//! `ts`, then by `id`, the order the registries' merge writes new lines in — is folded in with
+//! `ts`, then by the number of updates its `before` counts (so that one clone's updates within
+//! one millisecond keep their order), then by `id` — is folded in with
 //! [`Score::update`], the arithmetic `reinforce` itself runs. [`replay`] is that fold; the merge
 //! driver replays both sides' new records onto the merge base's score ([`replay_onto`]), `doctor`
 //! compares every pattern's score with its records ([`agreement`]) and rebuilds it from them,
@@ -37,6 +38,9 @@ pub(crate) struct Record {
     /// The stored score before the update; `None` for `null` (no score yet).
     pub before: Option<Object>,
     pub after: Object,
+    /// How many updates `before` counts (0 for none): orders one clone's records that share a
+    /// millisecond.
+    pub updates_before: f64,
 }
 
 /// The line `reinforce` appends for one update (without its `\n`): compact JSON, keys `ts, id,
@@ -113,6 +117,7 @@ pub(crate) fn parse(line: &str) -> Result<Record, String> {
         .and_then(Value::as_object)
         .cloned()
         .ok_or_else(|| "`after` is not an object".to_owned())?;
+    let updates_before = Score::from_previous(before.as_ref()).updates;
     Ok(Record {
         ts,
         ms,
@@ -121,14 +126,19 @@ pub(crate) fn parse(line: &str) -> Result<Record, String> {
         reward,
         before,
         after,
+        updates_before,
     })
 }
 
-/// The canonical order: by time, then by id (the order in which the merge of the registry
-/// writes the lines new on either side).
+/// The canonical order: by time, then by the updates `before` counts, then by id. A clone's
+/// own records come in the order it made them (times never go back; within one millisecond —
+/// a pinned `BMAD_MEM_NOW` — each starts from one more update), and the order of two clones'
+/// records depends on the records alone, never on which side is ours.
 #[must_use]
 pub(crate) fn canonical(a: &Record, b: &Record) -> Ordering {
-    a.ms.total_cmp(&b.ms).then_with(|| a.id.cmp(&b.id))
+    a.ms.total_cmp(&b.ms)
+        .then_with(|| a.updates_before.total_cmp(&b.updates_before))
+        .then_with(|| a.id.cmp(&b.id))
 }
 
 /// The score `record` makes of `state`: exactly what `reinforce` stores.
@@ -441,6 +451,19 @@ mod tests {
         assert_eq!(replay(None, &records), Some(last.clone()));
         let (agreement, replayed) = agreement(Some(&Value::Object(last.clone())), &records);
         assert_eq!((agreement, replayed), (Agreement::Agrees, last));
+    }
+
+    #[test]
+    fn one_clones_updates_in_one_millisecond_replay_in_their_order() {
+        let at = "2026-10-18T09:30:00.000Z";
+        for _ in 0..20 {
+            let records = chain("p", None, &[(1.0, at), (0.0, at), (0.25, at), (1.0, at)]);
+            let mut sorted: Vec<&Record> = records.iter().collect();
+            sorted.sort_by(|a, b| canonical(a, b));
+            assert_eq!(sorted, records.iter().collect::<Vec<_>>());
+            let stored = Value::Object(records[3].after.clone());
+            assert_eq!(agreement(Some(&stored), &records).0, Agreement::Agrees);
+        }
     }
 
     #[test]
