@@ -303,10 +303,10 @@ pub(crate) fn archive_torn_tail(rel: &str) -> String {
 
 // merge-driver
 
-/// A path the merge driver does not merge.
-pub(crate) fn merge_unknown_path(path: &str, known: &str, dir: &str) -> String {
+/// A path the merge driver does not merge; `known` lists the files it merges, by folder.
+pub(crate) fn merge_unknown_path(path: &str, known: &str) -> String {
     format!(
-        "{path}: not a file bmad-mem merges (it merges {known} in {dir}/, and {MERGE_NOTE_FILES}); left as ours, resolve it by hand"
+        "{path}: not a file bmad-mem merges (it merges {known}, and {MERGE_NOTE_FILES}); left as ours, resolve it by hand"
     )
 }
 
@@ -732,6 +732,8 @@ pub(crate) fn argument_not_boolean(name: &str) -> String {
 // decision (adopt, accept, reject, supersede, abrogate) and its ledger: in their own file.
 mod decisions;
 pub(crate) use decisions::*;
+mod records;
+pub(crate) use crate::messages::records::*;
 
 // lint
 

@@ -7,7 +7,7 @@
 //! is never buried under new ones.
 //! The record goes out as one `write_all` of the whole line, then `fsync`.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 use crate::store::confined::{self, Target};
@@ -15,10 +15,14 @@ use crate::store::layout::REGISTRY_CAP;
 use crate::store::lock::WriterLock;
 
 /// A registry file checked and ready to take one more line: its folder's handle is kept, so the
-/// line lands in the folder that was checked even if a link is swapped in meanwhile.
+/// line lands in the folder that was checked even if a link is swapped in meanwhile. A registry
+/// whose folder does not exist yet (`.bmad/records/` before the first record) has none: its
+/// folders are created, never through a link, when the line is written.
 #[derive(Debug)]
 pub(crate) struct PreparedAppend {
     target: Target,
+    root: PathBuf,
+    rel: String,
 }
 
 /// Runs docs §3.4's checks for appending `line` (without its `\n`) to `rel`, without writing.
@@ -61,7 +65,11 @@ pub(crate) fn prepare(
     if !old.is_empty() && !old.ends_with(b"\n") {
         return Err(Error::IncompleteFinalLine);
     }
-    Ok(PreparedAppend { target })
+    Ok(PreparedAppend {
+        target,
+        root: root.to_path_buf(),
+        rel: rel.to_owned(),
+    })
 }
 
 impl PreparedAppend {
@@ -73,9 +81,13 @@ impl PreparedAppend {
         let mut record = String::with_capacity(line.len() + 1);
         record.push_str(line);
         record.push('\n');
-        self.target
+        let target = match self.target.dir() {
+            Some(_) => self.target,
+            None => confined::locate(&self.root, &self.rel, true)?,
+        };
+        target
             .require_dir("cannot open")?
-            .append(self.target.name(), record.as_bytes())
+            .append(target.name(), record.as_bytes())
     }
 }
 

@@ -22,6 +22,7 @@
 //! markers, patterns as ours) and reported on stderr, and the driver exits 1.
 
 pub(crate) mod admissions;
+mod history;
 pub(crate) mod ndjson;
 pub(crate) mod notes;
 pub(crate) mod scores;
@@ -38,7 +39,7 @@ use crate::js::json::{self, Object, Value};
 use crate::messages;
 use crate::output::Report;
 use crate::store::layout::{
-    DECISION_LEDGER, JOURNAL, MEMORY_DIR, OUTCOMES, PROMOTIONS, REGISTRY_CAP, SCORES,
+    DECISION_LEDGER, JOURNAL, OUTCOMES, PROMOTIONS, REGISTRY_CAP, REINFORCEMENTS, SCORES,
 };
 
 /// Merge one memory file for git: base, ours (rewritten with the result), theirs, path.
@@ -71,7 +72,7 @@ enum Kind {
 }
 
 /// Every file the driver knows, with its kind.
-const KNOWN: [(&str, Kind); 5] = [
+const KNOWN: [(&str, Kind); 6] = [
     (
         JOURNAL,
         Kind::Registry {
@@ -101,6 +102,13 @@ const KNOWN: [(&str, Kind); 5] = [
         },
     ),
     (SCORES, Kind::Scores),
+    (
+        REINFORCEMENTS,
+        Kind::Registry {
+            archive: Some("reinforcements"),
+            receipts: false,
+        },
+    ),
 ];
 
 /// The kind of the file at `path` (in the repository), with its project-relative name.
@@ -115,6 +123,29 @@ fn kind_of(path: &str) -> Option<(&'static str, Kind)> {
                 .strip_suffix(rel)
                 .is_some_and(|above| above.ends_with('/'))
     })
+}
+
+/// The files the driver merges, folder by folder: `a, b and c in .bmad/memory/ and d in
+/// .bmad/records/`.
+fn known_files() -> String {
+    let and = |names: &[&str]| match names {
+        [] => String::new(),
+        [one] => (*one).to_owned(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    };
+    let mut folders: Vec<(&str, Vec<&str>)> = Vec::new();
+    for (rel, _) in KNOWN {
+        let (dir, name) = rel.rsplit_once('/').unwrap_or(("", rel));
+        match folders.iter_mut().find(|(d, _)| *d == dir) {
+            Some((_, names)) => names.push(name),
+            None => folders.push((dir, vec![name])),
+        }
+    }
+    let groups: Vec<String> = folders
+        .iter()
+        .map(|(dir, names)| format!("{} in {dir}/", and(names)))
+        .collect();
+    and(&groups.iter().map(String::as_str).collect::<Vec<_>>())
 }
 
 /// A clean merge.
@@ -166,17 +197,9 @@ pub fn run(args: &MergeDriverArgs, ctx: &Context) -> Result<MergeReport> {
         return merge_note(args, ctx, &rel, &note);
     }
     let Some((rel, kind)) = kind_of(&args.path) else {
-        let names: Vec<&str> = KNOWN
-            .iter()
-            .map(|(rel, _)| rel.rsplit('/').next().unwrap_or(rel))
-            .collect();
-        let known = format!(
-            "{} and {}",
-            names[..names.len() - 1].join(", "),
-            names[names.len() - 1]
-        );
         return Err(Error::refused(messages::merge_unknown_path(
-            &args.path, &known, MEMORY_DIR,
+            &args.path,
+            &known_files(),
         )));
     };
     let ours_path = ctx.cwd.join(&args.ours);
@@ -241,14 +264,29 @@ pub fn run(args: &MergeDriverArgs, ctx: &Context) -> Result<MergeReport> {
             let text = if base == ours {
                 theirs.clone()
             } else {
-                let merged = scores::merge(&b, &o, &t);
+                let found = history::find(
+                    &ctx.cwd,
+                    &args.path,
+                    [&args.base, &args.ours, &args.theirs],
+                    &ctx.merge_heads,
+                );
+                let records = found.as_ref().map(|f| scores::Records {
+                    base: &f.base,
+                    ours: &f.ours,
+                    theirs: &f.theirs,
+                });
+                let records = match &records {
+                    Ok(records) => Ok(records),
+                    Err(why) => Err(why.as_str()),
+                };
+                let merged = scores::merge(&b, &o, &t, records);
                 let text = scores::text(&merged.document).into_bytes();
                 if let Some(e) = too_large(&text) {
                     return Err(e);
                 }
                 if !merged.conflicts.is_empty() {
                     replace(&ours_path, &text)?;
-                    return Err(Error::refused(pattern_report(rel, &merged.conflicts)));
+                    return Err(Error::refused(pattern_report(rel, &merged)));
                 }
                 text
             };
@@ -485,20 +523,25 @@ fn record_report(rel: &str, conflicts: &[ndjson::Conflict]) -> String {
     out
 }
 
-/// The report of patterns in conflict.
-fn pattern_report(rel: &str, conflicts: &[scores::Conflict]) -> String {
+/// The report of patterns in conflict, then why the reinforcement records could not combine
+/// them.
+fn pattern_report(rel: &str, merged: &scores::Merged) -> String {
     let state = |s: &Option<String>| {
         s.clone()
             .unwrap_or_else(|| messages::MERGE_DELETED.to_owned())
     };
-    let mut out = messages::merge_pattern_conflicts(rel, conflicts.len());
-    for c in conflicts {
+    let mut out = messages::merge_pattern_conflicts(rel, merged.conflicts.len());
+    for c in &merged.conflicts {
         out.push('\n');
         out.push_str(&messages::merge_pattern_conflict(
             &c.pattern,
             &state(&c.ours),
             &state(&c.theirs),
         ));
+    }
+    for reason in &merged.reasons {
+        out.push('\n');
+        out.push_str(reason);
     }
     out
 }

@@ -165,7 +165,7 @@ fn a_path_the_driver_does_not_know_is_refused_and_ours_left_as_it_was() {
         let _ = driver(sides("a\n", "b\n", "c\n"), path).refused(
             "merge-driver",
             &format!(
-                "{path}: not a file bmad-mem merges (it merges journal.ndjson, promotions.ndjson, outcomes.ndjson, decisions.ndjson and pattern-scores.json in .bmad/memory/, and decisions.md, lessons.md and patterns.md in .bmad/memory/ and .agents/memory/, .bmad/memory/refused.md and the candidate files); left as ours, resolve it by hand"
+                "{path}: not a file bmad-mem merges (it merges journal.ndjson, promotions.ndjson, outcomes.ndjson, decisions.ndjson and pattern-scores.json in .bmad/memory/ and reinforcements.ndjson in .bmad/records/, and decisions.md, lessons.md and patterns.md in .bmad/memory/ and .agents/memory/, .bmad/memory/refused.md and the candidate files); left as ours, resolve it by hand"
             ),
         );
     }
@@ -356,7 +356,7 @@ fn scores_merge_pattern_by_pattern_and_a_pattern_changed_on_both_sides_is_a_conf
         .code(1)
         .stdout("")
         .stderr(&format!(
-            "mem merge-driver: {SCORES}: 1 pattern(s) scored differently on the two sides; the file keeps ours for them and merges the others\n  pattern \"p\": ours {}; theirs {}\n",
+            "mem merge-driver: {SCORES}: 1 pattern(s) scored differently on the two sides; the file keeps ours for them and merges the others\n  pattern \"p\": ours {}; theirs {}\n  the reinforcement records of the two sides were not found (not run by git in a repository with a commit checked out), so the updates of a pattern both sides changed cannot be replayed\n",
             state(1216, t1),
             state(1184, t2)
         ))
