@@ -495,7 +495,7 @@ fn a_clone_set_up_before_the_note_files_merged_is_told_to_run_setup_again() {
         lines(&kept)
     };
     let earlier = part(false);
-    assert_eq!(earlier.lines().count(), 8, "{earlier}");
+    assert_eq!(earlier.lines().count(), 9, "{earlier}");
     fs::write(a.join(".gitattributes"), &earlier).unwrap();
     let doctor = lab.mem(&a, &at(18, 0), &["doctor"]);
     assert_eq!(doctor.status.code(), Some(1), "{}", text(&doctor));

@@ -109,7 +109,9 @@ fn admit_lesson(lab: &Lab, dir: &Path, day: u32, minute: usize, who: &str, title
 }
 
 /// One clone's day: `events` journal events, `admissions` lessons admitted, the shared pattern
-/// reinforced `reinforcements` times, and its own decision changes.
+/// reinforced `reinforcements` times, and its own decision changes. Bob works from the early
+/// afternoon, so no two actions of the clones share a millisecond (two clones making the very
+/// same update at the very same millisecond write one record, docs/MERGE.md).
 #[allow(clippy::too_many_arguments)]
 fn day(
     lab: &Lab,
@@ -121,7 +123,7 @@ fn day(
     reinforcements: usize,
     decisions: &[&[&str]],
 ) {
-    let mut minute = 0;
+    let mut minute = if who == "bob" { 300 } else { 0 };
     for i in 0..events {
         minute += 1;
         lab.mem_ok(
