@@ -169,7 +169,7 @@ pub(crate) fn run(args: &ReinforceArgs, ctx: &Context) -> Result<ReinforceReport
         &next,
         &ctx.now,
     );
-    let recording = ndjson::prepare(&ctx.root, REINFORCEMENTS, record.len(), &lock);
+    let recording = ndjson::prepare_at_end(&ctx.root, REINFORCEMENTS, record.len(), &lock);
     scores.insert(pattern.clone(), next.to_object());
     document::write(&ctx.root, SCORES, &Value::Object(scores), &lock)?;
     if let (Some(pending), Some(line)) = (pending, promotion_line) {
