@@ -206,7 +206,7 @@ pub enum Command {
         after_help = "Examples:\n  bmad-mem hooks install --agent claude-code --dry-run\n  bmad-mem hooks install --agent codex"
     )]
     Hooks(HooksArgs),
-    /// Git's merge driver for the journal, promotions, receipts, ledger and pattern scores (git runs it).
+    /// Git's merge driver for the journal, promotions, receipts, ledger, pattern scores and note files (git runs it).
     #[command(
         after_help = "Examples:\n  git config merge.bmad-mem.driver \"bmad-mem merge-driver %O %A %B %P\"\n  bmad-mem merge-driver base.ndjson ours.ndjson theirs.ndjson .bmad/memory/journal.ndjson"
     )]

@@ -5,9 +5,10 @@
 //! setup does two things:
 //!
 //! * in the project's `.gitattributes` (created, or appended to; existing lines are kept, the
-//!   file is replaced atomically), one line per registry the merge driver knows —
-//!   `<file> merge=bmad-mem` — and one per generated view — `<file> merge=bmad-mem-view`. That
-//!   file is committed, so every clone agrees on it;
+//!   file is replaced atomically), one line per registry and per note file the merge driver
+//!   knows — `<file> merge=bmad-mem` (the candidate files as one pattern,
+//!   `.bmad/memory/candidates/*.md`) — and one per generated view — `<file> merge=bmad-mem-view`.
+//!   That file is committed, so every clone agrees on it;
 //! * in the project's `.gitignore`, the line `.bmad/cache/` (each clone's derived files, such
 //!   as the embedding index, are never committed), unless a line already ignores it;
 //! * in the clone's config (`git config --local`, as git requires, per clone):
@@ -40,7 +41,9 @@ use crate::output::Report;
 use crate::store::confined;
 use crate::store::git::{self, Probe, REGISTRY_DRIVER, VIEW_DRIVER};
 use crate::store::ignore::{self, Ignored};
-use crate::store::layout::{GITATTRIBUTES, GITIGNORE, MERGED_REGISTRIES, MERGED_VIEWS};
+use crate::store::layout::{
+    CANDIDATE_FILES, GITATTRIBUTES, GITIGNORE, MERGED_NOTES, MERGED_REGISTRIES, MERGED_VIEWS,
+};
 
 pub(crate) mod hooks;
 
@@ -151,12 +154,24 @@ pub(crate) fn run(args: &GitArgs, ctx: &Context) -> Result<Box<dyn Report>> {
 pub(crate) fn wanted_lines() -> Vec<String> {
     MERGED_REGISTRIES
         .iter()
+        .chain(MERGED_NOTES.iter())
         .map(|rel| format!("{rel} merge={REGISTRY_DRIVER}"))
         .chain(
             MERGED_VIEWS
                 .iter()
                 .map(|rel| format!("{rel} merge={VIEW_DRIVER}")),
         )
+        .collect()
+}
+
+/// The lines of [`wanted_lines`] that the attributes file `existing` lacks (lines compared with
+/// their runs of blanks made one), in order.
+#[must_use]
+pub(crate) fn missing_lines(existing: &[u8]) -> Vec<String> {
+    let present: Vec<String> = existing.split(|&b| b == b'\n').map(normalized).collect();
+    wanted_lines()
+        .into_iter()
+        .filter(|line| !present.contains(line))
         .collect()
 }
 
@@ -207,16 +222,7 @@ fn setup(args: &SetupArgs, ctx: &Context) -> Result<SetupReport> {
 
     let target = confined::locate(&ctx.root, GITATTRIBUTES, false)?;
     let existing = target.read(true)?.map(|(bytes, _)| bytes);
-    let present: Vec<String> = existing
-        .as_deref()
-        .unwrap_or_default()
-        .split(|&b| b == b'\n')
-        .map(normalized)
-        .collect();
-    let added: Vec<String> = wanted_lines()
-        .into_iter()
-        .filter(|line| !present.contains(line))
-        .collect();
+    let added = missing_lines(existing.as_deref().unwrap_or_default());
 
     let mut config = Vec::new();
     for (key, value) in [
@@ -337,12 +343,16 @@ fn apply(
 }
 
 /// Warnings for the files whose merge attribute, as git applies it, is not the one
-/// `.gitattributes` now names (another attributes file overrides it).
+/// `.gitattributes` now names (another attributes file overrides it). The candidate files are
+/// asked about as `.bmad/memory/candidates/<id>.md`.
 fn overridden(root: &Path) -> Vec<String> {
+    let candidate = CANDIDATE_FILES.replace('*', "<id>");
     let paths: Vec<&str> = MERGED_REGISTRIES
         .iter()
         .chain(MERGED_VIEWS.iter())
+        .chain(MERGED_NOTES.iter().filter(|rel| **rel != CANDIDATE_FILES))
         .copied()
+        .chain([candidate.as_str()])
         .collect();
     let Ok(found) = git::merge_attributes(root, &paths) else {
         return Vec::new();

@@ -5,7 +5,7 @@
 //! there. Nothing here writes a project file; `config_set` writes the clone's own config.
 
 use std::ffi::OsStr;
-use std::io;
+use std::io::{self, Write};
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
@@ -178,6 +178,66 @@ pub(crate) fn merge_attributes(root: &Path, paths: &[&str]) -> Result<Vec<(Strin
             Some((path.to_owned(), value.to_owned()))
         })
         .collect())
+}
+
+/// Runs `git <args>` in `root` and returns what it printed; `None` when git is missing or fails.
+/// For the merge driver's reads of the repository, which fall back on a conflict when git
+/// cannot answer.
+#[must_use]
+pub(crate) fn read(root: &Path, args: &[&str]) -> Option<Vec<u8>> {
+    let out = git(root, args).ok()?;
+    out.status.success().then_some(out.stdout)
+}
+
+/// Runs `git <args>` in `root` with `input` on its standard input (written from another thread,
+/// so that a large answer never blocks the question) and returns what it printed; `None` when
+/// git is missing or fails.
+#[must_use]
+pub(crate) fn read_with_input(root: &Path, args: &[&str], input: &[u8]) -> Option<Vec<u8>> {
+    let mut child = Command::new("git")
+        .args(args)
+        .current_dir(root)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    let mut stdin = child.stdin.take()?;
+    let input = input.to_vec();
+    let writer = std::thread::spawn(move || stdin.write_all(&input));
+    let out = child.wait_with_output().ok()?;
+    let written = writer.join().ok()?;
+    (written.is_ok() && out.status.success()).then_some(out.stdout)
+}
+
+/// Reads objects named `<revision>:<path>` (or any name git takes) in one `git cat-file
+/// --batch`: each one's content, `None` for a name git does not find.
+#[must_use]
+pub(crate) fn objects(root: &Path, names: &[String]) -> Option<Vec<Option<Vec<u8>>>> {
+    let mut input = String::new();
+    for name in names {
+        input.push_str(name);
+        input.push('\n');
+    }
+    let out = read_with_input(root, &["cat-file", "--batch"], input.as_bytes())?;
+    let mut rest = &out[..];
+    let mut found = Vec::with_capacity(names.len());
+    for _ in names {
+        let end = memchr::memchr(b'\n', rest)?;
+        let header = std::str::from_utf8(&rest[..end]).ok()?;
+        rest = &rest[end + 1..];
+        let mut words = header.rsplitn(3, ' ');
+        let (size, kind) = (words.next()?, words.next()?);
+        if matches!(size, "missing" | "ambiguous") || kind == "missing" {
+            found.push(None);
+            continue;
+        }
+        let size: usize = size.parse().ok()?;
+        let content = rest.get(..size)?.to_vec();
+        rest = rest.get(size + 1..)?;
+        found.push((kind == "blob").then_some(content));
+    }
+    Some(found)
 }
 
 /// What git says in `root` for `git rev-parse <args>`, one line per answer; `None` without

@@ -4,14 +4,20 @@
 use std::collections::HashMap;
 
 use crate::js::json::{self, Value};
-use crate::store::layout::{DECISION_LEDGER, JOURNAL, OUTCOMES, PROMOTIONS};
+use crate::store::layout::{DECISION_LEDGER, JOURNAL, OUTCOMES, PROMOTIONS, REINFORCEMENTS};
 
 /// A line's `(start, end)` byte range in its file, its newline included.
 pub(crate) type Span = (usize, usize);
 
 /// The append-only registries, the only files the repairs (`--repair-tail`, `--repair-encoding`,
 /// `--dedupe`) accept.
-pub(crate) const NDJSON_REGISTRIES: [&str; 4] = [JOURNAL, PROMOTIONS, OUTCOMES, DECISION_LEDGER];
+pub(crate) const NDJSON_REGISTRIES: [&str; 5] = [
+    JOURNAL,
+    PROMOTIONS,
+    OUTCOMES,
+    DECISION_LEDGER,
+    REINFORCEMENTS,
+];
 
 /// The 1-based numbers of the lines that open a merge conflict, as git writes one: a line
 /// `<<<<<<< ` (or `<<<<<<<` alone), then, in order, an optional `||||||| ` line (the base, in

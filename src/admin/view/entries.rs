@@ -7,7 +7,7 @@
 use std::collections::HashSet;
 use std::fmt::Write as _;
 
-use crate::actions::reinforce::Score;
+use crate::actions::reinforce::score::Score;
 use crate::admin::view::decisions::{Marks, body, marks};
 use crate::admin::view::html::{bounded, count, isolated, list_close, list_open, text};
 use crate::admin::view::index::{Entry, Index, Kind, Shown};

@@ -1,4 +1,5 @@
 //! The memory actions, one module each: `write`, `recall`, `reinforce` (docs §5–7);
+//! `reinforcements`, the records `reinforce` keeps of every update;
 //! `observe`, `outcomes`, `evidence` — receipts bound to accepted Nexus work and evidence recall
 //! (docs §5 evidence part, §8, §9, `docs/NEXUS.md`); `bm25`, the opt-in `recall --ranking bm25`,
 //! and `recall_status`, the decisions' status it shows and weighs and the default ranking;
@@ -19,5 +20,6 @@ mod outcomes;
 mod recall;
 mod recall_status;
 mod reinforce;
+pub mod reinforcements;
 mod secrets;
 mod write;

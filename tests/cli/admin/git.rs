@@ -1,7 +1,7 @@
 //! `git setup` and the memory shared through real git: temporary repositories (an origin and
 //! clones of it, git's config isolated from the machine's), the real binary as their merge
 //! driver, and the scenarios a team meets — both clones writing, the same pattern reinforced on
-//! both sides, one record edited differently, an archive against an append, a clone that was
+//! both sides (more in `reinforcements`), one record edited differently, an archive against an append, a clone that was
 //! never set up, a rebase, the generated views.
 
 use std::fs;
@@ -31,6 +31,15 @@ const LINES: &str =
 .bmad/memory/outcomes.ndjson merge=bmad-mem
 .bmad/memory/decisions.ndjson merge=bmad-mem
 .bmad/memory/pattern-scores.json merge=bmad-mem
+.bmad/records/reinforcements.ndjson merge=bmad-mem
+.bmad/memory/decisions.md merge=bmad-mem
+.bmad/memory/lessons.md merge=bmad-mem
+.bmad/memory/patterns.md merge=bmad-mem
+.agents/memory/decisions.md merge=bmad-mem
+.agents/memory/lessons.md merge=bmad-mem
+.agents/memory/patterns.md merge=bmad-mem
+.bmad/memory/refused.md merge=bmad-mem
+.bmad/memory/candidates/*.md merge=bmad-mem
 .bmad/memory/INDEX.md merge=bmad-mem-view
 .bmad/memory/CANDIDATES.md merge=bmad-mem-view
 ";
@@ -82,7 +91,7 @@ fn setup_adds_the_lines_and_the_config_once_keeping_what_was_there() {
     assert_eq!(report["warnings"], serde_json::json!([]));
     assert_eq!(
         report["gitattributes"]["added"].as_array().unwrap().len(),
-        7
+        16
     );
     assert_eq!(report["config"].as_array().unwrap().len(), 4);
     // The line without its newline is ended, and kept.
@@ -319,7 +328,7 @@ fn a_rebase_gives_what_the_merge_gives() {
 }
 
 #[test]
-fn the_same_pattern_reinforced_on_both_sides_is_a_conflict_that_names_it() {
+fn the_same_pattern_reinforced_on_both_sides_merges_with_both_updates() {
     let lab = Lab::new();
     lab.origin(1);
     let a = lab.clone_of("a", true);
@@ -329,12 +338,9 @@ fn the_same_pattern_reinforced_on_both_sides_is_a_conflict_that_names_it() {
     lab.commit(&a, "alice");
     let cb = lab.commit(&b, "bob");
     let out = lab.merge(&a, &b, &cb);
-    assert!(!out.status.success(), "{}", text(&out));
-    assert!(text(&out).contains("shared-pattern"), "{}", text(&out));
-    assert_eq!(
-        lab.git(&a, &["diff", "--name-only", "--diff-filter=U"]),
-        format!("{SCORES}\n")
-    );
+    assert!(out.status.success(), "{}", text(&out));
+    let scores: Json = serde_json::from_str(&read(&a, SCORES)).unwrap();
+    assert_eq!(scores["shared-pattern"]["updates"], 2.0);
 }
 
 #[test]
@@ -505,6 +511,14 @@ fn merge_figures() {
                 );
             }
         }
+        // One pattern both clones reinforce, 40 times each.
+        for i in 0..40 {
+            lab.mem_ok(
+                dir,
+                &at(7, 2 * i + usize::from(agent == "bob")),
+                &["reinforce", "--pattern", "team-pattern", "--accept", "true"],
+            );
+        }
         let promotions = read(dir, ".bmad/memory/promotions.ndjson").lines().count();
         written.push((agent, writes, promotions));
     }
@@ -526,9 +540,14 @@ fn merge_figures() {
     let scores: serde_json::Map<String, Json> = serde_json::from_str(&read(&a, SCORES)).unwrap();
     for (agent, writes, promotions) in &written {
         println!(
-            "clone {agent}: {writes} events written, {patterns} patterns reinforced {rounds} times each, {promotions} promotion proposals"
+            "clone {agent}: {writes} events written, {patterns} patterns reinforced {rounds} times each and one shared pattern 40 times, {promotions} promotion proposals"
         );
     }
+    let records = ids(&read(&a, ".bmad/records/reinforcements.ndjson")).len();
+    println!(
+        "shared pattern: {} updates after the merge (80 made), {records} reinforcement records",
+        scores["team-pattern"]["updates"]
+    );
     println!(
         "after merging both ways (base: 50 events): journal {journal} records ({journal_dupes} duplicate ids), promotions {promotions} ({promotion_dupes} duplicate ids), {} patterns scored, {conflicts} conflicts, both clones byte-identical: {}",
         scores.len(),

@@ -623,7 +623,7 @@ fn pattern_scores_chart_the_reinforcement_records_and_tolerate_a_torn_line() {
         .code(0)
         .run()
         .then()
-        .write(".bmad/memory/reinforcements.ndjson", &records);
+        .write(".bmad/records/reinforcements.ndjson", &records);
     let (_, _, html) = view(project, &[]);
     let card = card(&html, pattern);
     assert!(

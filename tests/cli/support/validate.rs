@@ -40,7 +40,13 @@ pub const WITHOUT_JSON: [(&str, &str); 4] = [
 
 /// The schemas that are no command's: the project configuration, the failure document,
 /// `--version --json`, and the MCP tool `memory_read`'s result.
-pub const NOT_A_COMMAND: [&str; 4] = ["config.json", "error.json", "read.json", "version.json"];
+pub const NOT_A_COMMAND: [&str; 5] = [
+    "config.json",
+    "error.json",
+    "read.json",
+    "reinforcement.json",
+    "version.json",
+];
 
 /// The exit status of a simulated crash (`BMAD_MEM_CRASH_AT`): the process stops dead, prints
 /// nothing.
@@ -86,6 +92,7 @@ pub fn schema_for(command: &str, sub: &clap::ArgMatches) -> Option<String> {
         "lock" if sub.get_flag("recover") => part("lock", "recovery"),
         "lock" => part("lock", "inspection"),
         "doctor" if sub.get_flag("rebuild_views") => part("doctor", "rebuild"),
+        "doctor" if sub.get_flag("rebuild_scores") => part("doctor", "rebuildScores"),
         "doctor"
             if sub.contains_id("repair_tail")
                 || sub.contains_id("repair_encoding")
