@@ -412,9 +412,23 @@ async fn recall_follows_the_projects_default_ranking_and_takes_a_status_filter()
     assert_eq!(lexical, message);
 }
 
+/// `memory_recall` of "auth strategy", 3 results, with the project's default ranking.
+async fn recall_by_default(project: &crate::support::TestProject) -> crate::mcp::Answer {
+    let client = connect(project, ProtocolVersion::V_2025_11_25).await;
+    let answer = ok(&call(
+        &client,
+        "memory_recall",
+        json!({"query": "auth strategy", "limit": 3}),
+    )
+    .await);
+    client.cancel().await.expect("close");
+    answer
+}
+
 #[tokio::test]
 async fn recall_follows_a_default_of_hybrid_and_without_the_model_falls_back_to_bm25() {
     const CONFIG: &str = "{\"ranking\": \"hybrid\"}\n";
+    let words = ["recall", "auth", "strategy", "--limit", "3"];
     // With the model installed (the tests' tiny one) and the index built: hybrid, as the
     // command ranks.
     let project = example()
@@ -424,32 +438,17 @@ async fn recall_follows_a_default_of_hybrid_and_without_the_model_falls_back_to_
         .code(0)
         .run()
         .project;
-    let client = connect(&project, ProtocolVersion::V_2025_11_25).await;
-    let hybrid = ok(&call(
-        &client,
-        "memory_recall",
-        json!({"query": "auth strategy", "limit": 3}),
-    )
-    .await);
-    client.cancel().await.expect("close");
+    let hybrid = recall_by_default(&project).await;
     assert_eq!(hybrid.structured["ranking"], "hybrid");
     assert!(
         hybrid.structured["results"][0]["semanticRank"].is_number(),
         "{}",
         hybrid.structured
     );
-    let (_, want) = cli_value(project, &["recall", "auth", "strategy", "--limit", "3"]);
-    assert_eq!(hybrid.structured, want);
+    assert_eq!(hybrid.structured, cli_value(project, &words).1);
     // Without the model: bm25, and the warning says why.
     let project = example().write(".bmad/memory/config.json", CONFIG);
-    let client = connect(&project, ProtocolVersion::V_2025_11_25).await;
-    let fallback = ok(&call(
-        &client,
-        "memory_recall",
-        json!({"query": "auth strategy", "limit": 3}),
-    )
-    .await);
-    client.cancel().await.expect("close");
+    let fallback = recall_by_default(&project).await;
     assert_eq!(fallback.structured["ranking"], "bm25");
     assert!(
         fallback.structured["warnings"][0]
@@ -458,6 +457,5 @@ async fn recall_follows_a_default_of_hybrid_and_without_the_model_falls_back_to_
         "{}",
         fallback.structured
     );
-    let (_, want) = cli_value(project, &["recall", "auth", "strategy", "--limit", "3"]);
-    assert_eq!(fallback.structured, want);
+    assert_eq!(fallback.structured, cli_value(project, &words).1);
 }
