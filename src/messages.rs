@@ -254,7 +254,7 @@ pub(crate) fn repair_takes(option: &str, registries: &[&str]) -> String {
     format!("--{option} takes one of {}", registries.join(", "))
 }
 
-/// `--repair-encoding` with every line valid.
+/// `--repair-encoding` with every line valid: nothing to do (exit 0).
 pub(crate) fn nothing_invalid(rel: &str) -> String {
     format!("{rel} has no line that is not valid UTF-8; nothing to repair.")
 }
@@ -273,7 +273,7 @@ pub(crate) fn changed_during_repair(rel: &str, expected: u64, now: u64) -> Strin
     )
 }
 
-/// `--repair-tail` on a registry that ends with a newline.
+/// `--repair-tail` on a registry that ends with a newline: nothing to do (exit 0).
 pub(crate) fn no_torn_tail(rel: &str) -> String {
     format!("{rel} has no incomplete final line; nothing to repair.")
 }
@@ -858,7 +858,7 @@ pub(crate) fn dedupe_takes(registries: &[&str]) -> String {
     format!("--dedupe takes one of {}", registries.join(", "))
 }
 
-/// `--dedupe` with no line repeated.
+/// `--dedupe` with no line repeated: nothing to do (exit 0).
 pub(crate) fn no_duplicates(rel: &str) -> String {
     format!("{rel} has no exact duplicate line; nothing to remove.")
 }

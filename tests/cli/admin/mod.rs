@@ -5,7 +5,7 @@
 
 mod aftermerge;
 mod archive;
-mod doctor;
+pub mod doctor;
 mod git;
 pub mod lint;
 mod lock;
