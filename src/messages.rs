@@ -440,6 +440,12 @@ pub(crate) fn brief_file_skipped(rel: &str, error: &dyn Display) -> String {
 /// A blank `--project-name`.
 pub(crate) const PROJECT_NAME_EMPTY: &str = "--project-name must not be empty";
 
+// status
+
+/// The failed check of a project with no link and no brain detection would choose.
+pub(crate) const STATUS_NO_BRAIN: &str =
+    "a brain (bmad-mem init creates the global brain ~/.bmad-plus/brain)";
+
 // scan
 
 /// `scan` without a folder.

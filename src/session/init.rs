@@ -12,8 +12,9 @@
 //! could choose its target today it is used (a different detection result is only warned
 //! about); otherwise it is warned about and ignored, and nothing is written for it — remove the
 //! link to relink. Without one, detection runs; with no brain found, the BMAD+ global brain is
-//! created in the home folder. The link is written, and for the global brain only, the project's
-//! index entry. Writing into the home folder is best effort: a read-only or missing home is a
+//! created in the home folder. The link is written for any brain but the home's global brain,
+//! which detection finds on every machine (a committed link into one person's home would mean
+//! nothing to the next); for that brain only, the project's index entry is written. Writing into the home folder is best effort: a read-only or missing home is a
 //! warning, never a failure, as the Memory pack promises (a missing home is never created).
 //! Failures inside the project are errors.
 //!
@@ -58,12 +59,34 @@ pub struct InitArgs {
     pub sidecar: Option<String>,
 }
 
+/// What became of `.brain-link`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LinkFate {
+    /// Written by this run.
+    Created,
+    /// Already there, and used.
+    Kept,
+    /// None written: the brain is the home's global brain, which detection finds.
+    NotNeeded,
+}
+
+impl LinkFate {
+    fn as_str(self) -> &'static str {
+        match self {
+            LinkFate::Created => "created",
+            LinkFate::Kept => "kept",
+            LinkFate::NotNeeded => "not-needed",
+        }
+    }
+}
+
 /// How the project is linked to its brain.
 #[derive(Debug, Clone)]
 pub(crate) struct LinkedBrain {
+    /// The brain as used: a kept link's target is the folder it resolves to (the global brain
+    /// of this home, for a link into another home's).
     pub link: Link,
-    /// Whether `.brain-link` was written by this run (else it was already there).
-    pub is_new: bool,
+    pub fate: LinkFate,
 }
 
 /// What `init` created and found.
@@ -226,8 +249,11 @@ fn link_brain(ctx: &Context, name: &str, today: &str, report: &mut InitReport) -
                 ));
             }
             report.brain = Some(LinkedBrain {
-                link,
-                is_new: false,
+                link: Link {
+                    linked_brain: linked.dir.to_string_lossy().into_owned(),
+                    ..link
+                },
+                fate: LinkFate::Kept,
             });
             Some(linked)
         }
@@ -246,6 +272,15 @@ fn link_brain(ctx: &Context, name: &str, today: &str, report: &mut InitReport) -
             else {
                 return Ok(());
             };
+            // Detection finds the home's global brain wherever the project is cloned: no link.
+            if brain::is_home_global(&brain, ctx.home.as_deref()) {
+                report.brain = Some(LinkedBrain {
+                    link: Link::new(&brain, ""),
+                    fate: LinkFate::NotNeeded,
+                });
+                index_project(ctx, &brain, name, today, report);
+                return Ok(());
+            }
             // `.brain-link` is JSON text: a path that is not UTF-8 would be recorded altered, and
             // no later run could honour the link. Better no link, and say why.
             if brain.dir.to_str().is_none() {
@@ -262,7 +297,10 @@ fn link_brain(ctx: &Context, name: &str, today: &str, report: &mut InitReport) -
                 return Ok(());
             }
             report.created.push(LINK_FILE.to_owned());
-            report.brain = Some(LinkedBrain { link, is_new: true });
+            report.brain = Some(LinkedBrain {
+                link,
+                fate: LinkFate::Created,
+            });
             Some(brain)
         }
     };
@@ -302,12 +340,7 @@ fn create_global_brain(ctx: &Context, today: &str, report: &mut InitReport) -> O
 /// For the BMAD+ global brain of this home only: complete it and write the project's index
 /// entry, both best effort.
 fn index_project(ctx: &Context, brain: &Brain, name: &str, today: &str, report: &mut InitReport) {
-    let is_global = brain.kind == BrainType::BmadGlobal
-        && ctx
-            .home
-            .as_deref()
-            .is_some_and(|home| global_brain_dir(home) == brain.dir);
-    if !is_global {
+    if !brain::is_home_global(brain, ctx.home.as_deref()) {
         return;
     }
     let result = complete_global_brain(&brain.dir, today).and_then(|created| {
@@ -356,8 +389,11 @@ impl Report for InitReport {
             Object::new()
                 .with("path", b.link.linked_brain.as_str())
                 .with("type", b.link.brain_type.as_str())
-                .with("linkedAt", b.link.linked_at.as_str())
-                .with("link", if b.is_new { "created" } else { "kept" })
+                .with(
+                    "linkedAt",
+                    (b.fate != LinkFate::NotNeeded).then(|| b.link.linked_at.as_str()),
+                )
+                .with("link", b.fate.as_str())
         });
         let result = Object::new()
             .with("changed", self.is_changed())
@@ -395,7 +431,11 @@ impl Report for InitReport {
                     "  brain   {} {} ({})",
                     b.link.brain_type,
                     b.link.linked_brain,
-                    if b.is_new { "linked now" } else { "link kept" }
+                    match b.fate {
+                        LinkFate::Created => "linked now",
+                        LinkFate::Kept => "link kept",
+                        LinkFate::NotNeeded => "found by detection, no link needed",
+                    }
                 );
             }
             None => out.push_str("  brain   none linked\n"),

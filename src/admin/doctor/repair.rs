@@ -178,10 +178,7 @@ fn duplicates_found(ctx: &Context, rel: &str) -> Result<Option<(Target, Vec<u8>,
 
 /// The registry's path, bytes and lines that are not UTF-8, `None` when every line is valid;
 /// refused when only the torn final line is not (`--repair-tail` repairs that).
-fn invalid_found(
-    ctx: &Context,
-    rel: &str,
-) -> Result<Option<(Target, Vec<u8>, Vec<InvalidLine>)>> {
+fn invalid_found(ctx: &Context, rel: &str) -> Result<Option<(Target, Vec<u8>, Vec<InvalidLine>)>> {
     let registry = confined::locate(&ctx.root, rel, false)?;
     let bytes = registry
         .read(true)?

@@ -140,8 +140,8 @@ fn dedupe_moves_the_exact_duplicates_aside_and_keeps_the_first_of_each() {
         &format!("{JOURNAL} has no exact duplicate line; nothing to remove."),
     )
     .args(["doctor"])
-        .code(0)
-        .run();
+    .code(0)
+    .run();
 }
 
 #[test]
