@@ -440,6 +440,14 @@ pub(crate) fn brief_file_skipped(rel: &str, error: &dyn Display) -> String {
 /// A blank `--project-name`.
 pub(crate) const PROJECT_NAME_EMPTY: &str = "--project-name must not be empty";
 
+/// A `.gitignore` that `init` could not extend: the lines to add by hand.
+pub(crate) fn gitignore_not_extended(error: &dyn Display, lines: &[&str]) -> String {
+    format!(
+        "warning: .gitignore not extended ({error}); add these lines to it: {}",
+        lines.join(", ")
+    )
+}
+
 // status
 
 /// The failed check of a project with no link and no brain detection would choose.

@@ -4,8 +4,8 @@
 //! clone's own config defines it (git never takes a command from the repository itself). So
 //! setup does two things:
 //!
-//! * in the project's `.gitattributes` (created, or appended to; existing lines are kept, the
-//!   file is replaced atomically), one line per registry the merge driver knows —
+//! * in the project's `.gitattributes` (created, or appended to as [`crate::store::linefile`]
+//!   appends: existing lines are kept; the file is replaced atomically), one line per registry the merge driver knows —
 //!   `<file> merge=bmad-mem` — and one per generated view — `<file> merge=bmad-mem-view`. That
 //!   file is committed, so every clone agrees on it;
 //! * in the clone's config (`git config --local`, as git requires, per clone):
@@ -33,6 +33,7 @@ use crate::output::Report;
 use crate::store::confined;
 use crate::store::git::{self, Probe, REGISTRY_DRIVER, VIEW_DRIVER};
 use crate::store::layout::{GITATTRIBUTES, MERGED_REGISTRIES, MERGED_VIEWS};
+use crate::store::linefile;
 
 /// The git integration.
 #[derive(Debug, Clone, clap::Args)]
@@ -121,14 +122,6 @@ pub(crate) fn wanted_lines() -> Vec<String> {
         .collect()
 }
 
-/// A line of an attributes file with its runs of blanks made one space, for comparing.
-fn normalized(line: &[u8]) -> String {
-    String::from_utf8_lossy(line)
-        .split_ascii_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
 fn setup(args: &SetupArgs, ctx: &Context) -> Result<SetupReport> {
     match git::probe(&ctx.root) {
         Probe::NoGit => return Err(Error::refused(messages::GIT_MISSING)),
@@ -141,16 +134,13 @@ fn setup(args: &SetupArgs, ctx: &Context) -> Result<SetupReport> {
 
     let target = confined::locate(&ctx.root, GITATTRIBUTES, false)?;
     let existing = target.read(true)?.map(|(bytes, _)| bytes);
-    let present: Vec<String> = existing
-        .as_deref()
-        .unwrap_or_default()
-        .split(|&b| b == b'\n')
-        .map(normalized)
-        .collect();
-    let added: Vec<String> = wanted_lines()
-        .into_iter()
-        .filter(|line| !present.contains(line))
-        .collect();
+    let wanted = wanted_lines();
+    let wanted: Vec<&str> = wanted.iter().map(String::as_str).collect();
+    let added = linefile::missing(
+        existing.as_deref().unwrap_or_default(),
+        &wanted,
+        linefile::normalized,
+    );
 
     let mut config = Vec::new();
     for (key, value) in [
@@ -208,23 +198,7 @@ fn apply(
         done.push(change);
     }
     if result.is_ok() && !report.added.is_empty() {
-        let mut bytes = existing.unwrap_or_default().to_vec();
-        let crlf = bytes.windows(2).any(|w| w == b"\r\n");
-        let eol: &[u8] = if crlf { b"\r\n" } else { b"\n" };
-        if !bytes.is_empty() && !bytes.ends_with(b"\n") {
-            bytes.extend_from_slice(eol);
-        }
-        let has_header = bytes
-            .split(|&b| b == b'\n')
-            .any(|line| normalized(line) == HEADER);
-        if !has_header {
-            bytes.extend_from_slice(HEADER.as_bytes());
-            bytes.extend_from_slice(eol);
-        }
-        for line in &report.added {
-            bytes.extend_from_slice(line.as_bytes());
-            bytes.extend_from_slice(eol);
-        }
+        let bytes = linefile::extended(existing.unwrap_or_default(), HEADER, &report.added);
         result = target
             .require_dir("cannot write")
             .and_then(|dir| dir.replace(target.name(), &bytes));
@@ -430,13 +404,5 @@ mod tests {
         );
         assert_eq!(shell_quote("/o'k/bmad-mem"), r"'/o'\''k/bmad-mem'");
         assert_eq!(shell_quote(""), "''");
-    }
-
-    #[test]
-    fn attribute_lines_compare_without_extra_blanks() {
-        assert_eq!(
-            normalized(b"  .bmad/memory/journal.ndjson \t merge=bmad-mem\r"),
-            ".bmad/memory/journal.ndjson merge=bmad-mem"
-        );
     }
 }

@@ -18,6 +18,12 @@
 //! warning, never a failure, as the Memory pack promises (a missing home is never created).
 //! Failures inside the project are errors.
 //!
+//! In a git clone (a `.git` at or above the project), the project's `.gitignore` is created or
+//! extended with what each clone keeps to itself ([`IGNORED`]: the cache, the writer lock, the
+//! brain link): only the lines it lacks are appended, under a header comment, as
+//! [`crate::store::linefile`] appends; nothing the user wrote changes, and a second run adds
+//! nothing. A `.gitignore` that cannot be read or written is a warning naming the lines to add.
+//!
 //! Paths inside the project are confined (never through a link) before anything is written.
 //! Temporary files that a killed writer left in `.agents/memory/`, `sessions/` and the global
 //! brain's folders are swept before the first write there.
@@ -41,10 +47,13 @@ use crate::session::pack::{
 };
 use crate::session::sidecar::{self, check_agent_name};
 use crate::session::templates::{self, Scope};
+use crate::store::confined;
 use crate::store::git;
 use crate::store::layout::{
-    CONTEXT_FILE, LINK_FILE, NOTE_FILES, PACK_DIR, SESSIONS_DIR, SIDECARS_DIR, sidecar_path,
+    CONTEXT_FILE, GITIGNORE, IGNORED, LINK_FILE, NOTE_FILES, PACK_DIR, SESSIONS_DIR, SIDECARS_DIR,
+    sidecar_path,
 };
+use crate::store::linefile;
 use crate::store::paths::confine;
 
 /// Create what is missing of .agents/memory/ and link a brain (never overwrites).
@@ -102,7 +111,13 @@ pub(crate) struct InitReport {
     /// Whether the project is in a git clone that does not define the memory's merge driver,
     /// so the report offers `bmad-mem git setup`.
     pub offer_git_setup: bool,
+    /// The patterns this run added to `.gitignore`.
+    pub ignored: Vec<String>,
 }
+
+/// The comment that heads the lines `init` adds to `.gitignore`.
+const IGNORE_HEADER: &str =
+    "# bmad-mem: each clone's own files, never committed (see `bmad-mem init`)";
 
 /// Whether the project is in a git work tree whose config does not define the memory's merge
 /// driver. Git is asked only when a `.git` is in sight, so a project outside git costs nothing.
@@ -218,8 +233,39 @@ pub(crate) fn run(args: &InitArgs, ctx: &Context) -> Result<InitReport> {
         }
     }
     link_brain(ctx, &name, &today, &mut report)?;
+    if git::looks_like_git(&ctx.root) {
+        ignore_clone_files(ctx, &mut report);
+    }
     report.offer_git_setup = needs_git_setup(&ctx.root);
     Ok(report)
+}
+
+/// Creates or extends `.gitignore` with the [`IGNORED`] patterns it lacks; a failure is a
+/// warning, the project memory being ready.
+fn ignore_clone_files(ctx: &Context, report: &mut InitReport) {
+    let result = confined::locate(&ctx.root, GITIGNORE, false).and_then(|target| {
+        let existing = target.read(true)?.map(|(bytes, _)| bytes);
+        let old = existing.as_deref().unwrap_or_default();
+        let added = linefile::missing(old, &IGNORED, linefile::ignore_key);
+        if !added.is_empty() {
+            let bytes = linefile::extended(old, IGNORE_HEADER, &added);
+            target
+                .require_dir("cannot write")?
+                .replace(target.name(), &bytes)?;
+        }
+        Ok((existing.is_none(), added))
+    });
+    match result {
+        Ok((created, added)) => {
+            if created && !added.is_empty() {
+                report.created.push(GITIGNORE.to_owned());
+            }
+            report.ignored = added;
+        }
+        Err(e) => report
+            .warnings
+            .push(messages::gitignore_not_extended(&e, &IGNORED)),
+    }
 }
 
 /// The brain step: keep a valid link, or detect (creating the global brain when nothing is
@@ -375,7 +421,7 @@ impl InitReport {
     /// Whether this run created anything.
     #[must_use]
     pub(crate) fn is_changed(&self) -> bool {
-        !self.created.is_empty()
+        !self.created.is_empty() || !self.ignored.is_empty()
     }
 }
 
@@ -391,7 +437,7 @@ impl Report for InitReport {
                 .with("type", b.link.brain_type.as_str())
                 .with(
                     "linkedAt",
-                    (b.fate != LinkFate::NotNeeded).then(|| b.link.linked_at.as_str()),
+                    (b.fate != LinkFate::NotNeeded).then_some(b.link.linked_at.as_str()),
                 )
                 .with("link", b.fate.as_str())
         });
@@ -403,7 +449,12 @@ impl Report for InitReport {
             .with("kept", strings(&self.kept))
             .with("brain", brain)
             .with("warnings", strings(&self.warnings));
-        // Only in a clone that lacks the merge driver: elsewhere the result stays as it was.
+        // Each only when there is something to say: elsewhere the result stays as it was.
+        let result = if self.ignored.is_empty() {
+            result
+        } else {
+            result.with("gitignore", strings(&self.ignored))
+        };
         Value::Object(if self.offer_git_setup {
             result.with("gitSetup", messages::GIT_SETUP_COMMAND)
         } else {
@@ -440,6 +491,13 @@ impl Report for InitReport {
             }
             None => out.push_str("  brain   none linked\n"),
         }
+        if !self.ignored.is_empty() {
+            let _ = writeln!(
+                out,
+                "  ignore  {} (in {GITIGNORE}: each clone's own; commit the rest of .bmad/ and .agents/)",
+                self.ignored.join(", ")
+            );
+        }
         if self.offer_git_setup {
             out.push_str(messages::INIT_OFFERS_GIT_SETUP);
             out.push('\n');
@@ -452,8 +510,14 @@ impl Report for InitReport {
     }
 
     fn written(&self) -> Option<String> {
-        self.is_changed()
-            .then(|| format!("{} created", self.created.join(", ")))
+        let mut done = Vec::new();
+        if !self.created.is_empty() {
+            done.push(format!("{} created", self.created.join(", ")));
+        }
+        if !self.ignored.is_empty() {
+            done.push(format!("{} added to {GITIGNORE}", self.ignored.join(", ")));
+        }
+        (!done.is_empty()).then(|| done.join("; "))
     }
 }
 

@@ -114,8 +114,31 @@ pub fn sidecar_path(agent: &str, rel: &str) -> String {
 
 /// The project's git attributes file, where `git setup` names the merge drivers.
 pub const GITATTRIBUTES: &str = ".gitattributes";
+/// The project's git ignore file, where `init` names what each clone keeps to itself.
+pub const GITIGNORE: &str = ".gitignore";
+/// What each clone keeps to itself, as `.gitignore` patterns: the derived cache
+/// ([`CACHE_DIR`]), the writer lock ([`LOCK_FILE`]) and the brain link ([`LINK_FILE`], a path on
+/// one machine). Everything else under `.bmad/` and `.agents/` is the memory, and is committed.
+pub const IGNORED: [&str; 3] = [
+    ".bmad/cache/",
+    ".bmad/memory/writer.lock",
+    ".agents/memory/.brain-link",
+];
 /// The files the memory's merge driver merges record by record (`merge=bmad-mem`): the
 /// append-only registries and the pattern scores.
 pub const MERGED_REGISTRIES: [&str; 5] = [JOURNAL, PROMOTIONS, OUTCOMES, DECISION_LEDGER, SCORES];
 /// The generated views, which a merge keeps as they are and `doctor --rebuild-views` regenerates.
 pub const MERGED_VIEWS: [&str; 2] = [INDEX_VIEW, CANDIDATES_VIEW];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_ignored_patterns_are_the_clones_own_files() {
+        assert_eq!(
+            IGNORED,
+            [format!("{CACHE_DIR}/").as_str(), LOCK_FILE, LINK_FILE]
+        );
+    }
+}

@@ -12,6 +12,7 @@ pub(crate) mod git;
 pub(crate) mod interrupt;
 pub mod journal;
 pub mod layout;
+pub(crate) mod linefile;
 pub(crate) mod lock;
 pub(crate) mod ndjson;
 pub(crate) mod numbered;

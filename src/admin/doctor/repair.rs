@@ -17,6 +17,10 @@ use crate::store::confined::{self, Target};
 use crate::store::journal::{self, InvalidLine};
 use crate::store::lock::WriterLock;
 
+/// What a repair found to do in a registry: the registry, its bytes and what to move aside;
+/// `None` when there is nothing to repair.
+type Found<T> = Option<(Target, Vec<u8>, T)>;
+
 pub(crate) fn repair_tail(ctx: &Context, rel: &str) -> Result<DoctorReport> {
     if !NDJSON_REGISTRIES.contains(&rel) {
         return Err(Error::refused(messages::repair_takes(
@@ -153,7 +157,7 @@ pub(crate) fn dedupe(ctx: &Context, rel: &str) -> Result<DoctorReport> {
 
 /// The registry, its bytes and the byte ranges of its exact duplicate lines, `None` when there
 /// is none; refused while it holds conflict markers or divergent versions of a record.
-fn duplicates_found(ctx: &Context, rel: &str) -> Result<Option<(Target, Vec<u8>, Vec<Span>)>> {
+fn duplicates_found(ctx: &Context, rel: &str) -> Result<Found<Vec<Span>>> {
     let registry = confined::locate(&ctx.root, rel, false)?;
     let bytes = registry
         .read(true)?
@@ -178,7 +182,7 @@ fn duplicates_found(ctx: &Context, rel: &str) -> Result<Option<(Target, Vec<u8>,
 
 /// The registry's path, bytes and lines that are not UTF-8, `None` when every line is valid;
 /// refused when only the torn final line is not (`--repair-tail` repairs that).
-fn invalid_found(ctx: &Context, rel: &str) -> Result<Option<(Target, Vec<u8>, Vec<InvalidLine>)>> {
+fn invalid_found(ctx: &Context, rel: &str) -> Result<Found<Vec<InvalidLine>>> {
     let registry = confined::locate(&ctx.root, rel, false)?;
     let bytes = registry
         .read(true)?
@@ -211,7 +215,7 @@ pub(crate) fn check_unchanged(file: &File, path: &Path, rel: &str, expected: u64
 }
 
 /// The registry, its bytes and complete length; `None` when it has no torn final line.
-fn torn_tail(ctx: &Context, rel: &str) -> Result<Option<(Target, Vec<u8>, usize)>> {
+fn torn_tail(ctx: &Context, rel: &str) -> Result<Found<usize>> {
     let registry = confined::locate(&ctx.root, rel, false)?;
     let bytes = registry
         .read(true)?

@@ -709,6 +709,124 @@ fn an_existing_link_is_kept_and_a_different_detection_only_warned_about() {
     )));
 }
 
+const GITIGNORE_LINES: &str = "# bmad-mem: each clone's own files, never committed (see `bmad-mem init`)\n.bmad/cache/\n.bmad/memory/writer.lock\n.agents/memory/.brain-link\n";
+
+/// Runs `git` in the project, with its config kept away from the machine's.
+fn git_in(p: &TestProject, args: &[&str]) -> std::process::Output {
+    Command::new("git")
+        .args(args)
+        .current_dir(p.path(""))
+        .env("HOME", home(p))
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn init_in_a_git_clone_writes_a_gitignore_once_and_git_ignores_only_the_clones_own_files() {
+    if !has_git() {
+        eprintln!("git is not installed: skipped");
+        return;
+    }
+    let p = project();
+    assert!(git_in(&p, &["init", "-q"]).status.success());
+    let ran = p
+        .args(["--json", "init"])
+        .code(0)
+        .stderr("")
+        .file(".gitignore", GITIGNORE_LINES)
+        .run();
+    let json: serde_json::Value = ran.json();
+    assert_eq!(
+        json["gitignore"],
+        serde_json::json!([
+            ".bmad/cache/",
+            ".bmad/memory/writer.lock",
+            ".agents/memory/.brain-link"
+        ])
+    );
+    assert!(
+        json["created"]
+            .as_array()
+            .unwrap()
+            .contains(&".gitignore".into())
+    );
+    // What git ignores: the cache, the lock and the link; never the memory itself.
+    let p = ran
+        .then()
+        .write(".bmad/cache/reminded.json", "{}")
+        .write(LINK, "{}")
+        .write(".bmad/memory/writer.lock", "{}")
+        .write(JOURNAL, "{}\n");
+    for (path, ignored) in [
+        (".bmad/cache/reminded.json", true),
+        (".bmad/memory/writer.lock", true),
+        (LINK, true),
+        (JOURNAL, false),
+        (DECISIONS_MD, false),
+        (".agents/memory/sessions/2026-10-18-x.md", false),
+    ] {
+        let out = git_in(&p, &["check-ignore", "-q", path]);
+        assert_eq!(out.status.success(), ignored, "{path}");
+    }
+    // A second run adds nothing.
+    let p = p.remove(".bmad").remove(LINK);
+    let brain = global_brain(&p);
+    let _ = p
+        .args(["init"])
+        .code(0)
+        .stderr("")
+        .stdout(&format!(
+            "mem init: nothing to do — .agents/memory/ is complete; nothing was changed\n  brain   bmad-global {} (found by detection, no link needed)\n  git     run `bmad-mem git setup` so that merges of the memory lose nothing and conflict only on real conflicts\n",
+            brain.display()
+        ))
+        .unchanged()
+        .run();
+}
+
+#[test]
+fn init_extends_a_users_gitignore_without_touching_a_byte_of_it() {
+    // The user's lines, Windows line endings, no final newline, one pattern already there in
+    // the user's spelling: only the two missing ones are added, after the header.
+    let mine = "target/\r\n/.bmad/cache\r\n# mine";
+    let ran = project()
+        .mkdir(".git")
+        .write(".gitignore", mine)
+        .args(["init"])
+        .code(0)
+        .stderr("")
+        .file(
+            ".gitignore",
+            format!(
+                "{mine}\r\n# bmad-mem: each clone's own files, never committed (see `bmad-mem init`)\r\n.bmad/memory/writer.lock\r\n.agents/memory/.brain-link\r\n"
+            ),
+        )
+        .run();
+    assert!(
+        ran.stdout.contains(
+            "\n  ignore  .bmad/memory/writer.lock, .agents/memory/.brain-link (in .gitignore: each clone's own; commit the rest of .bmad/ and .agents/)\n"
+        ),
+        "{}",
+        ran.stdout
+    );
+    assert!(!ran.stdout.contains("created .gitignore"), "{}", ran.stdout);
+    // Outside a git clone, no .gitignore is written.
+    let _ = project().args(["init"]).code(0).absent(".gitignore").run();
+    // A .gitignore that is a link is not followed: a warning, and the memory is still made.
+    let p = project().mkdir(".git").write("elsewhere", "mine\n");
+    let ran = p
+        .symlink("elsewhere", ".gitignore")
+        .args(["init"])
+        .code(0)
+        .file("elsewhere", "mine\n")
+        .file(DECISIONS_MD, DECISIONS)
+        .run();
+    assert_eq!(
+        ran.stderr,
+        "warning: .gitignore not extended (Memory paths cannot follow symbolic links or junctions.); add these lines to it: .bmad/cache/, .bmad/memory/writer.lock, .agents/memory/.brain-link\n"
+    );
+}
+
 #[test]
 fn init_refuses_a_linked_memory_folder_and_writes_nothing() {
     let _ = project()
