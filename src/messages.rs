@@ -912,6 +912,12 @@ pub(crate) const PRINTED_FROM_THE_DEFINITION: &str =
     "completions and man print from the command line, not as an action";
 
 /// `bmad-mem man <action>` naming no action.
+/// What `bmad-mem` alone prints after its error line (human form only): how to start.
+pub(crate) const SHORT_USAGE: &str = "Usage: bmad-mem [-d <path>] [--json] <ACTION> [OPTIONS]
+  bmad-mem init                 create the project memory in .agents/memory/
+  bmad-mem recall <words>...    what the memory knows about these words
+  bmad-mem --help               every action; bmad-mem help <action> explains one";
+
 pub(crate) fn no_manual_page(name: &str, expected: &str) -> String {
     format!("no manual page for '{name}' — expected {expected}")
 }

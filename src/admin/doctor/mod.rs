@@ -88,9 +88,8 @@ mod lines;
 mod repair;
 mod report;
 
-use crate::admin::doctor::lines::{
-    NDJSON_REGISTRIES, complete_len, conflict_openings, doubles, is_marker,
-};
+pub(crate) use crate::admin::doctor::lines::NDJSON_REGISTRIES;
+use crate::admin::doctor::lines::{complete_len, conflict_openings, doubles, is_marker};
 use crate::admin::doctor::repair::{dedupe, repair_encoding, repair_tail};
 pub(crate) use crate::admin::doctor::report::DoctorReport;
 
