@@ -38,7 +38,13 @@ fn main() -> ExitCode {
     if let Command::Mcp(args) = &cli.command {
         return match bmad_mem::mcp::run(args, cli.directory.as_deref()) {
             Ok(()) => ExitCode::SUCCESS,
-            Err(e) => fail(false, Some(action), &e.to_string()),
+            // stdout is the protocol's once the server runs; a build without it answers as
+            // any command does.
+            Err(e) => fail(
+                cli.json && !cfg!(feature = "mcp"),
+                Some(action),
+                &e.to_string(),
+            ),
         };
     }
     // Completions and manual pages come from the command-line definition alone.

@@ -6,6 +6,9 @@
 //!
 //! The Nexus view's own messages (`Nexus: …`) still live with it.
 
+// Without the MCP server (cargo feature `mcp` off), its messages are built but unused.
+#![cfg_attr(not(feature = "mcp"), allow(dead_code))]
+
 use std::fmt::Display;
 use std::path::Path;
 
