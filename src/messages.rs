@@ -104,10 +104,6 @@ pub(crate) const ARCHIVE_WITH_BM25: &str =
     "--include-archive applies with --ranking lexical or evidence";
 /// `--status` with a ranking of bmad-plus's, which shows no status.
 pub(crate) const STATUS_WITH_BMAD_PLUS_RANKING: &str = "--status applies with --ranking bm25: the lexical and evidence rankings are bmad-plus's and show no status";
-/// The default ranking names `hybrid`, which this build does not have.
-pub(crate) const HYBRID_DEFAULT_AS_BM25: &str =
-    "warning: the default ranking hybrid is not available in this build; bm25 ranks instead";
-
 /// `BMAD_MEM_RANKING` naming no ranking.
 pub(crate) fn ranking_env_ignored(value: &str, rankings: &[&str]) -> String {
     format!(
@@ -120,6 +116,11 @@ pub(crate) fn ranking_env_ignored(value: &str, rankings: &[&str]) -> String {
 pub(crate) fn portfolio_not_a_folder(dir: &Path) -> String {
     format!("--portfolio is not an existing folder: {}", dir.display())
 }
+
+// recall --ranking hybrid, `model` and `index`: messages/hybrid.rs
+
+mod hybrid;
+pub(crate) use crate::messages::hybrid::*;
 
 // write
 
@@ -817,6 +818,10 @@ pub(crate) fn driver_gone(bin: &str) -> String {
         "this clone's git config runs the merge driver as {bin}, which is not there any more, so git cannot merge the memory and every merge of it conflicts; `{GIT_SETUP_COMMAND}` names this binary instead"
     )
 }
+
+// the git hooks that rebuild the views: in their own file.
+mod githooks;
+pub(crate) use crate::messages::githooks::*;
 
 /// `doctor`: lines of a merge conflict left in a memory file.
 pub(crate) fn conflict_markers(lines: &[usize]) -> String {

@@ -18,11 +18,12 @@
 //! warning, never a failure, as the Memory pack promises (a missing home is never created).
 //! Failures inside the project are errors.
 //!
-//! In a git clone (a `.git` at or above the project), the project's `.gitignore` is created or
-//! extended with what each clone keeps to itself ([`IGNORED`]: the cache, the writer lock, the
-//! brain link): only the lines it lacks are appended, under a header comment, as
-//! [`crate::store::linefile`] appends; nothing the user wrote changes, and a second run adds
-//! nothing. A `.gitignore` that cannot be read or written is a warning naming the lines to add.
+//! In a git work tree, the project's `.gitignore` is created or extended with what each clone
+//! keeps to itself ([`IGNORED`]: the cache, the writer lock, the brain link), as
+//! [`crate::store::ignore`] ensures it: only the lines it lacks, under a comment; nothing the
+//! user wrote changes, and a second run adds nothing. A `.gitignore` that cannot be read or
+//! written (a link, a folder) is a warning naming the lines to add, never a failure after the
+//! memory was written.
 //!
 //! Paths inside the project are confined (never through a link) before anything is written.
 //! Temporary files that a killed writer left in `.agents/memory/`, `sessions/` and the global
@@ -47,13 +48,12 @@ use crate::session::pack::{
 };
 use crate::session::sidecar::{self, check_agent_name};
 use crate::session::templates::{self, Scope};
-use crate::store::confined;
 use crate::store::git;
+use crate::store::ignore::{self, Ignored};
 use crate::store::layout::{
     CONTEXT_FILE, GITIGNORE, IGNORED, LINK_FILE, NOTE_FILES, PACK_DIR, SESSIONS_DIR, SIDECARS_DIR,
     sidecar_path,
 };
-use crate::store::linefile;
 use crate::store::paths::confine;
 
 /// Create what is missing of .agents/memory/ and link a brain (never overwrites).
@@ -106,6 +106,8 @@ pub(crate) struct InitReport {
     pub created: Vec<String>,
     /// Paths that existed and were left as they are.
     pub kept: Vec<String>,
+    /// Files that existed and got lines: `.gitignore`, those of [`IGNORED`] it lacked.
+    pub updated: Vec<String>,
     pub brain: Option<LinkedBrain>,
     pub warnings: Vec<String>,
     /// Whether the project is in a git clone that does not define the memory's merge driver,
@@ -114,10 +116,6 @@ pub(crate) struct InitReport {
     /// The patterns this run added to `.gitignore`.
     pub ignored: Vec<String>,
 }
-
-/// The comment that heads the lines `init` adds to `.gitignore`.
-const IGNORE_HEADER: &str =
-    "# bmad-mem: each clone's own files, never committed (see `bmad-mem init`)";
 
 /// Whether the project is in a git work tree whose config does not define the memory's merge
 /// driver. Git is asked only when a `.git` is in sight, so a project outside git costs nothing.
@@ -233,7 +231,8 @@ pub(crate) fn run(args: &InitArgs, ctx: &Context) -> Result<InitReport> {
         }
     }
     link_brain(ctx, &name, &today, &mut report)?;
-    if git::looks_like_git(&ctx.root) {
+    // In a clone, each clone's own files are kept out of git.
+    if git::looks_like_git(&ctx.root) && git::probe(&ctx.root) == git::Probe::WorkTree {
         ignore_clone_files(ctx, &mut report);
     }
     report.offer_git_setup = needs_git_setup(&ctx.root);
@@ -243,25 +242,16 @@ pub(crate) fn run(args: &InitArgs, ctx: &Context) -> Result<InitReport> {
 /// Creates or extends `.gitignore` with the [`IGNORED`] patterns it lacks; a failure is a
 /// warning, the project memory being ready.
 fn ignore_clone_files(ctx: &Context, report: &mut InitReport) {
-    let result = confined::locate(&ctx.root, GITIGNORE, false).and_then(|target| {
-        let existing = target.read(true)?.map(|(bytes, _)| bytes);
-        let old = existing.as_deref().unwrap_or_default();
-        let added = linefile::missing(old, &IGNORED, linefile::ignore_key);
-        if !added.is_empty() {
-            let bytes = linefile::extended(old, IGNORE_HEADER, &added);
-            target
-                .require_dir("cannot write")?
-                .replace(target.name(), &bytes)?;
-        }
-        Ok((existing.is_none(), added))
-    });
-    match result {
-        Ok((created, added)) => {
-            if created && !added.is_empty() {
-                report.created.push(GITIGNORE.to_owned());
-            }
+    match ignore::ensure_all(&ctx.root) {
+        Ok((Ignored::Created, added)) => {
+            report.created.push(GITIGNORE.to_owned());
             report.ignored = added;
         }
+        Ok((Ignored::Added, added)) => {
+            report.updated.push(GITIGNORE.to_owned());
+            report.ignored = added;
+        }
+        Ok((Ignored::Already, _)) => {}
         Err(e) => report
             .warnings
             .push(messages::gitignore_not_extended(&e, &IGNORED)),
@@ -421,7 +411,7 @@ impl InitReport {
     /// Whether this run created anything.
     #[must_use]
     pub(crate) fn is_changed(&self) -> bool {
-        !self.created.is_empty() || !self.ignored.is_empty()
+        !self.created.is_empty() || !self.updated.is_empty()
     }
 }
 
@@ -449,12 +439,13 @@ impl Report for InitReport {
             .with("kept", strings(&self.kept))
             .with("brain", brain)
             .with("warnings", strings(&self.warnings));
-        // Each only when there is something to say: elsewhere the result stays as it was.
-        let result = if self.ignored.is_empty() {
+        // Only when a line was added to an existing file: elsewhere the result stays as it was.
+        let result = if self.updated.is_empty() {
             result
         } else {
-            result.with("gitignore", strings(&self.ignored))
+            result.with("updated", strings(&self.updated))
         };
+        // Only in a clone that lacks the merge driver: elsewhere the result stays as it was.
         Value::Object(if self.offer_git_setup {
             result.with("gitSetup", messages::GIT_SETUP_COMMAND)
         } else {
@@ -475,6 +466,13 @@ impl Report for InitReport {
         for path in &self.created {
             let _ = writeln!(out, "  created {path}");
         }
+        for path in &self.updated {
+            let _ = writeln!(
+                out,
+                "  updated {path} ({} ignored)",
+                self.ignored.join(", ")
+            );
+        }
         match &self.brain {
             Some(b) => {
                 let _ = writeln!(
@@ -490,13 +488,6 @@ impl Report for InitReport {
                 );
             }
             None => out.push_str("  brain   none linked\n"),
-        }
-        if !self.ignored.is_empty() {
-            let _ = writeln!(
-                out,
-                "  ignore  {} (in {GITIGNORE}: each clone's own; commit the rest of .bmad/ and .agents/)",
-                self.ignored.join(", ")
-            );
         }
         if self.offer_git_setup {
             out.push_str(messages::INIT_OFFERS_GIT_SETUP);
@@ -514,7 +505,7 @@ impl Report for InitReport {
         if !self.created.is_empty() {
             done.push(format!("{} created", self.created.join(", ")));
         }
-        if !self.ignored.is_empty() {
+        if !self.updated.is_empty() {
             done.push(format!("{} added to {GITIGNORE}", self.ignored.join(", ")));
         }
         (!done.is_empty()).then(|| done.join("; "))

@@ -130,10 +130,16 @@ pub(crate) fn config_get(root: &Path, key: &str, local: bool) -> Result<Option<S
 /// a failure) — who acts is then found elsewhere, never refused for it.
 #[must_use]
 pub(crate) fn user_name(root: &Path) -> Option<String> {
-    config_get(root, "user.name", false)
+    config_text(root, "user.name")
+}
+
+/// The value of `key` at every level git reads; `None` when unset, blank, or when git cannot
+/// tell.
+fn config_text(root: &Path, key: &str) -> Option<String> {
+    config_get(root, key, false)
         .ok()
         .flatten()
-        .filter(|name| !name.trim().is_empty())
+        .filter(|value| !value.trim().is_empty())
 }
 
 /// Sets `key` to `value` in the clone's own config (`git config --local`); `None` unsets it.
@@ -172,4 +178,77 @@ pub(crate) fn merge_attributes(root: &Path, paths: &[&str]) -> Result<Vec<(Strin
             Some((path.to_owned(), value.to_owned()))
         })
         .collect())
+}
+
+/// What git says in `root` for `git rev-parse <args>`, one line per answer; `None` without
+/// git, outside a work tree, or when git fails.
+fn rev_parse(root: &Path, args: &[&str]) -> Option<Vec<String>> {
+    let out = git(
+        root,
+        std::iter::once("rev-parse").chain(args.iter().copied()),
+    )
+    .ok()?;
+    out.status.success().then(|| {
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(str::to_owned)
+            .collect()
+    })
+}
+
+/// The URL of the clone's `origin` remote; `None` when there is none (or no git).
+#[must_use]
+pub(crate) fn origin_url(root: &Path) -> Option<String> {
+    config_text(root, "remote.origin.url")
+}
+
+/// The top folder of the work tree `root` is in; `None` without git or outside a work tree.
+#[must_use]
+pub(crate) fn top_level(root: &Path) -> Option<std::path::PathBuf> {
+    rev_parse(root, &["--show-toplevel"])?
+        .into_iter()
+        .next()
+        .filter(|top| !top.is_empty())
+        .map(std::path::PathBuf::from)
+}
+
+/// Where git runs the clone's hooks from, and where the project is in its work tree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct HooksPlace {
+    /// The hooks folder as git names it (`git rev-parse --git-path hooks` in the project:
+    /// relative to the project, or absolute): `core.hooksPath` when set, the common git folder's
+    /// `hooks` in a linked work tree.
+    pub shown: String,
+    /// The same folder, absolute.
+    pub dir: std::path::PathBuf,
+    /// The project's folder relative to the top of the work tree, `/`-separated, without a
+    /// trailing `/`; empty at the top. Git runs hooks from the top of the work tree.
+    pub prefix: String,
+}
+
+/// Where the clone's hooks live; `None` without git or outside a work tree.
+#[must_use]
+pub(crate) fn hooks_place(root: &Path) -> Option<HooksPlace> {
+    let lines = rev_parse(root, &["--git-path", "hooks", "--show-prefix"])?;
+    let shown = lines.first().filter(|l| !l.is_empty())?.clone();
+    let prefix = lines
+        .get(1)
+        .map(|p| p.trim_end_matches('/').to_owned())
+        .unwrap_or_default();
+    Some(HooksPlace {
+        dir: root.join(&shown),
+        shown,
+        prefix,
+    })
+}
+
+/// Whether a rebase is under way in the clone (git's `rebase-merge` or `rebase-apply` folder
+/// exists): the hooks then leave the work tree alone until it ends.
+#[must_use]
+pub(crate) fn is_rebasing(root: &Path) -> bool {
+    rev_parse(
+        root,
+        &["--git-path", "rebase-merge", "--git-path", "rebase-apply"],
+    )
+    .is_some_and(|paths| paths.iter().any(|p| root.join(p).is_dir()))
 }

@@ -3,9 +3,9 @@
 //! to itself). Pure functions over bytes; the callers read and replace the file through a
 //! confined handle.
 //!
-//! A wanted line counts as present when some line of the file says the same once its runs of
-//! blanks are made one space (and, for ignore patterns, a leading `/` or trailing `/` dropped):
-//! the user's own spelling is never duplicated. Lines are only ever appended — after the
+//! A wanted line counts as present when some line of the file says the same as the caller
+//! compares them (runs of blanks made one space for attributes; the usual spellings of a path
+//! for ignore patterns, [`crate::store::ignore`]): the user's own spelling is never duplicated. Lines are only ever appended — after the
 //! header comment, written once — in the file's own line ending (CRLF when it has one), after a
 //! final newline added to a last line that lacks one. Nothing the user wrote is moved, changed
 //! or removed.
@@ -17,15 +17,6 @@ pub(crate) fn normalized(line: &[u8]) -> String {
         .split_ascii_whitespace()
         .collect::<Vec<_>>()
         .join(" ")
-}
-
-/// An ignore pattern as compared: normalized, without a leading `/` (the patterns bmad-mem
-/// writes hold a `/` inside, so git anchors them either way) or a trailing `/`.
-#[must_use]
-pub(crate) fn ignore_key(line: &[u8]) -> String {
-    let text = normalized(line);
-    let text = text.strip_prefix('/').unwrap_or(&text);
-    text.strip_suffix('/').unwrap_or(text).to_owned()
 }
 
 /// The `wanted` lines that `existing` lacks, in order, comparing lines by `key`.
@@ -72,8 +63,6 @@ mod tests {
             normalized(b"  .bmad/memory/journal.ndjson \t merge=bmad-mem\r"),
             ".bmad/memory/journal.ndjson merge=bmad-mem"
         );
-        assert_eq!(ignore_key(b"/.bmad/cache/ \r"), ".bmad/cache");
-        assert_eq!(ignore_key(b".bmad/cache"), ".bmad/cache");
     }
 
     #[track_caller]
@@ -84,14 +73,13 @@ mod tests {
     #[test]
     fn only_what_is_missing_is_added() {
         let wanted = [".bmad/cache/", ".agents/memory/.brain-link"];
-        case("", &wanted, ignore_key, &wanted);
-        case("target/\n/.bmad/cache\n", &wanted, ignore_key, &wanted[1..]);
+        case("", &wanted, normalized, &wanted);
         case(".bmad/cache/\n", &wanted, normalized, &wanted[1..]);
         case("/.bmad/cache\n", &wanted, normalized, &wanted);
         case(
             " .agents/memory/.brain-link\r\n.bmad/cache/",
             &wanted,
-            ignore_key,
+            normalized,
             &[],
         );
     }

@@ -6,7 +6,7 @@ use crate::actions::observe::{INPUT, golden, golden_line};
 use crate::support::TestProject;
 
 /// Every action a user may type, in the order the help lists them.
-const ACTIONS: [&str; 26] = [
+const ACTIONS: [&str; 28] = [
     "recall",
     "write",
     "reinforce",
@@ -31,6 +31,8 @@ const ACTIONS: [&str; 26] = [
     "guard",
     "hooks",
     "merge-driver",
+    "model",
+    "index",
     "completions",
     "man",
 ];
@@ -123,7 +125,7 @@ fn the_bash_script_completes_actions_sub_actions_options_and_values() {
         (&["bmad-mem", "recall", "--li"], &["--limit"]),
         (
             &["bmad-mem", "recall", "--ranking", ""],
-            &["lexical", "evidence", "bm25"],
+            &["lexical", "evidence", "bm25", "hybrid"],
         ),
         (
             &["bmad-mem", "recall", "auth", "--scope", "p"],
@@ -162,8 +164,11 @@ fn the_bash_script_completes_actions_sub_actions_options_and_values() {
 #[test]
 fn the_zsh_and_fish_scripts_offer_the_closed_values_and_parse() {
     for (shell, ranking) in [
-        ("zsh", ":(lexical evidence bm25)'"),
-        ("fish", "-a \"lexical\\t''\nevidence\\t''\nbm25\\t''\""),
+        ("zsh", ":(lexical evidence bm25 hybrid)'"),
+        (
+            "fish",
+            "-a \"lexical\\t''\nevidence\\t''\nbm25\\t''\nhybrid\\t''\"",
+        ),
     ] {
         let script = stdout_of(&["completions", shell]);
         assert!(script.contains(ranking), "{shell}");
@@ -206,7 +211,7 @@ fn the_zsh_and_fish_scripts_offer_the_closed_values_and_parse() {
                     })
             };
             if let Some(words) = complete("bmad-mem recall --ranking ") {
-                assert_eq!(words, ["bm25", "evidence", "lexical"]);
+                assert_eq!(words, ["bm25", "evidence", "hybrid", "lexical"]);
                 let words = complete("bmad-mem decision a").unwrap();
                 assert_eq!(words, ["abrogate", "accept", "adopt"]);
             }
@@ -243,9 +248,10 @@ fn the_manual_page_is_roff_naming_every_action() {
         let page = stdout_of(&words);
         assert!(page.contains(".SH SYNOPSIS"), "{words:?}");
     }
-    let _ = TestProject::new()
-        .args(["man", "git", "nope"])
-        .refused("man", "no manual page for 'git nope' — expected setup");
+    let _ = TestProject::new().args(["man", "git", "nope"]).refused(
+        "man",
+        "no manual page for 'git nope' — expected setup | hook",
+    );
     let _ = TestProject::new().args(["man", "nope"]).refused(
         "man",
         &format!(

@@ -36,8 +36,8 @@
 //! and a torn final line, stay as they were. Registries only: note files are Markdown a person
 //! edits, and readers take them with the bad bytes replaced.
 //!
-//! After a merge, the check also reports conflict markers (a `<<<<<<< ` line with a `>>>>>>> `
-//! line after it) in the registries, the scores, the note files, the candidates and the views;
+//! After a merge, the check also reports conflict markers (the whole structure git writes: a
+//! `<<<<<<< ` line, then `=======`, then `>>>>>>> `; `lint` reads them the same way) in the registries, the scores, the note files, the candidates and the views;
 //! in each NDJSON registry, exact duplicate lines and ids with different versions, counted apart;
 //! a `.gitattributes` naming the memory's merge drivers in a clone whose git config lacks them;
 //! and, as a notice that never fails the check, records whose timestamp is older than an earlier
@@ -65,6 +65,7 @@ use crate::actions::entries::candidate as entries;
 use crate::actions::entries::{admit, views};
 use crate::actions::receipts;
 use crate::admin::archive;
+use crate::admin::git::hooks as git_hooks;
 use crate::admin::lock;
 use crate::context::Context;
 use crate::error::{Error, Result};
@@ -84,7 +85,7 @@ use crate::store::paths::{
 };
 use crate::store::sections::heading_lines;
 
-mod lines;
+pub(crate) mod lines;
 mod repair;
 mod report;
 
@@ -175,6 +176,7 @@ pub(crate) fn run(args: &DoctorArgs, ctx: &Context) -> Result<DoctorReport> {
     }
     check_merge_leftovers(ctx, &mut report);
     check_merge_drivers(&ctx.root, &mut report);
+    check_view_hooks(ctx, &mut report);
     Ok(report)
 }
 
@@ -333,6 +335,32 @@ fn check_merge_drivers(root: &Path, report: &mut DoctorReport) {
             GITATTRIBUTES,
             "merge-driver-gone",
             messages::driver_gone(&bin),
+        );
+    }
+}
+
+/// A clone set up to merge the memory (its config defines the views' driver) whose hooks do not
+/// rebuild the views after a merge, checkout or rebase — set up before setup installed them, or
+/// a hook replaced since — once the entry commands are in use.
+fn check_view_hooks(ctx: &Context, report: &mut DoctorReport) {
+    if !views::in_use(ctx)
+        || !git::looks_like_git(&ctx.root)
+        || !matches!(
+            git::config_get(&ctx.root, &format!("merge.{VIEW_DRIVER}.driver"), false),
+            Ok(Some(_))
+        )
+    {
+        return;
+    }
+    let Some(place) = git::hooks_place(&ctx.root) else {
+        return;
+    };
+    let missing = git_hooks::missing(&place);
+    if !missing.is_empty() {
+        report.problem(
+            &place.shown,
+            "view-hooks-missing",
+            messages::view_hooks_missing(&missing),
         );
     }
 }
