@@ -167,14 +167,18 @@ fn git(project: &TestProject, args: &[&str]) {
 
 #[test]
 fn git_setup_and_init_keep_the_cache_out_of_git() {
-    const LINES: &str = "# bmad-mem: each clone's derived files (the embedding index), never committed\n.bmad/cache/\n";
+    const HEADER: &str = "# bmad-mem: each clone's own files, never committed (docs/GIT.md)\n";
+    let lines = format!("{HEADER}.bmad/cache/\n");
+    // init ignores each clone's own files: the cache, the writer lock, the brain link.
+    let all =
+        format!("{HEADER}.bmad/cache/\n.bmad/memory/writer.lock\n.agents/memory/.brain-link\n");
     let project = TestProject::new().write(".gitignore", "/target");
     git(&project, &["init", "-q"]);
     let ran = project.args(["git", "setup", "--json"]).code(0).run();
     let setup: Value = ran.json();
     assert_eq!(setup["gitignore"]["added"], true);
     let project = ran.project;
-    assert_eq!(project.read_text(".gitignore"), format!("/target\n{LINES}"));
+    assert_eq!(project.read_text(".gitignore"), format!("/target\n{lines}"));
     let ran = project.args(["git", "setup", "--json"]).code(0).run();
     assert_eq!(ran.json::<Value>()["gitignore"]["added"], false);
     assert_eq!(ran.json::<Value>()["alreadySetUp"], true);
@@ -191,7 +195,7 @@ fn git_setup_and_init_keep_the_cache_out_of_git() {
             .any(|c| c == ".gitignore"),
         "{init}"
     );
-    assert_eq!(ran.project.read_text(".gitignore"), LINES);
+    assert_eq!(ran.project.read_text(".gitignore"), all);
     let project = ran.project.write(".gitignore", "node_modules/\n");
     let ran = project.args(["init", "--json"]).code(0).run();
     assert_eq!(
