@@ -264,22 +264,7 @@ pub fn run(args: &MergeDriverArgs, ctx: &Context) -> Result<MergeReport> {
             let text = if base == ours {
                 theirs.clone()
             } else {
-                let found = history::find(
-                    &ctx.cwd,
-                    &args.path,
-                    [&args.base, &args.ours, &args.theirs],
-                    &ctx.merge_heads,
-                );
-                let records = found.as_ref().map(|f| scores::Records {
-                    base: &f.base,
-                    ours: &f.ours,
-                    theirs: &f.theirs,
-                });
-                let records = match &records {
-                    Ok(records) => Ok(records),
-                    Err(why) => Err(why.as_str()),
-                };
-                let merged = scores::merge(&b, &o, &t, records);
+                let merged = replayed(args, ctx, [&b, &o, &t]);
                 let text = scores::text(&merged.document).into_bytes();
                 if let Some(e) = too_large(&text) {
                     return Err(e);
@@ -419,6 +404,27 @@ fn section_report(rel: &str, conflicts: &[notes::Conflict], whole: bool) -> Stri
         out.push_str(&messages::merge_section_conflict(&part, &what));
     }
     out
+}
+
+/// The scores of the three sides merged by replaying the reinforcement records of the commits
+/// git merges, found through git ([`history`]); without them, by the states alone.
+fn replayed(args: &MergeDriverArgs, ctx: &Context, [b, o, t]: [&Object; 3]) -> scores::Merged {
+    let found = history::find(
+        &ctx.cwd,
+        &args.path,
+        [&args.base, &args.ours, &args.theirs],
+        &ctx.merge_heads,
+    );
+    let records = found.as_ref().map(|f| scores::Records {
+        base: &f.base,
+        ours: &f.ours,
+        theirs: &f.theirs,
+    });
+    let records = match &records {
+        Ok(records) => Ok(records),
+        Err(why) => Err(why.as_str()),
+    };
+    scores::merge(b, o, t, records)
 }
 
 /// The scores document in `bytes`: an empty file (git's base when the sides share no ancestor)

@@ -389,7 +389,8 @@ fn team_day_figures() {
     let journal = read(&a, ".bmad/memory/journal.ndjson").lines().count();
     let lessons = headings(&a, LESSONS).len();
     let lost_events = (base_events + 2 * events).saturating_sub(journal);
-    let lost_updates = (2.0 * reinforcements as f64 - updates(&a)).max(0.0);
+    let lost_updates =
+        (2.0 * f64::from(u32::try_from(reinforcements).unwrap()) - updates(&a)).max(0.0);
     let lost_lessons = (base_lessons + 2 * admissions).saturating_sub(lessons);
     let lint = lab.mem(&a, &at(20, 0), &["lint"]).status.success();
     let doctor = lab.mem(&a, &at(20, 0), &["doctor"]).status.success();
