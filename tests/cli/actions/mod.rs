@@ -12,6 +12,7 @@ pub mod decisions;
 mod entries;
 mod entries_real;
 mod evidence;
+mod hybrid;
 mod ledger;
 pub mod observe;
 mod outcomes;
