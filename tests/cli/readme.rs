@@ -1,5 +1,5 @@
 //! The README's examples are real: every ```` ```console ```` block is run and its output
-//! compared byte for byte.
+//! compared byte for byte; so are those of `docs/EVIDENCE.md`, the worked example of evidence.
 //!
 //! A block is a sequence of `$ [VAR=value …] bmad-mem <args…>` lines, each followed by the
 //! exact stdout it prints, and `$ cp -r <folder>/. <copy>` lines, which print nothing. Each
@@ -7,6 +7,14 @@
 //! works and nothing in the repository is written; a path under `/tmp/` in a block stands for
 //! the same path under that temporary folder, so examples that write to a copy in `/tmp`
 //! write nowhere else.
+//!
+//! The evidence example also has shell lines, `$ sh <script> <args…>` (its setup,
+//! `fixtures/evidence/make-run.sh`) and `$ echo <text> >> <file>` (an edit): each runs as
+//! written with `sh -c` in the block's folder, so it names no `/tmp/` path (its project is a
+//! folder beside the reader: Nexus refuses a project reached through a link, as `/tmp` is on
+//! macOS). Nothing it prints depends on the temporary folder's path: the run's one
+//! path-dependent field that a receipt would carry, `baseline.repository`, is left out of the
+//! example's run, so its receipt ids are the same in every folder.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -123,10 +131,24 @@ fn copy_dir(from: &Path, to: &Path) {
 
 #[test]
 fn readme_examples_print_what_the_readme_says() {
+    assert!(replay("README.md") >= 3, "the README lost its examples");
+}
+
+#[test]
+fn evidence_example_prints_what_it_says() {
+    assert!(
+        replay("docs/EVIDENCE.md") >= 3,
+        "the evidence example lost its blocks"
+    );
+}
+
+/// Runs every console block of `doc` (a path in the repository), each in a fresh folder; how
+/// many there were.
+fn replay(doc: &str) -> usize {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
-    let blocks = console_blocks(&readme);
-    assert!(blocks.len() >= 3, "the README lost its examples");
+    let text = std::fs::read_to_string(root.join(doc)).unwrap();
+    let blocks = console_blocks(&text);
+    let count = blocks.len();
     for block in blocks {
         let dir = tempfile::tempdir().unwrap();
         copy_dir(&root.join("fixtures"), &dir.path().join("fixtures"));
@@ -136,6 +158,10 @@ fn readme_examples_print_what_the_readme_says() {
                 .iter()
                 .map(|w| mapped(w, dir.path()))
                 .collect();
+            if words.first().is_some_and(|w| w == "sh" || w == "echo") {
+                shell_command(&command, &expected, dir.path());
+                continue;
+            }
             if words.first().is_some_and(|w| w == "cp") {
                 assert_eq!(expected, "", "`{command}` prints nothing");
                 copy_command(&words, dir.path());
@@ -163,9 +189,31 @@ fn readme_examples_print_what_the_readme_says() {
         // checkout has them, stay as they are.
         assert!(
             files(&dir.path().join("fixtures")) == fixtures,
-            "a README example changed the fixtures"
+            "an example of {doc} changed the fixtures"
         );
     }
+    count
+}
+
+/// Runs a shell line of a block (`sh …`, `echo … >> …`) as written, with `sh -c` in `dir`; it
+/// must succeed and print `expected`.
+fn shell_command(command: &str, expected: &str, dir: &Path) {
+    assert!(
+        !command.contains("/tmp/"),
+        "a shell line runs as written and cannot name a /tmp/ path: {command}"
+    );
+    let output = Command::new("sh")
+        .args(["-c", command])
+        .current_dir(dir)
+        .env_remove("BMAD_MEM_NOW")
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{command} failed: {output:?}");
+    assert_eq!(
+        String::from_utf8(output.stdout).unwrap(),
+        expected,
+        "output of `{command}`"
+    );
 }
 
 #[test]
