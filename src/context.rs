@@ -88,6 +88,16 @@ pub struct Context {
     pub exe: Option<PathBuf>,
     /// `PATH` as given, to tell whether `bmad-mem` there is this binary.
     pub path_var: Option<std::ffi::OsString>,
+    /// The user's cache folder, where the embedding model is installed: `XDG_CACHE_HOME` when
+    /// it is an absolute path, else the platform's (`~/.cache`, `~/Library/Caches` on macOS,
+    /// `%LOCALAPPDATA%` on Windows); `None` when none can be told.
+    pub cache: Option<PathBuf>,
+    /// A test hook: `BMAD_MEM_TEST_MODEL=tiny` makes the tests' tiny model the one installed and
+    /// used instead of all-MiniLM-L6-v2; `None` in ordinary runs.
+    pub test_model: Option<String>,
+    /// Whether a long command may draw a progress bar: standard error is a terminal and the
+    /// result is not asked for as JSON (the binary clears it under `--json`).
+    pub progress: bool,
     /// `BMAD_MEM_RANKING` as given: the ranking `recall` uses when `--ranking` is not given
     /// (before the project config's); `None` when unset or empty.
     pub ranking_env: Option<String>,
@@ -123,6 +133,15 @@ impl Context {
             .filter(|v| !v.is_empty());
         ctx.exe = std::env::current_exe().ok();
         ctx.path_var = std::env::var_os("PATH");
+        ctx.cache = cache_folder(
+            std::env::var_os("XDG_CACHE_HOME").map(PathBuf::from),
+            std::env::var_os("LOCALAPPDATA").map(PathBuf::from),
+            ctx.home.as_deref(),
+        );
+        ctx.test_model = std::env::var_os("BMAD_MEM_TEST_MODEL")
+            .map(|v| v.to_string_lossy().into_owned())
+            .filter(|v| !v.is_empty());
+        ctx.progress = std::io::IsTerminal::is_terminal(&std::io::stderr());
         ctx.ranking_env = std::env::var_os("BMAD_MEM_RANKING")
             .map(|v| v.to_string_lossy().into_owned())
             .filter(|v| !v.is_empty());
@@ -152,10 +171,35 @@ impl Context {
             crash_at: None,
             exe: None,
             path_var: None,
+            cache: None,
+            test_model: None,
+            progress: false,
             ranking_env: None,
         })
     }
 }
+
+/// The user's cache folder: `xdg` when absolute (the XDG rule: a relative one is ignored), else
+/// `%LOCALAPPDATA%` on Windows, `~/Library/Caches` on macOS, `~/.cache` elsewhere.
+fn cache_folder(
+    xdg: Option<PathBuf>,
+    local_app_data: Option<PathBuf>,
+    home: Option<&Path>,
+) -> Option<PathBuf> {
+    if let Some(xdg) = xdg.filter(|p| p.is_absolute()) {
+        return Some(xdg);
+    }
+    if cfg!(windows) {
+        return local_app_data.filter(|p| p.is_absolute());
+    }
+    let home = home?;
+    Some(if cfg!(target_os = "macos") {
+        home.join("Library").join("Caches")
+    } else {
+        home.join(".cache")
+    })
+}
+
 /// The project root when `-d` is not given, found as git finds its own work tree: the nearest
 /// folder at or above `cwd` holding a memory (`.bmad/memory/` or `.agents/memory/`); if none,
 /// the nearest holding `.git` (a folder, or the file of a linked work tree or submodule); else
@@ -289,5 +333,22 @@ mod tests {
             Context::new(&sub, Some(Path::new(".")), now).unwrap().root,
             sub
         );
+    }
+
+    #[test]
+    fn the_cache_folder_follows_xdg_then_the_platform() {
+        let home = Path::new("/home/u");
+        assert_eq!(
+            cache_folder(Some("/x/cache".into()), None, Some(home)),
+            Some(PathBuf::from("/x/cache"))
+        );
+        // A relative XDG_CACHE_HOME is ignored, as the XDG rules say.
+        let default = cache_folder(Some("cache".into()), None, Some(home));
+        if cfg!(target_os = "macos") {
+            assert_eq!(default, Some(PathBuf::from("/home/u/Library/Caches")));
+        } else if !cfg!(windows) {
+            assert_eq!(default, Some(PathBuf::from("/home/u/.cache")));
+            assert_eq!(cache_folder(None, None, None), None);
+        }
     }
 }

@@ -10,6 +10,7 @@ pub mod actions;
 pub(crate) mod admin;
 pub mod cli;
 pub mod context;
+pub mod embed;
 pub mod error;
 pub mod js;
 pub mod mcp;
@@ -20,7 +21,7 @@ pub(crate) mod session;
 pub mod store;
 
 use actions::{decisions, observe, outcomes, recall, reinforce, write};
-use admin::{archive, doctor, git, lint, lock, merge};
+use admin::{archive, doctor, git, index, lint, lock, merge, model};
 use cli::Command;
 use context::Context;
 use error::Result;
@@ -67,6 +68,8 @@ pub fn run(command: &Command, ctx: &Context) -> Result<Box<dyn Report>> {
         Command::Guard(args) => Box::new(guard::run(args, ctx)?),
         Command::Hooks(args) => Box::new(hooks::run(args, ctx)?),
         Command::MergeDriver(args) => Box::new(merge::run(args, ctx)?),
+        Command::Model(args) => Box::new(model::run(args, ctx)?),
+        Command::Index(args) => Box::new(index::run(args, ctx)?),
         Command::Completions(_) | Command::Man(_) => {
             return Err(error::Error::refused(messages::PRINTED_FROM_THE_DEFINITION));
         }

@@ -56,8 +56,10 @@ fn main() -> ExitCode {
         }
         _ => {}
     }
-    let result = Context::from_env(cli.directory.as_deref())
-        .and_then(|ctx| bmad_mem::run(&cli.command, &ctx));
+    let result = Context::from_env(cli.directory.as_deref()).and_then(|mut ctx| {
+        ctx.progress &= !cli.json;
+        bmad_mem::run(&cli.command, &ctx)
+    });
     match result {
         Ok(report) => {
             let (mut out, warnings) = render(report.as_ref(), cli.json);

@@ -101,10 +101,6 @@ pub(crate) const ARCHIVE_WITH_BM25: &str =
     "--include-archive applies with --ranking lexical or evidence";
 /// `--status` with a ranking of bmad-plus's, which shows no status.
 pub(crate) const STATUS_WITH_BMAD_PLUS_RANKING: &str = "--status applies with --ranking bm25: the lexical and evidence rankings are bmad-plus's and show no status";
-/// The default ranking names `hybrid`, which this build does not have.
-pub(crate) const HYBRID_DEFAULT_AS_BM25: &str =
-    "warning: the default ranking hybrid is not available in this build; bm25 ranks instead";
-
 /// `BMAD_MEM_RANKING` naming no ranking.
 pub(crate) fn ranking_env_ignored(value: &str, rankings: &[&str]) -> String {
     format!(
@@ -117,6 +113,11 @@ pub(crate) fn ranking_env_ignored(value: &str, rankings: &[&str]) -> String {
 pub(crate) fn portfolio_not_a_folder(dir: &Path) -> String {
     format!("--portfolio is not an existing folder: {}", dir.display())
 }
+
+// recall --ranking hybrid, `model` and `index`: messages/hybrid.rs
+
+mod hybrid;
+pub(crate) use crate::messages::hybrid::*;
 
 // write
 

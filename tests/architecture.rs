@@ -2,7 +2,7 @@
 //! non-test code of `src/` is resolved to the module it names, and
 //!
 //! * no module imports a layer to its left (main → cli → mcp → admin/session → actions → nexus →
-//!   store → js; `context`, `error`, `output` and `messages` are shared, and themselves import
+//!   embed → store → js; `context`, `error`, `output` and `messages` are shared, and themselves import
 //!   only `store`, `js` and each other);
 //! * no two modules import each other, and no module imports one of its ancestors (a parent
 //!   and its child that use each other are a cycle too);
@@ -14,8 +14,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 /// The layers, from the top; a module may import its own layer's modules and those to its right.
-const LAYERS: [&str; 8] = [
-    "cli", "mcp", "admin", "session", "actions", "nexus", "store", "js",
+const LAYERS: [&str; 9] = [
+    "cli", "mcp", "admin", "session", "actions", "nexus", "embed", "store", "js",
 ];
 /// Modules every layer may import.
 const SHARED: [&str; 4] = ["context", "error", "output", "messages"];

@@ -8,6 +8,8 @@
 //!   file is replaced atomically), one line per registry the merge driver knows —
 //!   `<file> merge=bmad-mem` — and one per generated view — `<file> merge=bmad-mem-view`. That
 //!   file is committed, so every clone agrees on it;
+//! * in the project's `.gitignore`, the line `.bmad/cache/` (each clone's derived files, such
+//!   as the embedding index, are never committed), unless a line already ignores it;
 //! * in the clone's config (`git config --local`, as git requires, per clone):
 //!   `merge.bmad-mem.driver` = `<bin> merge-driver %O %A %B %P` and `merge.bmad-mem-view.driver`
 //!   = `true`, each with a `name`. `<bin>` is `bmad-mem` when that is what `PATH` finds (the
@@ -32,7 +34,8 @@ use crate::messages;
 use crate::output::Report;
 use crate::store::confined;
 use crate::store::git::{self, Probe, REGISTRY_DRIVER, VIEW_DRIVER};
-use crate::store::layout::{GITATTRIBUTES, MERGED_REGISTRIES, MERGED_VIEWS};
+use crate::store::ignore::{self, Ignored};
+use crate::store::layout::{GITATTRIBUTES, GITIGNORE, MERGED_REGISTRIES, MERGED_VIEWS};
 
 /// The git integration.
 #[derive(Debug, Clone, clap::Args)]
@@ -87,12 +90,14 @@ pub(crate) struct SetupReport {
     /// The lines added to `.gitattributes` (the header comment not counted).
     pub added: Vec<String>,
     pub config: Vec<ConfigChange>,
+    /// `.gitignore`'s line for `.bmad/cache/`: already there, or created or added (or to be).
+    pub ignored: Ignored,
     pub warnings: Vec<String>,
 }
 
 impl SetupReport {
     fn already(&self) -> bool {
-        self.added.is_empty() && self.config.is_empty()
+        self.added.is_empty() && self.config.is_empty() && self.ignored == Ignored::Already
     }
 }
 
@@ -178,13 +183,17 @@ fn setup(args: &SetupArgs, ctx: &Context) -> Result<SetupReport> {
         created: existing.is_none(),
         added,
         config,
+        ignored: ignore::ensure(&ctx.root, true)?,
         warnings: Vec::new(),
     };
     if args.dry_run {
         return Ok(report);
     }
-    if !report.already() {
+    if !report.added.is_empty() || !report.config.is_empty() {
         apply(ctx, &target, existing.as_deref(), &report)?;
+    }
+    if report.ignored != Ignored::Already {
+        report.ignored = ignore::ensure(&ctx.root, false)?;
     }
     report.warnings = overridden(&ctx.root);
     Ok(report)
@@ -357,6 +366,13 @@ impl Report for SetupReport {
                             self.added.iter().map(Value::from).collect::<Vec<_>>(),
                         ),
                 )
+                .with(
+                    "gitignore",
+                    Object::new()
+                        .with("file", GITIGNORE)
+                        .with("line", ignore::line())
+                        .with("added", self.ignored != Ignored::Already),
+                )
                 .with("config", config)
                 .with(
                     "warnings",
@@ -386,6 +402,9 @@ impl Report for SetupReport {
         };
         for line in &self.added {
             let _ = writeln!(out, "  {add} {GITATTRIBUTES}: {line}");
+        }
+        if self.ignored != Ignored::Already {
+            let _ = writeln!(out, "  {add} {GITIGNORE}: {}", ignore::line());
         }
         for change in &self.config {
             let _ = writeln!(out, "  {set} {}", config_command(change));

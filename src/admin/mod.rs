@@ -1,11 +1,14 @@
 //! The maintenance commands: `lock` (inspect or clear the writer lock), `doctor` (check and
 //! repair the registries), `archive` (move old journal events and promotions aside) and
-//! `merge-driver` (git's merge driver for the registries). They
+//! `merge-driver` (git's merge driver for the registries), `model` (the embedding model in the
+//! user's cache folder) and `index` (the embedding index of hybrid recall). They
 //! may use the actions' readers; no action uses them. See `ARCHITECTURE.md`.
 
 pub(crate) mod archive;
 pub(crate) mod doctor;
 pub(crate) mod git;
+pub(crate) mod index;
 pub(crate) mod lint;
 pub(crate) mod lock;
 pub(crate) mod merge;
+pub(crate) mod model;

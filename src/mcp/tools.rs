@@ -114,8 +114,8 @@ fn recall_tool() -> Tool {
                 ),
                 (
                     "ranking",
-                    json!({"type": "string", "enum": ["lexical", "bm25", "evidence"],
-                    "description": "bm25 (the better one) also finds reworded ideas and shows each decision's status; lexical counts the words; evidence favours notes backed by accepted work (needs context_scope). Default: the project's configured ranking, else lexical."}),
+                    json!({"type": "string", "enum": ["lexical", "bm25", "hybrid", "evidence"],
+                    "description": "bm25 (the better one) also finds reworded ideas and shows each decision's status; hybrid adds an embedding model to bm25 and finds ideas put in other words best (the model must be installed once per user); lexical counts the words; evidence favours notes backed by accepted work (needs context_scope). Default: the project's configured ranking, else lexical."}),
                 ),
                 (
                     "status",

@@ -8,6 +8,10 @@
 //! `index.md`, `access-boundaries.md`, `patterns.md` and `chronology.md` the same way: only what
 //! is missing (see [`crate::session::sidecar`]).
 //!
+//! In a git work tree, the project's `.gitignore` gets the line `.bmad/cache/` when no line
+//! ignores that folder yet ([`crate::store::ignore`]): each clone's derived files are never
+//! committed.
+//!
 //! Then the brain ([`crate::session::brain`]): an existing `.brain-link` is kept as it is. When detection
 //! could choose its target today it is used (a different detection result is only warned
 //! about); otherwise it is warned about and ignored, and nothing is written for it — remove the
@@ -41,8 +45,10 @@ use crate::session::pack::{
 use crate::session::sidecar::{self, check_agent_name};
 use crate::session::templates::{self, Scope};
 use crate::store::git;
+use crate::store::ignore::{self, Ignored};
 use crate::store::layout::{
-    CONTEXT_FILE, LINK_FILE, NOTE_FILES, PACK_DIR, SESSIONS_DIR, SIDECARS_DIR, sidecar_path,
+    CONTEXT_FILE, GITIGNORE, LINK_FILE, NOTE_FILES, PACK_DIR, SESSIONS_DIR, SIDECARS_DIR,
+    sidecar_path,
 };
 use crate::store::paths::confine;
 
@@ -74,6 +80,8 @@ pub(crate) struct InitReport {
     pub created: Vec<String>,
     /// Paths that existed and were left as they are.
     pub kept: Vec<String>,
+    /// Files that existed and got a line: `.gitignore`, its `.bmad/cache/` line.
+    pub updated: Vec<String>,
     pub brain: Option<LinkedBrain>,
     pub warnings: Vec<String>,
     /// Whether the project is in a git clone that does not define the memory's merge driver,
@@ -195,6 +203,14 @@ pub(crate) fn run(args: &InitArgs, ctx: &Context) -> Result<InitReport> {
         }
     }
     link_brain(ctx, &name, &today, &mut report)?;
+    // In a clone, each clone's derived files (.bmad/cache/) are kept out of git.
+    if git::looks_like_git(&ctx.root) && git::probe(&ctx.root) == git::Probe::WorkTree {
+        match ignore::ensure(&ctx.root, false)? {
+            Ignored::Created => report.created.push(GITIGNORE.to_owned()),
+            Ignored::Added => report.updated.push(GITIGNORE.to_owned()),
+            Ignored::Already => {}
+        }
+    }
     report.offer_git_setup = needs_git_setup(&ctx.root);
     Ok(report)
 }
@@ -342,7 +358,7 @@ impl InitReport {
     /// Whether this run created anything.
     #[must_use]
     pub(crate) fn is_changed(&self) -> bool {
-        !self.created.is_empty()
+        !self.created.is_empty() || !self.updated.is_empty()
     }
 }
 
@@ -367,6 +383,12 @@ impl Report for InitReport {
             .with("kept", strings(&self.kept))
             .with("brain", brain)
             .with("warnings", strings(&self.warnings));
+        // Only when a line was added to an existing file: elsewhere the result stays as it was.
+        let result = if self.updated.is_empty() {
+            result
+        } else {
+            result.with("updated", strings(&self.updated))
+        };
         // Only in a clone that lacks the merge driver: elsewhere the result stays as it was.
         Value::Object(if self.offer_git_setup {
             result.with("gitSetup", messages::GIT_SETUP_COMMAND)
@@ -387,6 +409,9 @@ impl Report for InitReport {
         };
         for path in &self.created {
             let _ = writeln!(out, "  created {path}");
+        }
+        for path in &self.updated {
+            let _ = writeln!(out, "  updated {path} ({} ignored)", ignore::line());
         }
         match &self.brain {
             Some(b) => {

@@ -39,6 +39,11 @@ pub const REMINDED_FILE: &str = ".bmad/cache/reminded.json";
 /// Claude Code's per-agent memories, which `import` reads.
 pub const CLAUDE_AGENT_MEMORY: &str = ".claude/agent-memory";
 
+/// The embedding index of `recall --ranking hybrid` (`store::vectors`).
+pub const EMBEDDINGS: &str = ".bmad/cache/embeddings.bin";
+/// The largest embedding index read: 256 MiB (a full store's is about 50 MiB).
+pub const INDEX_CAP: u64 = 256 * 1024 * 1024;
+
 /// The Memory pack's project memory folder.
 pub const PACK_DIR: &str = ".agents/memory";
 /// Session handoffs.
@@ -114,6 +119,8 @@ pub fn sidecar_path(agent: &str, rel: &str) -> String {
 
 /// The project's git attributes file, where `git setup` names the merge drivers.
 pub const GITATTRIBUTES: &str = ".gitattributes";
+/// The project's git ignore file, where `git setup` and `init` keep [`CACHE_DIR`] out of git.
+pub const GITIGNORE: &str = ".gitignore";
 /// The files the memory's merge driver merges record by record (`merge=bmad-mem`): the
 /// append-only registries and the pattern scores.
 pub const MERGED_REGISTRIES: [&str; 5] = [JOURNAL, PROMOTIONS, OUTCOMES, DECISION_LEDGER, SCORES];

@@ -17,6 +17,7 @@
 //! never read stdin, and no run may print a Rust panic message. Every run under `--json` has its
 //! stdout checked against its schema in `schemas/` ([`validate`]).
 
+pub mod gitlab;
 pub mod home;
 pub use testkit::nexus_run;
 pub mod schema;
@@ -109,6 +110,7 @@ impl TestProject {
         let base = tmp.path().canonicalize().expect("canonicalize the tempdir");
         let root = base.join("project");
         fs::create_dir(&root).expect("create the project folder");
+        let cache = base.join("cache");
         Self {
             _tmp: tmp,
             base,
@@ -121,10 +123,37 @@ impl TestProject {
                 // not name the actor of a test's ledger records.
                 ("GIT_CONFIG_GLOBAL".into(), "/dev/null".into()),
                 ("GIT_CONFIG_NOSYSTEM".into(), "1".into()),
+                // The embedding model is never the machine's: a cache folder of the test's own,
+                // empty until a test installs the tiny model (`with_tiny_model`).
+                ("XDG_CACHE_HOME".into(), cache.into()),
             ],
             args: Vec::new(),
             expect: Expect::default(),
         }
+    }
+
+    /// Installs the tests' tiny embedding model (`fixtures/embed/tiny`) into the test's cache
+    /// folder with `bmad-mem model install`, and makes every later run use it.
+    #[must_use]
+    pub fn with_tiny_model(self) -> Self {
+        let tiny = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/embed/tiny");
+        let args: [&OsStr; 4] = [
+            "model".as_ref(),
+            "install".as_ref(),
+            "--from".as_ref(),
+            tiny.as_os_str(),
+        ];
+        self.env("BMAD_MEM_TEST_MODEL", "tiny")
+            .args(args)
+            .code(0)
+            .run()
+            .project
+    }
+
+    /// The test's cache folder (`XDG_CACHE_HOME`), where the model is installed.
+    #[must_use]
+    pub fn cache(&self) -> PathBuf {
+        self.base.join("cache")
     }
 
     /// Copies `fixtures/<name>/` into the project.
@@ -326,6 +355,7 @@ impl TestProject {
             .env_remove("BMAD_MEM_NOW")
             // The default ranking is asked for by the tests that check it, never inherited.
             .env_remove("BMAD_MEM_RANKING")
+            .env_remove("BMAD_MEM_TEST_MODEL")
             // Colour is asked for by the tests that check it, never inherited.
             .env_remove("NO_COLOR")
             .env_remove("CLICOLOR_FORCE")

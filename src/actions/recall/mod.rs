@@ -20,6 +20,7 @@
 pub mod bm25;
 pub(crate) mod counter;
 pub(crate) mod evidence;
+pub mod hybrid;
 pub(crate) mod lanes;
 pub(crate) mod lexical;
 pub mod score;
@@ -60,11 +61,17 @@ pub struct RecallArgs {
     #[arg(long, value_name = "n", allow_hyphen_values = true)]
     pub limit: Option<String>,
     /// bm25 is the better ranking: BM25F over stemmed words of every script, it finds reworded
-    /// ideas and shows each decision's status, ranking those no longer in force lower.
-    /// lexical ranks as bmad-plus does, byte for byte; evidence boosts the notes backed by
-    /// current accepted-outcome receipts. Default: `BMAD_MEM_RANKING`, else the project config's
-    /// "ranking" (.bmad/memory/config.json), else lexical.
-    #[arg(long, value_name = "lexical|bm25|evidence", allow_hyphen_values = true)]
+    /// ideas and shows each decision's status, ranking those no longer in force lower. hybrid
+    /// fuses bm25 with a sentence-embedding model and finds ideas put in other words best
+    /// (needs `bmad-mem model install`). lexical ranks as bmad-plus does, byte for byte;
+    /// evidence boosts the notes backed by current accepted-outcome receipts. Default:
+    /// `BMAD_MEM_RANKING`, else the project config's "ranking" (.bmad/memory/config.json), else
+    /// lexical.
+    #[arg(
+        long,
+        value_name = "lexical|bm25|hybrid|evidence",
+        allow_hyphen_values = true
+    )]
     pub ranking: Option<String>,
     /// With --ranking bm25: all (default), or in-force to leave out the decisions that ended
     /// (superseded, abrogated, rolled back, rejected, deprecated) or are only proposed.
@@ -113,6 +120,7 @@ impl Request {
             Some("lexical") => Ranking::Lexical,
             Some("evidence") => Ranking::Evidence,
             Some("bm25") => Ranking::Bm25,
+            Some("hybrid") => Ranking::Hybrid,
             // The message predates bm25 and is kept word for word.
             Some(_) => {
                 return Err(Error::refused(messages::RANKING_UNKNOWN));
@@ -134,7 +142,7 @@ impl Request {
         if args.context_scope.is_some() && ranking != Ranking::Evidence {
             return Err(Error::refused(messages::CONTEXT_SCOPE_WITHOUT_EVIDENCE));
         }
-        if args.include_archive && ranking == Ranking::Bm25 {
+        if args.include_archive && matches!(ranking, Ranking::Bm25 | Ranking::Hybrid) {
             return Err(Error::refused(messages::ARCHIVE_WITH_BM25));
         }
         let status = match args.status.as_deref() {
@@ -187,7 +195,7 @@ pub fn run(args: &RecallArgs, ctx: &Context) -> Result<RecallReport> {
     } else {
         default_ranking(ctx)
     };
-    let request = Request::parse_or(args, default)?;
+    let mut request = Request::parse_or(args, default)?;
     let portfolio = if request.portfolio {
         args.portfolio.as_deref()
     } else {
@@ -214,6 +222,28 @@ pub fn run(args: &RecallArgs, ctx: &Context) -> Result<RecallReport> {
             Vec::new(),
         ),
         Ranking::Bm25 => crate::actions::recall::bm25::recall(ctx, &request, portfolio)?,
+        Ranking::Hybrid => {
+            match crate::actions::recall::hybrid::recall(ctx, &request, portfolio)? {
+                Ok(found) => found,
+                // Asked for: refused, naming the install. Taken from a default: a teammate without
+                // the model still recalls, with bm25.
+                Err(unavailable) if args.ranking.is_some() => {
+                    return Err(Error::refused(
+                        unavailable.message("recall --ranking hybrid"),
+                    ));
+                }
+                Err(unavailable) => {
+                    request.ranking = Ranking::Bm25;
+                    let (results, mut warnings) =
+                        crate::actions::recall::bm25::recall(ctx, &request, portfolio)?;
+                    warnings.insert(
+                        0,
+                        messages::hybrid_default_falls_back(&unavailable.reason()),
+                    );
+                    (results, warnings)
+                }
+            }
+        }
     };
     let warnings = notices.into_iter().chain(warnings).collect();
     Ok(RecallReport {
@@ -251,10 +281,8 @@ fn default_ranking(ctx: &Context) -> (Ranking, Vec<String>) {
         None | Some("lexical") => Ranking::Lexical,
         Some("evidence") => Ranking::Evidence,
         Some("bm25") => Ranking::Bm25,
-        Some(_) => {
-            warnings.push(messages::HYBRID_DEFAULT_AS_BM25.to_owned());
-            Ranking::Bm25
-        }
+        // A default of hybrid without the model is bm25, with a warning: `run` tells.
+        Some(_) => Ranking::Hybrid,
     };
     (ranking, warnings)
 }

@@ -1,7 +1,7 @@
 //! The candidates of a recall and how each is scored (docs §5): the request, the journal events
 //! and note sections a recall weighs, the lexical score and its 30-day decay for events, the
-//! best-`--limit` keeper, the stable sort and the output entry. Shared by the three rankings
-//! (lexical, evidence, bm25); it imports none of them.
+//! best-`--limit` keeper, the stable sort and the output entry. Shared by the rankings
+//! (lexical, evidence, bm25, hybrid); it imports none of them.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -27,6 +27,8 @@ pub enum Ranking {
     Evidence,
     /// Opt-in BM25F ([`crate::actions::recall::bm25`]).
     Bm25,
+    /// Opt-in bm25 fused with the embedding model ([`crate::actions::recall::hybrid`]).
+    Hybrid,
 }
 
 impl Ranking {
@@ -35,6 +37,7 @@ impl Ranking {
             Ranking::Lexical => "lexical",
             Ranking::Evidence => "evidence",
             Ranking::Bm25 => "bm25",
+            Ranking::Hybrid => "hybrid",
         }
     }
 }

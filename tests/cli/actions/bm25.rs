@@ -268,7 +268,7 @@ fn read_errors_are_lexical_recalls() {
 fn help_documents_bm25() {
     let ran = TestProject::new().args(["recall", "--help"]).code(0).run();
     assert!(
-        ran.stdout.contains("lexical|bm25|evidence"),
+        ran.stdout.contains("lexical|bm25|hybrid|evidence"),
         "{}",
         ran.stdout
     );
@@ -306,4 +306,20 @@ fn options_bm25_cannot_honour_are_refused() {
             "recall",
             "--include-archive applies with --ranking lexical or evidence",
         );
+}
+
+#[test]
+fn the_largest_limit_is_taken_whole() {
+    // `--limit` saturates at the largest number; bm25 once overflowed computing what to keep.
+    let found = recall(
+        TestProject::new().fixture("example"),
+        &[
+            "auth",
+            "--ranking",
+            "bm25",
+            "--limit",
+            "99999999999999999999999",
+        ],
+    );
+    assert!(found.count > 0);
 }

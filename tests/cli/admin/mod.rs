@@ -7,6 +7,8 @@ mod aftermerge;
 mod archive;
 mod doctor;
 mod git;
+mod index;
 pub mod lint;
 mod lock;
 mod merge;
+mod model;

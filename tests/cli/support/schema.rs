@@ -36,6 +36,11 @@ pub enum Hit {
         /// With --ranking bm25: the passage the human line shows.
         #[serde(default)]
         excerpt: Option<String>,
+        /// With --ranking hybrid: the places in bm25's list and the model's (null: absent).
+        #[serde(default, rename = "bm25Rank")]
+        bm25_rank: Option<usize>,
+        #[serde(default, rename = "semanticRank")]
+        semantic_rank: Option<usize>,
     },
     Event {
         score: f64,
@@ -44,6 +49,10 @@ pub enum Hit {
         reference: serde_json::Value,
         text: String,
         event: serde_json::Map<String, serde_json::Value>,
+        #[serde(default, rename = "bm25Rank")]
+        bm25_rank: Option<usize>,
+        #[serde(default, rename = "semanticRank")]
+        semantic_rank: Option<usize>,
     },
 }
 

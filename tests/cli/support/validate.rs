@@ -82,7 +82,7 @@ pub fn schema_for(command: &str, sub: &clap::ArgMatches) -> Option<String> {
     match command {
         "recall" | "write" | "reinforce" | "observe" | "outcomes" | "archive" | "init"
         | "status" | "brief" | "handoff" | "export" | "scan" | "propose" | "import" | "lint"
-        | "guard" => Some(format!("{command}.json")),
+        | "guard" | "index" => Some(format!("{command}.json")),
         "lock" if sub.get_flag("recover") => part("lock", "recovery"),
         "lock" => part("lock", "inspection"),
         "doctor" if sub.get_flag("rebuild_views") => part("doctor", "rebuild"),
@@ -109,6 +109,11 @@ pub fn schema_for(command: &str, sub: &clap::ArgMatches) -> Option<String> {
             Some("setup") => part("git", "setup"),
             other => panic!("no schema is known for `git {other:?} --json`"),
         },
+        "model" => match sub.subcommand_name() {
+            Some("install" | "status") => part("model", "state"),
+            Some("remove") => part("model", "removed"),
+            other => panic!("no schema is known for `model {other:?} --json`"),
+        },
         "hooks" => match sub.get_one::<String>("action").map(String::as_str) {
             Some("remind") => part("hooks", "remind"),
             Some("check") => part("hooks", "check"),
@@ -120,7 +125,7 @@ pub fn schema_for(command: &str, sub: &clap::ArgMatches) -> Option<String> {
 }
 
 /// The commands that may print their report, not an error, with exit status 1.
-const REPORT_ON_FAILURE: [&str; 2] = ["doctor", "lint"];
+const REPORT_ON_FAILURE: [&str; 3] = ["doctor", "lint", "model"];
 
 struct Compiled {
     schemas: Schemas,

@@ -874,7 +874,7 @@ pub fn recall_with(
     params: &Params,
 ) -> Result<(Vec<Object>, Vec<String>)> {
     let limit = request.limit;
-    let keep = (limit <= KEEP_UP_TO_LIMIT).then_some(limit * KEEP_PER_RESULT + KEEP_EXTRA);
+    let keep = (limit <= KEEP_UP_TO_LIMIT).then(|| limit * KEEP_PER_RESULT + KEEP_EXTRA);
     recall_keeping(ctx, request, portfolio, params, keep)
 }
 
