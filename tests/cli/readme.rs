@@ -11,6 +11,14 @@
 //! `/tmp` write nowhere else. `HOME` is `/tmp/home`, an empty folder, and the variables that
 //! would change an answer (`BMAD_PLUS_BRAIN`, `BMAD_MEM_RANKING`, an agent's project folder) are
 //! unset.
+//!
+//! The guide's worked example of evidence also has shell lines, `$ sh <script> <args…>` (its
+//! setup, `fixtures/evidence/make-run.sh`) and `$ echo <text> >> <file>` (an edit): each runs
+//! whole, as written, with `sh -c` in the document's folder, so it names no `/tmp/` path (its
+//! project is a folder beside the reader: Nexus refuses a project reached through a link, as
+//! `/tmp` is on macOS). Nothing it prints depends on the temporary folder's path: the run's one
+//! path-dependent field that a receipt would carry, `baseline.repository`, is left out of the
+//! example's run, so its receipt ids are the same in every folder.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -219,6 +227,22 @@ fn matches(printed: &str, expected: &str) -> bool {
     lines_match(&printed, &expected)
 }
 
+/// A shell line of the evidence example, run whole by `sh -c` in `dir`; what it printed.
+fn shell_line(line: &str, dir: &Path) -> String {
+    assert!(
+        !line.contains("/tmp/"),
+        "a shell line runs as written and cannot name a /tmp/ path: {line}"
+    );
+    let output = Command::new("sh")
+        .args(["-c", line])
+        .current_dir(dir)
+        .env_remove("BMAD_MEM_NOW")
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{line} failed: {output:?}");
+    String::from_utf8(output.stdout).unwrap()
+}
+
 /// Replays every console block of the document at `path` (relative to the repository).
 fn replay(path: &str) -> usize {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -232,14 +256,19 @@ fn replay(path: &str) -> usize {
     let fixtures = files(&dir.path().join("fixtures"));
     for block in blocks {
         for (line, expected) in block {
-            let mut printed = String::new();
-            for command in line.split(" && ") {
-                let words: Vec<String> = shell_words(command)
-                    .iter()
-                    .map(|w| mapped(w, dir.path()))
-                    .collect();
-                printed.push_str(&run(command, &words, dir.path()));
-            }
+            let printed = if line.starts_with("sh ") || line.starts_with("echo ") {
+                shell_line(&line, dir.path())
+            } else {
+                let mut printed = String::new();
+                for command in line.split(" && ") {
+                    let words: Vec<String> = shell_words(command)
+                        .iter()
+                        .map(|w| mapped(w, dir.path()))
+                        .collect();
+                    printed.push_str(&run(command, &words, dir.path()));
+                }
+                printed
+            };
             assert!(
                 matches(&printed, &expected),
                 "{path}: output of `{line}`:\n{printed}\nexpected:\n{expected}"
@@ -272,7 +301,10 @@ fn the_readme_stays_a_front_page_with_its_quick_start() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
     let lines = readme.lines().count();
-    assert!(lines <= 250, "README.md is {lines} lines; its budget is 250: move detail to docs/");
+    assert!(
+        lines <= 250,
+        "README.md is {lines} lines; its budget is 250: move detail to docs/"
+    );
     let (_, quick) = readme
         .split_once("\n## Quick start")
         .expect("the README's quick start");
@@ -288,7 +320,12 @@ fn the_readme_stays_a_front_page_with_its_quick_start() {
         .collect();
     let blocks = console_blocks(&section.join("\n"));
     let commands: Vec<&str> = blocks.iter().flatten().map(|(c, _)| c.as_str()).collect();
-    for step in [" init", " hooks install --agent ", " brief", "git -C /tmp/shop status"] {
+    for step in [
+        " init",
+        " hooks install --agent ",
+        " brief",
+        "git -C /tmp/shop status",
+    ] {
         assert!(
             commands.iter().any(|c| c.contains(step)),
             "the quick start lost its `{step}` step: {commands:?}"
