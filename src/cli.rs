@@ -120,10 +120,12 @@ pub enum Command {
         after_help = "Examples:\n  bmad-mem archive journal\n  bmad-mem archive promotions --before 2026-01-01"
     )]
     Archive(ArchiveArgs),
-    /// Set up this git clone to merge the memory record by record (`git setup`).
+    /// Set up this git clone to merge the memory record by record (`git setup`); rebuild the
+    /// views after a merge (`git hook`).
     #[command(
         after_help = "Examples:\n  bmad-mem git setup\n  git add .gitattributes && git commit -m \"Merge the memory record by record\"",
-        mut_subcommand("setup", |c| c.after_help("Examples:\n  bmad-mem git setup\n  bmad-mem git setup --json"))
+        mut_subcommand("setup", |c| c.after_help("Examples:\n  bmad-mem git setup\n  bmad-mem git setup --json")),
+        mut_subcommand("hook", |c| c.after_help("Examples:\n  bmad-mem git hook post-merge 0\n  bmad-mem --json git hook post-rewrite rebase"))
     )]
     Git(GitArgs),
     /// Create what is missing of .agents/memory/ and link a brain (never overwrites).
@@ -198,7 +200,7 @@ pub enum Command {
         after_help = "Examples:\n  bmad-mem hooks install --agent claude-code --dry-run\n  bmad-mem hooks install --agent codex"
     )]
     Hooks(HooksArgs),
-    /// Git's merge driver for the journal, promotions, receipts, ledger and pattern scores (git runs it).
+    /// Git's merge driver for the journal, promotions, receipts, ledger, pattern scores and note files (git runs it).
     #[command(
         after_help = "Examples:\n  git config merge.bmad-mem.driver \"bmad-mem merge-driver %O %A %B %P\"\n  bmad-mem merge-driver base.ndjson ours.ndjson theirs.ndjson .bmad/memory/journal.ndjson"
     )]

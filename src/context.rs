@@ -101,6 +101,9 @@ pub struct Context {
     /// `BMAD_MEM_RANKING` as given: the ranking `recall` uses when `--ranking` is not given
     /// (before the project config's); `None` when unset or empty.
     pub ranking_env: Option<String>,
+    /// The commits `git merge` is merging, as it tells a merge driver (the names of its
+    /// `GITHEAD_<commit>` variables), sorted; empty outside such a merge.
+    pub merge_heads: Vec<String>,
 }
 
 impl Context {
@@ -145,6 +148,16 @@ impl Context {
         ctx.ranking_env = std::env::var_os("BMAD_MEM_RANKING")
             .map(|v| v.to_string_lossy().into_owned())
             .filter(|v| !v.is_empty());
+        ctx.merge_heads = std::env::vars_os()
+            .filter_map(|(key, _)| {
+                let commit = key.to_str()?.strip_prefix("GITHEAD_")?;
+                commit
+                    .bytes()
+                    .all(|b| b.is_ascii_hexdigit())
+                    .then(|| commit.to_owned())
+            })
+            .collect();
+        ctx.merge_heads.sort();
         Ok(ctx)
     }
 
@@ -175,6 +188,7 @@ impl Context {
             test_model: None,
             progress: false,
             ranking_env: None,
+            merge_heads: Vec::new(),
         })
     }
 }

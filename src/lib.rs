@@ -42,7 +42,7 @@ pub fn run(command: &Command, ctx: &Context) -> Result<Box<dyn Report>> {
         Command::Lock(args) => Box::new(lock::run(args, ctx)?),
         Command::Doctor(args) => Box::new(doctor::run(args, ctx)?),
         Command::Archive(args) => Box::new(archive::run(args, ctx)?),
-        Command::Git(args) => Box::new(git::run(args, ctx)?),
+        Command::Git(args) => git::run(args, ctx)?,
         Command::Init(args) => Box::new(init::run(args, ctx)?),
         Command::Status(args) => Box::new(status::run(args, ctx)?),
         Command::Brief(args) => Box::new(brief::run(args, ctx)?),

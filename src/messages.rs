@@ -303,10 +303,10 @@ pub(crate) fn archive_torn_tail(rel: &str) -> String {
 
 // merge-driver
 
-/// A path the merge driver does not merge.
-pub(crate) fn merge_unknown_path(path: &str, known: &str, dir: &str) -> String {
+/// A path the merge driver does not merge; `known` lists the files it merges, by folder.
+pub(crate) fn merge_unknown_path(path: &str, known: &str) -> String {
     format!(
-        "{path}: not a file bmad-mem merges (it merges {known} in {dir}/); left as ours, resolve it by hand"
+        "{path}: not a file bmad-mem merges (it merges {known}, and {MERGE_NOTE_FILES}); left as ours, resolve it by hand"
     )
 }
 
@@ -373,6 +373,10 @@ pub(crate) fn merge_pattern_conflict(pattern: &str, ours: &str, theirs: &str) ->
 
 /// A side that deleted the pattern in conflict.
 pub(crate) const MERGE_DELETED: &str = "deleted it";
+
+// merge-driver on the note files: in their own file.
+mod merge;
+pub(crate) use crate::messages::merge::*;
 
 // export
 
@@ -728,6 +732,8 @@ pub(crate) fn argument_not_boolean(name: &str) -> String {
 // decision (adopt, accept, reject, supersede, abrogate) and its ledger: in their own file.
 mod decisions;
 pub(crate) use decisions::*;
+mod records;
+pub(crate) use crate::messages::records::*;
 
 // lint
 
@@ -795,12 +801,25 @@ pub(crate) fn driver_not_configured(drivers: &[&str]) -> String {
     )
 }
 
+/// `doctor`: `.gitattributes` names the memory's merge drivers but lacks some of the lines
+/// `git setup` writes now.
+pub(crate) fn driver_lines_missing(lines: &[String]) -> String {
+    format!(
+        "names the memory's merge drivers but not for every file they merge, so git merges the others as plain text and conflicts on concurrent changes; missing: {}; `{GIT_SETUP_COMMAND}` adds them",
+        lines.join(", ")
+    )
+}
+
 /// `doctor`: the clone's driver command names a binary that is no longer there.
 pub(crate) fn driver_gone(bin: &str) -> String {
     format!(
         "this clone's git config runs the merge driver as {bin}, which is not there any more, so git cannot merge the memory and every merge of it conflicts; `{GIT_SETUP_COMMAND}` names this binary instead"
     )
 }
+
+// the git hooks that rebuild the views: in their own file.
+mod githooks;
+pub(crate) use crate::messages::githooks::*;
 
 /// `doctor`: lines of a merge conflict left in a memory file.
 pub(crate) fn conflict_markers(lines: &[usize]) -> String {

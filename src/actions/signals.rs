@@ -96,9 +96,16 @@ impl Signals {
     /// The `signals` object, only the signals given, keys `evalScore`, `acceptance`, `ci`.
     #[must_use]
     pub(crate) fn to_object(self) -> Object {
+        self.to_object_with_eval_key("evalScore")
+    }
+
+    /// The `signals` object with the evaluation under `eval_key` (the reinforcement records
+    /// name it `eval`, as the option).
+    #[must_use]
+    pub(crate) fn to_object_with_eval_key(self, eval_key: &str) -> Object {
         let mut object = Object::new();
         if let Some(eval) = self.eval {
-            object.insert("evalScore", eval);
+            object.insert(eval_key, eval);
         }
         if let Some(acceptance) = self.acceptance {
             object.insert(

@@ -1,9 +1,11 @@
 //! `archive`: the way out of a full store.
 //!
-//! The journal and `promotions.ndjson` are capped at 2 MiB, and a store at the cap refuses every
-//! write. `bmad-mem archive <journal|promotions> [--before <date> | --keep <n>]` moves older
-//! records, byte for byte, into `.bmad/memory/archive/<store>-<first>--<last>.ndjson` and
-//! replaces the live file with the rest. By default it keeps the newest 1,000 records.
+//! The journal, `promotions.ndjson` and the reinforcement records are capped at 2 MiB, and a
+//! store at the cap refuses every write (a full records registry leaves reinforcements
+//! unrecorded). `bmad-mem archive <journal|promotions|reinforcements> [--before <date> | --keep
+//! <n>]` moves older records, byte for byte, into `<store>-<first>--<last>.ndjson` in the
+//! store's archive folder (`.bmad/memory/archive/`; `.bmad/records/archive/` for the records)
+//! and replaces the live file with the rest. By default it keeps the newest 1,000 records.
 //!
 //! * A **record** is a non-blank line (blank: nothing but JavaScript whitespace), in file order;
 //!   blank lines travel with the record after them, and blank lines after the last record stay
@@ -13,15 +15,19 @@
 //! * With `--before <date>` the records whose `ts` is known (a number of epoch milliseconds, or
 //!   text in the ECMAScript date format, as recall reads it) and strictly earlier move, wherever
 //!   they stand; the others — later, or with no `ts` the parser knows — stay, in their order.
+//! * Of the reinforcement records, a pattern's records stay when moving them would change what
+//!   its remaining records replay to (`records::keep_replayable`): its score must stay
+//!   rebuildable from the live file, and the merge driver and `doctor` must read the same
+//!   score from it. So an archive of the records may move fewer records than asked.
 //! * `<first>` and `<last>` are the `ts` of the first and last archived records, in UTC, written
 //!   `YYYYMMDDTHHMMSSZ`; a record without a usable `ts` gives way to the nearest archived record
 //!   that has one, and when none has, the current time is used. A name already taken gets `-2`,
 //!   `-3`, …; an archive is never overwritten.
 //!
-//! Under the writer lock, in this order: the archive is written to a temporary file in the
-//! memory folder, synced, and hard-linked to its name (atomic, and refused when the name exists,
+//! Under the writer lock, in this order: the archive is written to a temporary file in the live
+//! file's folder, synced, and hard-linked to its name (atomic, and refused when the name exists,
 //! like `O_CREAT|O_EXCL`), then the archive folder is synced; only then is the live file
-//! replaced atomically (temporary file, sync, rename) and the memory folder synced. A crash
+//! replaced atomically (temporary file, sync, rename) and its folder synced. A crash
 //! before the link leaves only a temporary file, which the next writer removes; a crash after
 //! it leaves every archived record in both files. That state is recognisable — an archive
 //! whose records all still stand in the live file, in order — and [`pending`] finds it: `doctor`
@@ -32,7 +38,8 @@
 //! move the archive file out of `archive/` first.
 //!
 //! All of it happens through two folder handles opened from the root without following links,
-//! one on `.bmad/memory` and one on `.bmad/memory/archive` (created through the first): the
+//! one on the live file's folder (`.bmad/memory`) and one on its `archive/` (created through the
+//! first): the
 //! temporary file, the link from one to the other, the syncs, the replacement of the live file,
 //! and the listing and reading of the archives. A folder swapped for a link meanwhile moves
 //! nothing out of the project; a link found in a folder's place is refused.
@@ -48,6 +55,7 @@ use std::path::Path;
 
 use rustix::io::Errno;
 
+use crate::actions::reinforce::records;
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::js::date;
@@ -58,7 +66,7 @@ use crate::output::Report;
 use crate::store::archived::{Store, archive_names_in};
 use crate::store::confined::{self, Dir};
 use crate::store::journal;
-use crate::store::layout::{ARCHIVE_DIR, DEFAULT_KEEP};
+use crate::store::layout::DEFAULT_KEEP;
 use crate::store::lock::WriterLock;
 use crate::store::numbered;
 use crate::store::paths::read_registry_bytes;
@@ -68,11 +76,12 @@ const ARCHIVE_NAME: &str = "archive";
 /// The largest magnitude of a time value JavaScript can write as a date.
 const MAX_TIME_MS: f64 = 8.64e15;
 
-/// Move older records of the journal or the promotions into .bmad/memory/archive/.
+/// Move older records of the journal, the promotions or the reinforcement records into their
+/// archive folder.
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct ArchiveArgs {
-    /// The store to archive: journal or promotions.
-    #[arg(value_name = "journal|promotions")]
+    /// The store to archive: journal, promotions or reinforcements (the reinforcement records).
+    #[arg(value_name = "journal|promotions|reinforcements")]
     pub store: Option<String>,
     /// Move the records whose ts is strictly before this date (e.g. 2026-10-01, UTC midnight).
     #[arg(long, value_name = "date", allow_hyphen_values = true)]
@@ -144,7 +153,7 @@ pub(crate) fn run(args: &ArchiveArgs, ctx: &Context) -> Result<ArchiveReport> {
 
 /// The store a command-line word names.
 fn parse_store(word: Option<&str>) -> Result<Store> {
-    let expected = "expected journal | promotions";
+    let expected = "expected journal | promotions | reinforcements";
     let Some(word) = word else {
         return Err(Error::refused(messages::missing_store(expected)));
     };
@@ -299,7 +308,7 @@ fn remove_pending(root: &Path, store: Store, live: &mut String) -> Result<Vec<(S
 /// Every archive file of `store` that is whole (valid UTF-8, ending with `\n`), by name, with
 /// its path relative to the project root; listed and read through one handle on the folder.
 fn read_archives(root: &Path, store: Store) -> Result<Vec<(String, String)>> {
-    let Some(dir) = open_archive_dir(root)? else {
+    let Some(dir) = open_archive_dir(root, store)? else {
         return Ok(Vec::new());
     };
     let names =
@@ -312,16 +321,16 @@ fn read_archives(root: &Path, store: Store) -> Result<Vec<(String, String)>> {
         if let Ok(text) = String::from_utf8(bytes)
             && text.ends_with('\n')
         {
-            out.push((format!("{ARCHIVE_DIR}/{name}"), text));
+            out.push((format!("{}/{name}", store.archive_dir()), text));
         }
     }
     Ok(out)
 }
 
-/// A handle on `.bmad/memory/archive/`, opened from the root without following links; `None`
-/// when it does not exist.
-fn open_archive_dir(root: &Path) -> Result<Option<Dir>> {
-    let target = confined::locate(root, ARCHIVE_DIR, false)?;
+/// A handle on the archive folder of `store`, opened from the root without following links;
+/// `None` when it does not exist.
+fn open_archive_dir(root: &Path, store: Store) -> Result<Option<Dir>> {
+    let target = confined::locate(root, store.archive_dir(), false)?;
     let Some(memory) = target.dir() else {
         return Ok(None);
     };
@@ -374,6 +383,11 @@ impl Plan {
                 .map(|r| record_ms(&live[r.start..r.end]).is_some_and(|ms| ms < before))
                 .collect(),
         };
+        let mut selected = selected;
+        if store == Store::Reinforcements {
+            let lines: Vec<&str> = live_records.iter().map(|r| &live[r.start..r.end]).collect();
+            records::keep_replayable(&lines, &mut selected);
+        }
         let archived = selected.iter().filter(|s| **s).count();
         let mut archive = None;
         if archived > 0 {
@@ -416,7 +430,7 @@ impl Plan {
                     }
                     e => e,
                 })?;
-            let linked = link_free_name(memory, &dir, stem, &tmp);
+            let linked = link_free_name(memory, &dir, stem, &tmp, store);
             let _ = memory.remove(&tmp);
             let rel = linked?;
             dir.sync()
@@ -455,10 +469,16 @@ impl Plan {
 
 /// Links `tmp`, in `memory`, to `<stem>.ndjson` in the archive folder `dir`, or
 /// `<stem>-2.ndjson`, `-3`, … when taken; returns the name used, relative to the project root.
-fn link_free_name(memory: &Dir, dir: &Dir, stem: &str, tmp: &OsStr) -> Result<String> {
+fn link_free_name(
+    memory: &Dir,
+    dir: &Dir,
+    stem: &str,
+    tmp: &OsStr,
+    store: Store,
+) -> Result<String> {
     for name in numbered::names(stem, ".ndjson", 2) {
         match memory.hard_link_into(tmp, dir, OsStr::new(&name)) {
-            Ok(()) => return Ok(format!("{ARCHIVE_DIR}/{name}")),
+            Ok(()) => return Ok(format!("{}/{name}", store.archive_dir())),
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
             Err(e) => return Err(Error::io("cannot create", &dir.path().join(&name), e)),
         }

@@ -5,9 +5,10 @@
 //! setup does two things:
 //!
 //! * in the project's `.gitattributes` (created, or appended to; existing lines are kept, the
-//!   file is replaced atomically), one line per registry the merge driver knows —
-//!   `<file> merge=bmad-mem` — and one per generated view — `<file> merge=bmad-mem-view`. That
-//!   file is committed, so every clone agrees on it;
+//!   file is replaced atomically), one line per registry and per note file the merge driver
+//!   knows — `<file> merge=bmad-mem` (the candidate files as one pattern,
+//!   `.bmad/memory/candidates/*.md`) — and one per generated view — `<file> merge=bmad-mem-view`.
+//!   That file is committed, so every clone agrees on it;
 //! * in the project's `.gitignore`, the line `.bmad/cache/` (each clone's derived files, such
 //!   as the embedding index, are never committed), unless a line already ignores it;
 //! * in the clone's config (`git config --local`, as git requires, per clone):
@@ -23,6 +24,11 @@
 //! Every step is decided before anything is written; the config is set before `.gitattributes`
 //! is replaced and set back when that fails. A second run finds everything in place and writes
 //! nothing. `--dry-run` says what it would change and changes nothing.
+//!
+//! Setup also installs the clone's `post-merge`, `post-checkout` and `post-rewrite` hooks, which
+//! run `bmad-mem git hook <name>` to rebuild the views after a merge, checkout or rebase,
+//! chained with any hook of the user's ([`hooks`]); a hook it cannot write is a warning, never a
+//! failure of the rest. `--remove-hooks` takes exactly those blocks out again.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -35,7 +41,13 @@ use crate::output::Report;
 use crate::store::confined;
 use crate::store::git::{self, Probe, REGISTRY_DRIVER, VIEW_DRIVER};
 use crate::store::ignore::{self, Ignored};
-use crate::store::layout::{GITATTRIBUTES, GITIGNORE, MERGED_REGISTRIES, MERGED_VIEWS};
+use crate::store::layout::{
+    CANDIDATE_FILES, GITATTRIBUTES, GITIGNORE, MERGED_NOTES, MERGED_REGISTRIES, MERGED_VIEWS,
+};
+
+pub(crate) mod hooks;
+
+use crate::admin::git::hooks::{HookArgs, HookChange, Launcher, Plan};
 
 /// The git integration.
 #[derive(Debug, Clone, clap::Args)]
@@ -48,8 +60,12 @@ pub struct GitArgs {
 #[derive(Debug, Clone, clap::Subcommand)]
 pub enum GitCommand {
     /// Name the memory's merge drivers in .gitattributes and define them in this clone's git
-    /// config (run it in each clone; commit .gitattributes).
+    /// config (run it in each clone; commit .gitattributes); install the hooks that rebuild
+    /// the memory's views after a merge, checkout or rebase.
     Setup(SetupArgs),
+    /// Rebuild the memory's generated views after a merge, branch checkout or rebase (what the
+    /// hooks `git setup` installs run, with git's arguments).
+    Hook(HookArgs),
 }
 
 /// `git setup`'s options.
@@ -58,6 +74,10 @@ pub struct SetupArgs {
     /// Print what would change; change nothing.
     #[arg(long = "dry-run")]
     pub dry_run: bool,
+    /// Take bmad-mem's block out of this clone's post-merge, post-checkout and post-rewrite
+    /// hooks (the rest of each hook stays); change nothing else.
+    #[arg(long = "remove-hooks")]
+    pub remove_hooks: bool,
 }
 
 /// The comment that heads the lines setup adds.
@@ -90,6 +110,8 @@ pub(crate) struct SetupReport {
     /// The lines added to `.gitattributes` (the header comment not counted).
     pub added: Vec<String>,
     pub config: Vec<ConfigChange>,
+    /// The hooks changed (or that would be).
+    pub hooks: Vec<HookChange>,
     /// `.gitignore`'s line for `.bmad/cache/`: already there, or created or added (or to be).
     pub ignored: Ignored,
     pub warnings: Vec<String>,
@@ -97,8 +119,19 @@ pub(crate) struct SetupReport {
 
 impl SetupReport {
     fn already(&self) -> bool {
-        self.added.is_empty() && self.config.is_empty() && self.ignored == Ignored::Already
+        self.added.is_empty()
+            && self.config.is_empty()
+            && self.ignored == Ignored::Already
+            && self.hooks.is_empty()
     }
+}
+
+/// What `git setup --remove-hooks` did, or would do.
+#[derive(Debug, Default)]
+pub(crate) struct RemovalReport {
+    pub dry_run: bool,
+    pub hooks: Vec<HookChange>,
+    pub warnings: Vec<String>,
 }
 
 /// Runs `git <command>`.
@@ -106,10 +139,14 @@ impl SetupReport {
 /// # Errors
 /// No git on `PATH`; a project outside a git work tree; a binary whose path cannot be written
 /// into the config; `.gitattributes` that cannot be read or written; git refusing a change.
-pub(crate) fn run(args: &GitArgs, ctx: &Context) -> Result<SetupReport> {
-    match &args.command {
-        GitCommand::Setup(setup_args) => setup(setup_args, ctx),
-    }
+pub(crate) fn run(args: &GitArgs, ctx: &Context) -> Result<Box<dyn Report>> {
+    Ok(match &args.command {
+        GitCommand::Setup(setup_args) if setup_args.remove_hooks => {
+            Box::new(remove_hooks(setup_args, ctx)?)
+        }
+        GitCommand::Setup(setup_args) => Box::new(setup(setup_args, ctx)?),
+        GitCommand::Hook(hook_args) => Box::new(hooks::run(hook_args, ctx)?),
+    })
 }
 
 /// The `.gitattributes` lines setup wants, in order.
@@ -117,12 +154,24 @@ pub(crate) fn run(args: &GitArgs, ctx: &Context) -> Result<SetupReport> {
 pub(crate) fn wanted_lines() -> Vec<String> {
     MERGED_REGISTRIES
         .iter()
+        .chain(MERGED_NOTES.iter())
         .map(|rel| format!("{rel} merge={REGISTRY_DRIVER}"))
         .chain(
             MERGED_VIEWS
                 .iter()
                 .map(|rel| format!("{rel} merge={VIEW_DRIVER}")),
         )
+        .collect()
+}
+
+/// The lines of [`wanted_lines`] that the attributes file `existing` lacks (lines compared with
+/// their runs of blanks made one), in order.
+#[must_use]
+pub(crate) fn missing_lines(existing: &[u8]) -> Vec<String> {
+    let present: Vec<String> = existing.split(|&b| b == b'\n').map(normalized).collect();
+    wanted_lines()
+        .into_iter()
+        .filter(|line| !present.contains(line))
         .collect()
 }
 
@@ -134,28 +183,46 @@ fn normalized(line: &[u8]) -> String {
         .join(" ")
 }
 
-fn setup(args: &SetupArgs, ctx: &Context) -> Result<SetupReport> {
+/// Refuses a project outside a git work tree, or without git.
+fn require_work_tree(ctx: &Context) -> Result<()> {
     match git::probe(&ctx.root) {
-        Probe::NoGit => return Err(Error::refused(messages::GIT_MISSING)),
-        Probe::NotWorkTree(why) => {
-            return Err(Error::refused(messages::not_a_work_tree(&ctx.root, &why)));
-        }
-        Probe::WorkTree => {}
+        Probe::NoGit => Err(Error::refused(messages::GIT_MISSING)),
+        Probe::NotWorkTree(why) => Err(Error::refused(messages::not_a_work_tree(&ctx.root, &why))),
+        Probe::WorkTree => Ok(()),
     }
-    let (driver, on_path) = driver_command(ctx)?;
+}
+
+fn setup(args: &SetupArgs, ctx: &Context) -> Result<SetupReport> {
+    require_work_tree(ctx)?;
+    let (bin, on_path) = binary_word(ctx)?;
+    // Git expands `%` sequences anywhere in the driver's command before the shell sees it, and
+    // writes `%%` as one `%`.
+    let driver = format!("{} merge-driver %O %A %B %P", bin.replace('%', "%%"));
+    let (place, mut hooks_plan) = match git::hooks_place(&ctx.root) {
+        Some(place) if hooks::is_nameable(&place.prefix) => {
+            let folder = hooks::folder_of(&place);
+            let launcher = Launcher {
+                bin: bin.clone(),
+                on_path,
+                folder_word: shell_quote(&folder),
+                folder,
+            };
+            let plan = hooks::plan_install(&place, &launcher);
+            (Some(place), plan)
+        }
+        Some(_) => (
+            None,
+            Plan {
+                warnings: vec![messages::HOOK_FOLDER_UNNAMEABLE.to_owned()],
+                ..Plan::default()
+            },
+        ),
+        None => (None, Plan::default()),
+    };
 
     let target = confined::locate(&ctx.root, GITATTRIBUTES, false)?;
     let existing = target.read(true)?.map(|(bytes, _)| bytes);
-    let present: Vec<String> = existing
-        .as_deref()
-        .unwrap_or_default()
-        .split(|&b| b == b'\n')
-        .map(normalized)
-        .collect();
-    let added: Vec<String> = wanted_lines()
-        .into_iter()
-        .filter(|line| !present.contains(line))
-        .collect();
+    let added = missing_lines(existing.as_deref().unwrap_or_default());
 
     let mut config = Vec::new();
     for (key, value) in [
@@ -184,9 +251,11 @@ fn setup(args: &SetupArgs, ctx: &Context) -> Result<SetupReport> {
         added,
         config,
         ignored: ignore::ensure(&ctx.root, true)?,
+        hooks: std::mem::take(&mut hooks_plan.changes),
         warnings: Vec::new(),
     };
     if args.dry_run {
+        report.warnings = hooks_plan.warnings;
         return Ok(report);
     }
     if !report.added.is_empty() || !report.config.is_empty() {
@@ -195,8 +264,34 @@ fn setup(args: &SetupArgs, ctx: &Context) -> Result<SetupReport> {
     if report.ignored != Ignored::Already {
         report.ignored = ignore::ensure(&ctx.root, false)?;
     }
-    report.warnings = overridden(&ctx.root);
+    if let Some(place) = place {
+        hooks_plan.changes = std::mem::take(&mut report.hooks);
+        hooks::apply(&place, &mut hooks_plan);
+        report.hooks = hooks_plan.changes;
+    }
+    report.warnings = hooks_plan.warnings;
+    report.warnings.extend(overridden(&ctx.root));
     Ok(report)
+}
+
+/// `git setup --remove-hooks`: takes this project's block out of the clone's hooks.
+fn remove_hooks(args: &SetupArgs, ctx: &Context) -> Result<RemovalReport> {
+    require_work_tree(ctx)?;
+    let Some(place) = git::hooks_place(&ctx.root) else {
+        return Ok(RemovalReport {
+            dry_run: args.dry_run,
+            ..RemovalReport::default()
+        });
+    };
+    let mut plan = hooks::plan_removal(&place, &hooks::folder_of(&place));
+    if !args.dry_run {
+        hooks::apply(&place, &mut plan);
+    }
+    Ok(RemovalReport {
+        dry_run: args.dry_run,
+        hooks: plan.changes,
+        warnings: plan.warnings,
+    })
 }
 
 /// Sets the config, then replaces `.gitattributes`; the config is set back when the file cannot
@@ -248,12 +343,16 @@ fn apply(
 }
 
 /// Warnings for the files whose merge attribute, as git applies it, is not the one
-/// `.gitattributes` now names (another attributes file overrides it).
+/// `.gitattributes` now names (another attributes file overrides it). The candidate files are
+/// asked about as `.bmad/memory/candidates/<id>.md`.
 fn overridden(root: &Path) -> Vec<String> {
+    let candidate = CANDIDATE_FILES.replace('*', "<id>");
     let paths: Vec<&str> = MERGED_REGISTRIES
         .iter()
         .chain(MERGED_VIEWS.iter())
+        .chain(MERGED_NOTES.iter().filter(|rel| **rel != CANDIDATE_FILES))
         .copied()
+        .chain([candidate.as_str()])
         .collect();
     let Ok(found) = git::merge_attributes(root, &paths) else {
         return Vec::new();
@@ -275,8 +374,8 @@ fn overridden(root: &Path) -> Vec<String> {
         .collect()
 }
 
-/// The driver command and whether it names the binary as `bmad-mem` (found on `PATH`).
-fn driver_command(ctx: &Context) -> Result<(String, bool)> {
+/// The running binary as one shell word, and whether it is named `bmad-mem` (found on `PATH`).
+fn binary_word(ctx: &Context) -> Result<(String, bool)> {
     let exe = ctx
         .exe
         .as_deref()
@@ -288,11 +387,9 @@ fn driver_command(ctx: &Context) -> Result<(String, bool)> {
         let text = exe
             .to_str()
             .ok_or_else(|| Error::refused(messages::exe_not_utf8(exe)))?;
-        // Git expands `%` sequences anywhere in the command before the shell sees it, and
-        // writes `%%` as one `%`.
-        shell_quote(text).replace('%', "%%")
+        shell_quote(text)
     };
-    Ok((format!("{bin} merge-driver %O %A %B %P"), on_path))
+    Ok((bin, on_path))
 }
 
 /// The first `bmad-mem` that `PATH` leads to, as the shell finds it. A relative folder of
@@ -374,6 +471,7 @@ impl Report for SetupReport {
                         .with("added", self.ignored != Ignored::Already),
                 )
                 .with("config", config)
+                .with("hooks", hooks::changes_json(&self.hooks))
                 .with(
                     "warnings",
                     self.warnings.iter().map(Value::from).collect::<Vec<_>>(),
@@ -409,6 +507,7 @@ impl Report for SetupReport {
         for change in &self.config {
             let _ = writeln!(out, "  {set} {}", config_command(change));
         }
+        hooks::render_changes(&mut out, &self.hooks, self.dry_run);
         if !self.added.is_empty() {
             let _ = writeln!(
                 out,
@@ -425,11 +524,49 @@ impl Report for SetupReport {
     fn written(&self) -> Option<String> {
         (!self.dry_run && !self.already()).then(|| {
             format!(
-                "{} line(s) added to {GITATTRIBUTES}, {} git config entr(ies) set",
+                "{} line(s) added to {GITATTRIBUTES}, {} git config entr(ies) set, {} hook(s) changed",
                 self.added.len(),
-                self.config.len()
+                self.config.len(),
+                self.hooks.len()
             )
         })
+    }
+}
+
+impl Report for RemovalReport {
+    fn to_json(&self) -> Value {
+        Value::Object(
+            Object::new()
+                .with("dryRun", self.dry_run)
+                .with("hooks", hooks::changes_json(&self.hooks))
+                .with(
+                    "warnings",
+                    self.warnings.iter().map(Value::from).collect::<Vec<_>>(),
+                ),
+        )
+    }
+
+    fn render_human(&self) -> String {
+        if self.hooks.is_empty() {
+            return "mem git setup: no hook of this clone rebuilds the memory's views; nothing was changed\n".to_owned();
+        }
+        let mut out = if self.dry_run {
+            "mem git setup: dry run — nothing was changed; it would:\n".to_owned()
+        } else {
+            "mem git setup: the hooks of this clone no longer rebuild the memory's views\n"
+                .to_owned()
+        };
+        hooks::render_changes(&mut out, &self.hooks, self.dry_run);
+        out
+    }
+
+    fn warnings(&self) -> Vec<String> {
+        self.warnings.clone()
+    }
+
+    fn written(&self) -> Option<String> {
+        (!self.dry_run && !self.hooks.is_empty())
+            .then(|| format!("{} hook(s) changed", self.hooks.len()))
     }
 }
 

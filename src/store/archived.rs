@@ -1,5 +1,6 @@
-//! The archives of the journal and the promotions, as readers see them: which store a file
-//! belongs to, and the archive files of a store in `.bmad/memory/archive/`, in order (docs §1).
+//! The archives of the journal, the promotions and the reinforcement records, as readers see
+//! them: which store a file belongs to, and the archive files of a store in its archive folder
+//! (`.bmad/memory/archive/`, `.bmad/records/archive/` for the records), in order (docs §1).
 //! Writing archives is the `archive` command's.
 
 use std::ffi::OsStr;
@@ -9,18 +10,19 @@ use std::path::Path;
 use rustix::fs::FileType;
 
 use crate::store::confined::Dir;
-use crate::store::layout::{JOURNAL, PROMOTIONS};
+use crate::store::layout::{ARCHIVE_DIR, JOURNAL, PROMOTIONS, RECORDS_ARCHIVE_DIR, REINFORCEMENTS};
 
 /// A store that can be archived.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Store {
     Journal,
     Promotions,
+    Reinforcements,
 }
 
 impl Store {
-    /// Both stores, in the order `doctor` checks them.
-    pub(crate) const ALL: [Store; 2] = [Store::Journal, Store::Promotions];
+    /// Every store, in the order `doctor` checks them.
+    pub(crate) const ALL: [Store; 3] = [Store::Journal, Store::Promotions, Store::Reinforcements];
 
     /// The store a command-line name names.
     #[must_use]
@@ -28,6 +30,7 @@ impl Store {
         match name {
             "journal" => Some(Store::Journal),
             "promotions" => Some(Store::Promotions),
+            "reinforcements" => Some(Store::Reinforcements),
             _ => None,
         }
     }
@@ -38,6 +41,7 @@ impl Store {
         match self {
             Store::Journal => "journal",
             Store::Promotions => "promotions",
+            Store::Reinforcements => "reinforcements",
         }
     }
 
@@ -47,6 +51,17 @@ impl Store {
         match self {
             Store::Journal => JOURNAL,
             Store::Promotions => PROMOTIONS,
+            Store::Reinforcements => REINFORCEMENTS,
+        }
+    }
+
+    /// The folder its archive files go into, relative to the project root: `archive/` beside
+    /// the live file.
+    #[must_use]
+    pub(crate) fn archive_dir(self) -> &'static str {
+        match self {
+            Store::Journal | Store::Promotions => ARCHIVE_DIR,
+            Store::Reinforcements => RECORDS_ARCHIVE_DIR,
         }
     }
 

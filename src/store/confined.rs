@@ -497,6 +497,25 @@ impl Dir {
         })
     }
 
+    /// [`Dir::replace`] giving the new file the permission bits `mode` (set on the temporary
+    /// file before the rename, so the file is never there without them: a git hook stays
+    /// executable).
+    ///
+    /// # Errors
+    /// I/O errors naming the file; nothing is left behind.
+    pub(crate) fn replace_with_mode(&self, name: &OsStr, bytes: &[u8], mode: u32) -> Result<()> {
+        use std::os::unix::fs::PermissionsExt;
+        let (tmp, file) = self.write_temp_unsynced(name, bytes)?;
+        let set = file
+            .set_permissions(std::fs::Permissions::from_mode(mode))
+            .and_then(|()| file.sync_all());
+        drop(file);
+        set.and_then(|()| self.rename(&tmp, name)).map_err(|e| {
+            let _ = self.remove(&tmp);
+            Error::io("cannot write", &self.path.join(name), e)
+        })
+    }
+
     /// Renames `from` to `to`, both in this folder.
     ///
     /// # Errors

@@ -5,7 +5,7 @@
 //! there. Nothing here writes a project file; `config_set` writes the clone's own config.
 
 use std::ffi::OsStr;
-use std::io;
+use std::io::{self, Write};
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
@@ -130,10 +130,16 @@ pub(crate) fn config_get(root: &Path, key: &str, local: bool) -> Result<Option<S
 /// a failure) — who acts is then found elsewhere, never refused for it.
 #[must_use]
 pub(crate) fn user_name(root: &Path) -> Option<String> {
-    config_get(root, "user.name", false)
+    config_text(root, "user.name")
+}
+
+/// The value of `key` at every level git reads; `None` when unset, blank, or when git cannot
+/// tell.
+fn config_text(root: &Path, key: &str) -> Option<String> {
+    config_get(root, key, false)
         .ok()
         .flatten()
-        .filter(|name| !name.trim().is_empty())
+        .filter(|value| !value.trim().is_empty())
 }
 
 /// Sets `key` to `value` in the clone's own config (`git config --local`); `None` unsets it.
@@ -172,4 +178,137 @@ pub(crate) fn merge_attributes(root: &Path, paths: &[&str]) -> Result<Vec<(Strin
             Some((path.to_owned(), value.to_owned()))
         })
         .collect())
+}
+
+/// Runs `git <args>` in `root` and returns what it printed; `None` when git is missing or fails.
+/// For the merge driver's reads of the repository, which fall back on a conflict when git
+/// cannot answer.
+#[must_use]
+pub(crate) fn read(root: &Path, args: &[&str]) -> Option<Vec<u8>> {
+    let out = git(root, args).ok()?;
+    out.status.success().then_some(out.stdout)
+}
+
+/// Runs `git <args>` in `root` with `input` on its standard input (written from another thread,
+/// so that a large answer never blocks the question) and returns what it printed; `None` when
+/// git is missing or fails.
+#[must_use]
+pub(crate) fn read_with_input(root: &Path, args: &[&str], input: &[u8]) -> Option<Vec<u8>> {
+    let mut child = Command::new("git")
+        .args(args)
+        .current_dir(root)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    let mut stdin = child.stdin.take()?;
+    let input = input.to_vec();
+    let writer = std::thread::spawn(move || stdin.write_all(&input));
+    let out = child.wait_with_output().ok()?;
+    let written = writer.join().ok()?;
+    (written.is_ok() && out.status.success()).then_some(out.stdout)
+}
+
+/// Reads objects named `<revision>:<path>` (or any name git takes) in one `git cat-file
+/// --batch`: each one's content, `None` for a name git does not find.
+#[must_use]
+pub(crate) fn objects(root: &Path, names: &[String]) -> Option<Vec<Option<Vec<u8>>>> {
+    let mut input = String::new();
+    for name in names {
+        input.push_str(name);
+        input.push('\n');
+    }
+    let out = read_with_input(root, &["cat-file", "--batch"], input.as_bytes())?;
+    let mut rest = &out[..];
+    let mut found = Vec::with_capacity(names.len());
+    for _ in names {
+        let end = memchr::memchr(b'\n', rest)?;
+        let header = std::str::from_utf8(&rest[..end]).ok()?;
+        rest = &rest[end + 1..];
+        let mut words = header.rsplitn(3, ' ');
+        let (size, kind) = (words.next()?, words.next()?);
+        if matches!(size, "missing" | "ambiguous") || kind == "missing" {
+            found.push(None);
+            continue;
+        }
+        let size: usize = size.parse().ok()?;
+        let content = rest.get(..size)?.to_vec();
+        rest = rest.get(size + 1..)?;
+        found.push((kind == "blob").then_some(content));
+    }
+    Some(found)
+}
+
+/// What git says in `root` for `git rev-parse <args>`, one line per answer; `None` without
+/// git, outside a work tree, or when git fails.
+fn rev_parse(root: &Path, args: &[&str]) -> Option<Vec<String>> {
+    let out = git(
+        root,
+        std::iter::once("rev-parse").chain(args.iter().copied()),
+    )
+    .ok()?;
+    out.status.success().then(|| {
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(str::to_owned)
+            .collect()
+    })
+}
+
+/// The URL of the clone's `origin` remote; `None` when there is none (or no git).
+#[must_use]
+pub(crate) fn origin_url(root: &Path) -> Option<String> {
+    config_text(root, "remote.origin.url")
+}
+
+/// The top folder of the work tree `root` is in; `None` without git or outside a work tree.
+#[must_use]
+pub(crate) fn top_level(root: &Path) -> Option<std::path::PathBuf> {
+    rev_parse(root, &["--show-toplevel"])?
+        .into_iter()
+        .next()
+        .filter(|top| !top.is_empty())
+        .map(std::path::PathBuf::from)
+}
+
+/// Where git runs the clone's hooks from, and where the project is in its work tree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct HooksPlace {
+    /// The hooks folder as git names it (`git rev-parse --git-path hooks` in the project:
+    /// relative to the project, or absolute): `core.hooksPath` when set, the common git folder's
+    /// `hooks` in a linked work tree.
+    pub shown: String,
+    /// The same folder, absolute.
+    pub dir: std::path::PathBuf,
+    /// The project's folder relative to the top of the work tree, `/`-separated, without a
+    /// trailing `/`; empty at the top. Git runs hooks from the top of the work tree.
+    pub prefix: String,
+}
+
+/// Where the clone's hooks live; `None` without git or outside a work tree.
+#[must_use]
+pub(crate) fn hooks_place(root: &Path) -> Option<HooksPlace> {
+    let lines = rev_parse(root, &["--git-path", "hooks", "--show-prefix"])?;
+    let shown = lines.first().filter(|l| !l.is_empty())?.clone();
+    let prefix = lines
+        .get(1)
+        .map(|p| p.trim_end_matches('/').to_owned())
+        .unwrap_or_default();
+    Some(HooksPlace {
+        dir: root.join(&shown),
+        shown,
+        prefix,
+    })
+}
+
+/// Whether a rebase is under way in the clone (git's `rebase-merge` or `rebase-apply` folder
+/// exists): the hooks then leave the work tree alone until it ends.
+#[must_use]
+pub(crate) fn is_rebasing(root: &Path) -> bool {
+    rev_parse(
+        root,
+        &["--git-path", "rebase-merge", "--git-path", "rebase-apply"],
+    )
+    .is_some_and(|paths| paths.iter().any(|p| root.join(p).is_dir()))
 }

@@ -22,6 +22,14 @@ pub const DECISION_LEDGER: &str = ".bmad/memory/decisions.ndjson";
 /// Where archived journal events and promotions go.
 pub const ARCHIVE_DIR: &str = ".bmad/memory/archive";
 
+/// bmad-mem's own registries, beside the memory folder: `.bmad/memory/` holds exactly the files
+/// bmad-plus writes, so that the two tools see one memory.
+pub const RECORDS_DIR: &str = ".bmad/records";
+/// The reinforcement records: one line per `reinforce`, append-only (docs/FORMAT.md).
+pub const REINFORCEMENTS: &str = ".bmad/records/reinforcements.ndjson";
+/// Where archived reinforcement records go.
+pub const RECORDS_ARCHIVE_DIR: &str = ".bmad/records/archive";
+
 /// Proposed entries waiting for a person, and the records of those decided.
 pub const CANDIDATES_DIR: &str = ".bmad/memory/candidates";
 /// Topics a person refused for good.
@@ -71,7 +79,8 @@ pub const IDENTITY: &str = "identity.yaml";
 /// The global brain's project index folder.
 pub const PROJECTS: &str = "projects";
 
-/// The largest registry file read (journal, scores, promotions, receipts): 2 MiB.
+/// The largest registry file read (journal, scores, promotions, receipts, reinforcement
+/// records): 2 MiB.
 pub const REGISTRY_CAP: u64 = 2 * 1024 * 1024;
 /// The largest file the loose reader reads (note files, handoffs, context): 64 MiB.
 pub const LOOSE_CAP: u64 = 64 * 1024 * 1024;
@@ -123,6 +132,27 @@ pub const GITATTRIBUTES: &str = ".gitattributes";
 pub const GITIGNORE: &str = ".gitignore";
 /// The files the memory's merge driver merges record by record (`merge=bmad-mem`): the
 /// append-only registries and the pattern scores.
-pub const MERGED_REGISTRIES: [&str; 5] = [JOURNAL, PROMOTIONS, OUTCOMES, DECISION_LEDGER, SCORES];
+pub const MERGED_REGISTRIES: [&str; 6] = [
+    JOURNAL,
+    PROMOTIONS,
+    OUTCOMES,
+    DECISION_LEDGER,
+    SCORES,
+    REINFORCEMENTS,
+];
 /// The generated views, which a merge keeps as they are and `doctor --rebuild-views` regenerates.
 pub const MERGED_VIEWS: [&str; 2] = [INDEX_VIEW, CANDIDATES_VIEW];
+/// The candidate files, as a `.gitattributes` pattern: `*` stands for one candidate's id.
+pub const CANDIDATE_FILES: &str = ".bmad/memory/candidates/*.md";
+/// The note files the memory's merge driver merges section by section (`merge=bmad-mem`): the
+/// three note files of both note folders, the refused topics and the candidate files.
+pub const MERGED_NOTES: [&str; 8] = [
+    ".bmad/memory/decisions.md",
+    ".bmad/memory/lessons.md",
+    ".bmad/memory/patterns.md",
+    ".agents/memory/decisions.md",
+    ".agents/memory/lessons.md",
+    ".agents/memory/patterns.md",
+    REFUSED_FILE,
+    CANDIDATE_FILES,
+];

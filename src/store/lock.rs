@@ -41,7 +41,7 @@ use crate::error::{Error, Result};
 use crate::js::json::{Object, Value};
 use crate::store::confined::{self, Dir};
 use crate::store::interrupt::{Busy, interrupted};
-use crate::store::layout::LOCK_FILE;
+use crate::store::layout::{LOCK_FILE, RECORDS_DIR};
 use crate::store::paths::confine;
 use crate::store::temporaries;
 
@@ -113,6 +113,10 @@ impl WriterLock {
         for attempt in 1..=TRIES {
             if create_with_owner(&memory, &owner)? {
                 remove_dead_temporaries(&memory);
+                // bmad-mem's own registries beside the memory are written under this lock too.
+                if let Ok(Some((records, _))) = confined::open_dir(root, RECORDS_DIR, false) {
+                    remove_dead_temporaries(&records);
+                }
                 HELD.lock()
                     .unwrap_or_else(std::sync::PoisonError::into_inner)
                     .push(Held {

@@ -8,6 +8,7 @@ pub(crate) mod confined;
 pub(crate) mod document;
 pub mod entry;
 pub(crate) mod fences;
+pub(crate) mod front_matter;
 pub(crate) mod git;
 pub(crate) mod ignore;
 pub(crate) mod interrupt;

@@ -5,9 +5,14 @@
 //! same text), and so is any append after a torn final line
 //! (text not ending in `\n`, even one cut inside a character), so a crash's half-written record
 //! is never buried under new ones.
-//! The record goes out as one `write_all` of the whole line, then `fsync`.
+//! The record goes out as one `write_all` of the whole line, then `fsync`. A registry of
+//! bmad-mem's own that no reader refuses for a bad line (the reinforcement records) is checked
+//! from its size and last byte only ([`prepare_at_end`]).
 
-use std::path::Path;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+
+use rustix::fs::OFlags;
 
 use crate::error::{Error, Result};
 use crate::store::confined::{self, Target};
@@ -15,10 +20,14 @@ use crate::store::layout::REGISTRY_CAP;
 use crate::store::lock::WriterLock;
 
 /// A registry file checked and ready to take one more line: its folder's handle is kept, so the
-/// line lands in the folder that was checked even if a link is swapped in meanwhile.
+/// line lands in the folder that was checked even if a link is swapped in meanwhile. A registry
+/// whose folder does not exist yet (`.bmad/records/` before the first record) has none: its
+/// folders are created, never through a link, when the line is written.
 #[derive(Debug)]
 pub(crate) struct PreparedAppend {
     target: Target,
+    root: PathBuf,
+    rel: String,
 }
 
 /// Runs docs §3.4's checks for appending `line` (without its `\n`) to `rel`, without writing.
@@ -47,8 +56,61 @@ pub(crate) fn prepare(
     if std::str::from_utf8(&old[complete..]).is_err() {
         return Err(Error::IncompleteFinalLine);
     }
+    check_room(rel, old.len() as u64, line_len)?;
+    if !old.is_empty() && !old.ends_with(b"\n") {
+        return Err(Error::IncompleteFinalLine);
+    }
+    Ok(PreparedAppend {
+        target,
+        root: root.to_path_buf(),
+        rel: rel.to_owned(),
+    })
+}
+
+/// [`prepare`]'s checks for a registry that bmad-mem alone writes and no reader refuses for a
+/// bad line (the reinforcement records): the cap and a torn final line, known from the file's
+/// size and its last byte, so that an append costs the same at 2 MiB as at nothing. A line that
+/// is not UTF-8 is `doctor`'s to report, not a reason to refuse the next record.
+///
+/// # Errors
+/// Confinement errors, a link or anything but a regular file in the registry's place, `Memory
+/// store is full; …`, `Memory store has an incomplete final line; …`.
+pub(crate) fn prepare_at_end(
+    root: &Path,
+    rel: &str,
+    line_len: usize,
+    _lock: &WriterLock,
+) -> Result<PreparedAppend> {
+    let target = confined::locate(root, rel, false)?;
+    let opened = match target.dir() {
+        Some(dir) => dir.open_file(target.name(), OFlags::RDONLY)?,
+        None => None,
+    };
+    let (len, last) = match opened {
+        Some((file, meta)) if meta.len() > 0 => {
+            let mut last = [0u8];
+            file.read_exact_at(&mut last, meta.len() - 1)
+                .map_err(|e| Error::io("cannot read", target.path(), e))?;
+            (meta.len(), Some(last[0]))
+        }
+        _ => (0, None),
+    };
+    check_room(rel, len, line_len)?;
+    if last.is_some_and(|b| b != b'\n') {
+        return Err(Error::IncompleteFinalLine);
+    }
+    Ok(PreparedAppend {
+        target,
+        root: root.to_path_buf(),
+        rel: rel.to_owned(),
+    })
+}
+
+/// Whether a file of `old_len` bytes takes one more line of `line_len` bytes and its `\n`
+/// within the cap.
+fn check_room(rel: &str, old_len: u64, line_len: usize) -> Result<()> {
     let record = line_len as u64 + 1;
-    if old.len() as u64 + record > REGISTRY_CAP {
+    if old_len + record > REGISTRY_CAP {
         return Err(if record > REGISTRY_CAP {
             Error::RecordTooLarge {
                 store: rel.to_owned(),
@@ -58,10 +120,7 @@ pub(crate) fn prepare(
             Error::StoreFull
         });
     }
-    if !old.is_empty() && !old.ends_with(b"\n") {
-        return Err(Error::IncompleteFinalLine);
-    }
-    Ok(PreparedAppend { target })
+    Ok(())
 }
 
 impl PreparedAppend {
@@ -73,9 +132,13 @@ impl PreparedAppend {
         let mut record = String::with_capacity(line.len() + 1);
         record.push_str(line);
         record.push('\n');
-        self.target
+        let target = match self.target.dir() {
+            Some(_) => self.target,
+            None => confined::locate(&self.root, &self.rel, true)?,
+        };
+        target
             .require_dir("cannot open")?
-            .append(self.target.name(), record.as_bytes())
+            .append(target.name(), record.as_bytes())
     }
 }
 
@@ -130,5 +193,39 @@ mod tests {
             Error::RecordTooLarge { size, .. } if size == REGISTRY_CAP + 1
         ));
         assert_eq!(fs::read_to_string(&path).unwrap(), "");
+    }
+
+    #[test]
+    fn an_append_at_the_end_looks_at_the_size_and_the_last_byte_only() {
+        const RECORDS: &str = ".bmad/records/reinforcements.ndjson";
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let lock = WriterLock::acquire(root).unwrap();
+        // The folder is made with the first line.
+        prepare_at_end(root, RECORDS, 7, &lock)
+            .unwrap()
+            .write("{\"a\":1}")
+            .unwrap();
+        let path = root.join(RECORDS);
+        assert_eq!(fs::read_to_string(&path).unwrap(), "{\"a\":1}\n");
+        // A line that is not UTF-8 is no reason to refuse (doctor names it); a torn end is.
+        fs::write(&path, b"\xff\xfe\n").unwrap();
+        prepare_at_end(root, RECORDS, 2, &lock)
+            .unwrap()
+            .write("{}")
+            .unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"\xff\xfe\n{}\n");
+        fs::write(&path, "{}\n{\"a\"").unwrap();
+        assert!(matches!(
+            prepare_at_end(root, RECORDS, 2, &lock),
+            Err(Error::IncompleteFinalLine)
+        ));
+        let cap = usize::try_from(REGISTRY_CAP).unwrap();
+        fs::write(&path, "x".repeat(cap - 3) + "\n").unwrap();
+        assert!(prepare_at_end(root, RECORDS, 1, &lock).is_ok());
+        assert!(matches!(
+            prepare_at_end(root, RECORDS, 2, &lock),
+            Err(Error::StoreFull)
+        ));
     }
 }

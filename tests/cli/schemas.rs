@@ -98,6 +98,7 @@ const FORMS: &[&[&str]] = &[
     &["doctor", "--repair-tail", "x"],
     &["doctor", "--repair-encoding", "x"],
     &["doctor", "--rebuild-views"],
+    &["doctor", "--rebuild-scores"],
     &["doctor", "--dedupe", "x"],
     &["admit", "--list"],
     &["admit", "c1", "--expect", "x"],

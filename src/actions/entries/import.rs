@@ -46,7 +46,7 @@ use crate::store::lock::WriterLock;
 use crate::store::paths::{Loose, read_loose_bytes};
 
 use crate::actions::entries::candidate::{Kind, count};
-use crate::actions::entries::propose::{NotWritten, Proposed, WhenPending, Writer, draft};
+use crate::actions::entries::propose::{Drafter, NotWritten, Proposed, WhenPending, Writer};
 
 use crate::store::layout::CLAUDE_AGENT_MEMORY as CLAUDE_DIR;
 /// The project instruction files whose memory section is imported.
@@ -178,6 +178,7 @@ fn propose_all(
     sources: Vec<Source>,
     report: &mut ImportReport,
 ) -> Result<()> {
+    let drafter = Drafter::new(ctx);
     for source in sources {
         report.read.push(source.shown.clone());
         if let Some(reason) = source.empty {
@@ -187,8 +188,7 @@ fn propose_all(
             if interrupted() {
                 return Ok(());
             }
-            let candidate = draft(
-                ctx,
+            let candidate = drafter.draft(
                 item.kind,
                 &item.title,
                 &item.content,

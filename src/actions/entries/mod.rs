@@ -6,7 +6,8 @@
 //! once; `admit --refuse` records the topic in `refused.md` so it is never proposed again.
 //!
 //! `candidate` holds what the commands share (types, topics, the candidate file format, the
-//! readers); `propose`, `admit` and `import` are the commands; `views` the generated views.
+//! readers); `project` the project's name a candidate id starts with; `propose`, `admit` and
+//! `import` are the commands; `views` the generated views.
 //! Every change happens under the writer lock; every file is replaced atomically through a
 //! confined folder handle.
 
@@ -14,6 +15,7 @@ pub(crate) mod admit;
 pub(crate) mod candidate;
 pub(crate) mod checks;
 pub(crate) mod import;
+pub(crate) mod project;
 pub(crate) mod propose;
 pub(crate) mod style;
 pub(crate) mod views;

@@ -19,7 +19,6 @@ use std::path::Path;
 
 use crate::actions::secrets;
 use crate::context::Context;
-use crate::context::folder_name;
 use crate::error::{Error, Result};
 use crate::js::json::{Object, Value};
 use crate::js::path::resolve;
@@ -36,6 +35,7 @@ use crate::actions::entries::candidate::{
     marker, normalize_title, pending, slug, split_list, title_key,
 };
 use crate::actions::entries::checks::Checks;
+use crate::actions::entries::project;
 use crate::actions::entries::views;
 
 /// How many numbered ids are tried for one topic and day.
@@ -156,8 +156,7 @@ pub(crate) fn run_with_input(
             return Err(Error::refused(messages::CONTENT_REQUIRED));
         }
     };
-    let candidate = draft(
-        ctx,
+    let candidate = Drafter::new(ctx).draft(
         kind,
         &title,
         &content,
@@ -182,39 +181,53 @@ pub(crate) fn run_with_input(
     }
 }
 
-/// A candidate from its parts, normalized as the file keeps them (content trimmed with line
-/// ends made `\n`, context one line, source trimmed or `unknown`); its id is the base id of its
-/// topic, made unique when written.
-#[must_use]
-pub(crate) fn draft(
-    ctx: &Context,
-    kind: Kind,
-    title: &str,
-    content: &str,
-    applies_when: &str,
-    evidence: &[String],
-    source: &str,
-) -> Candidate {
-    let source = trim(source);
-    let project = match slug(&folder_name(&ctx.root)) {
-        s if s.is_empty() => "project".to_owned(),
-        s => s,
-    };
-    let title = normalize_title(title);
-    Candidate {
-        id: format!(
-            "{project}-{}-{}-{}",
-            kind.as_str(),
-            compact_day(ctx),
-            slug(&title)
-        ),
-        kind,
-        source: if source.is_empty() { "unknown" } else { source }.to_owned(),
-        created: ctx.now.iso.clone(),
-        context: collapse_whitespace(applies_when),
-        content: trim(&content.replace("\r\n", "\n")).to_owned(),
-        evidence: evidence.to_vec(),
-        title,
+/// Drafts the candidates of one run: the project's name their ids start with
+/// ([`project::id_prefix`]) is found once, however many candidates are drafted.
+pub(crate) struct Drafter<'a> {
+    ctx: &'a Context,
+    project: String,
+}
+
+impl<'a> Drafter<'a> {
+    #[must_use]
+    pub(crate) fn new(ctx: &'a Context) -> Self {
+        Self {
+            ctx,
+            project: project::id_prefix(ctx),
+        }
+    }
+
+    /// A candidate from its parts, normalized as the file keeps them (content trimmed with line
+    /// ends made `\n`, context one line, source trimmed or `unknown`); its id is the base id of
+    /// its topic, made unique when written.
+    #[must_use]
+    pub(crate) fn draft(
+        &self,
+        kind: Kind,
+        title: &str,
+        content: &str,
+        applies_when: &str,
+        evidence: &[String],
+        source: &str,
+    ) -> Candidate {
+        let source = trim(source);
+        let title = normalize_title(title);
+        Candidate {
+            id: format!(
+                "{}-{}-{}-{}",
+                self.project,
+                kind.as_str(),
+                compact_day(self.ctx),
+                slug(&title)
+            ),
+            kind,
+            source: if source.is_empty() { "unknown" } else { source }.to_owned(),
+            created: self.ctx.now.iso.clone(),
+            context: collapse_whitespace(applies_when),
+            content: trim(&content.replace("\r\n", "\n")).to_owned(),
+            evidence: evidence.to_vec(),
+            title,
+        }
     }
 }
 

@@ -4,28 +4,50 @@
 use std::collections::HashMap;
 
 use crate::js::json::{self, Value};
-use crate::store::layout::{DECISION_LEDGER, JOURNAL, OUTCOMES, PROMOTIONS};
+use crate::store::layout::{DECISION_LEDGER, JOURNAL, OUTCOMES, PROMOTIONS, REINFORCEMENTS};
 
 /// A line's `(start, end)` byte range in its file, its newline included.
 pub(crate) type Span = (usize, usize);
 
 /// The append-only registries, the only files the repairs (`--repair-tail`, `--repair-encoding`,
 /// `--dedupe`) accept.
-pub(crate) const NDJSON_REGISTRIES: [&str; 4] = [JOURNAL, PROMOTIONS, OUTCOMES, DECISION_LEDGER];
+pub(crate) const NDJSON_REGISTRIES: [&str; 5] = [
+    JOURNAL,
+    PROMOTIONS,
+    OUTCOMES,
+    DECISION_LEDGER,
+    REINFORCEMENTS,
+];
 
-/// The 1-based numbers of the lines that open a merge conflict (`<<<<<<< `), when the text also
-/// has a closing marker (`>>>>>>> `): what a merge committed unresolved leaves behind.
+/// The 1-based numbers of the lines that open a merge conflict, as git writes one: a line
+/// `<<<<<<< ` (or `<<<<<<<` alone), then, in order, an optional `||||||| ` line (the base, in
+/// the diff3 style), a line `=======` and a line `>>>>>>> `, each at the start of its line (a
+/// `\r` before the line end ignored). Only the whole structure counts, so a Markdown heading
+/// underlined with `=======`, or a quoted `>>>>>>>`, is not a conflict; an opening line seen
+/// again before the closing one starts the conflict over.
 pub(crate) fn conflict_openings(bytes: &[u8]) -> Vec<usize> {
     let mut openings = Vec::new();
-    let mut closed = false;
+    // The opening line of the conflict being read, and whether its `=======` was seen.
+    let mut open: Option<(usize, bool)> = None;
     for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
-        if line.starts_with(b"<<<<<<< ") || line == b"<<<<<<<" {
-            openings.push(i + 1);
-        } else if line.starts_with(b">>>>>>> ") || line == b">>>>>>>" {
-            closed = true;
-        }
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let is = |marker: &[u8]| {
+            line == marker
+                || line
+                    .strip_prefix(marker)
+                    .is_some_and(|rest| rest.starts_with(b" "))
+        };
+        open = match open {
+            _ if is(b"<<<<<<<") => Some((i + 1, false)),
+            Some((at, false)) if line == b"=======" => Some((at, true)),
+            Some((at, true)) if is(b">>>>>>>") => {
+                openings.push(at);
+                None
+            }
+            other => other,
+        };
     }
-    if closed { openings } else { Vec::new() }
+    openings
 }
 
 /// Whether `line` is one of git's conflict marker lines.
@@ -108,4 +130,50 @@ pub(crate) fn doubles(bytes: &[u8]) -> Doubles {
 /// The length of the part of `bytes` that ends with its last `\n` (0 when there is none).
 pub(crate) fn complete_len(bytes: &[u8]) -> usize {
     bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[track_caller]
+    fn case(text: &str, want: &[usize]) {
+        assert_eq!(conflict_openings(text.as_bytes()), want, "{text:?}");
+    }
+
+    #[test]
+    fn a_conflict_is_the_whole_structure_git_writes() {
+        case(
+            "a\n<<<<<<< HEAD\nours\n=======\ntheirs\n>>>>>>> other\nb\n",
+            &[2],
+        );
+        // diff3: the base between ours and the separator.
+        case(
+            "<<<<<<< ours\nx\n||||||| base\nw\n=======\ny\n>>>>>>> theirs\n",
+            &[1],
+        );
+        // Bare markers, CRLF line ends, an empty side, two conflicts.
+        case("<<<<<<<\r\n=======\r\nt\r\n>>>>>>>\r\n", &[1]);
+        case(
+            "<<<<<<< a\n=======\n>>>>>>> b\nmid\n<<<<<<< a\nx\n=======\n>>>>>>> b\n",
+            &[1, 5],
+        );
+        // An opening seen again starts over: the first one never closed.
+        case("<<<<<<< a\nx\n<<<<<<< a\n=======\n>>>>>>> b\n", &[3]);
+    }
+
+    #[test]
+    fn markdown_that_only_looks_like_a_marker_is_no_conflict() {
+        // A setext heading's underline, alone or after an opening that never closes.
+        case("Title\n=======\n\ntext\n", &[]);
+        case("<<<<<<< a\nTitle\n=======\n", &[]);
+        // No separator between the opening and the closing line.
+        case("<<<<<<< a\nx\n>>>>>>> b\n", &[]);
+        // Out of order, indented, or longer runs.
+        case(">>>>>>> b\n=======\n<<<<<<< a\n", &[]);
+        case("  <<<<<<< a\n=======\n>>>>>>> b\n", &[]);
+        case("<<<<<<<< a\n=======\n>>>>>>> b\n", &[]);
+        case("<<<<<<<a\n=======\n>>>>>>> b\n", &[]);
+        case("<<<<<<< a\n======= x\n>>>>>>> b\n", &[]);
+    }
 }

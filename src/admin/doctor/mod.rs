@@ -36,12 +36,17 @@
 //! and a torn final line, stay as they were. Registries only: note files are Markdown a person
 //! edits, and readers take them with the bad bytes replaced.
 //!
-//! After a merge, the check also reports conflict markers (a `<<<<<<< ` line with a `>>>>>>> `
-//! line after it) in the registries, the scores, the note files, the candidates and the views;
+//! After a merge, the check also reports conflict markers (the whole structure git writes: a
+//! `<<<<<<< ` line, then `=======`, then `>>>>>>> `; `lint` reads them the same way) in the registries, the scores, the note files, the candidates and the views;
 //! in each NDJSON registry, exact duplicate lines and ids with different versions, counted apart;
 //! a `.gitattributes` naming the memory's merge drivers in a clone whose git config lacks them;
 //! and, as a notice that never fails the check, records whose timestamp is older than an earlier
 //! one's (a merge interleaves two clones' records; no reader depends on their order).
+//!
+//! Beside the scores, it checks the reinforcement records (`.bmad/records/reinforcements.ndjson`,
+//! a registry like the others): each pattern's score against what its records replay to
+//! (`reinforcements`). `bmad-mem doctor --rebuild-scores` rewrites, under the writer lock, the
+//! scores the records disagree with.
 //!
 //! `bmad-mem doctor --dedupe <file>` moves the exact duplicate lines of a registry (the same
 //! bytes as an earlier line; the first stays), in order, into `<file>.dupes-<timestamp>` and
@@ -61,6 +66,8 @@ use crate::actions::entries::candidate as entries;
 use crate::actions::entries::{admit, views};
 use crate::actions::receipts;
 use crate::admin::archive;
+use crate::admin::git as admin_git;
+use crate::admin::git::hooks as git_hooks;
 use crate::admin::lock;
 use crate::context::Context;
 use crate::error::{Error, Result};
@@ -71,8 +78,8 @@ use crate::store::fences;
 use crate::store::git::{self, REGISTRY_DRIVER, VIEW_DRIVER};
 use crate::store::journal::{self, InvalidLine};
 use crate::store::layout::{
-    ARCHIVE_DIR, CANDIDATES_VIEW, DEFAULT_KEEP, GITATTRIBUTES, INDEX_VIEW, LOCK_FILE, NOTE_DIRS,
-    NOTE_FILES, OUTCOMES, REGISTRY_CAP, SCORES,
+    CANDIDATES_VIEW, DEFAULT_KEEP, GITATTRIBUTES, INDEX_VIEW, LOCK_FILE, MERGED_REGISTRIES,
+    NOTE_DIRS, NOTE_FILES, OUTCOMES, REGISTRY_CAP, SCORES,
 };
 use crate::store::lock::WriterLock;
 use crate::store::paths::{
@@ -80,7 +87,8 @@ use crate::store::paths::{
 };
 use crate::store::sections::heading_lines;
 
-mod lines;
+pub(crate) mod lines;
+mod reinforcements;
 mod repair;
 mod report;
 
@@ -123,6 +131,13 @@ pub struct DoctorArgs {
         conflicts_with_all = ["repair_tail", "repair_encoding", "rebuild_views"]
     )]
     pub dedupe: Option<String>,
+    /// Rewrite each pattern score that disagrees with its reinforcement records
+    /// (.bmad/records/reinforcements.ndjson) to what the records replay to.
+    #[arg(
+        long = "rebuild-scores",
+        conflicts_with_all = ["repair_tail", "repair_encoding", "rebuild_views", "dedupe"]
+    )]
+    pub rebuild_scores: bool,
 }
 
 /// Runs the check or the repair.
@@ -139,6 +154,9 @@ pub(crate) fn run(args: &DoctorArgs, ctx: &Context) -> Result<DoctorReport> {
     }
     if let Some(file) = &args.dedupe {
         return dedupe(ctx, file);
+    }
+    if args.rebuild_scores {
+        return reinforcements::rebuild(ctx);
     }
     if args.rebuild_views {
         let lock = WriterLock::acquire(&ctx.root)?;
@@ -160,6 +178,7 @@ pub(crate) fn run(args: &DoctorArgs, ctx: &Context) -> Result<DoctorReport> {
         Err(e) => report.problem(OUTCOMES, "receipt-integrity", e.to_string()),
     }
     check_scores(&ctx.root, &mut report);
+    reinforcements::check(&ctx.root, &mut report);
     check_lock(ctx, &mut report);
     for dir in NOTE_DIRS {
         for name in NOTE_FILES {
@@ -171,6 +190,7 @@ pub(crate) fn run(args: &DoctorArgs, ctx: &Context) -> Result<DoctorReport> {
     }
     check_merge_leftovers(ctx, &mut report);
     check_merge_drivers(&ctx.root, &mut report);
+    check_view_hooks(ctx, &mut report);
     Ok(report)
 }
 
@@ -319,6 +339,32 @@ fn check_merge_drivers(root: &Path, report: &mut DoctorReport) {
             messages::driver_not_configured(&missing),
         );
     }
+    // Set up by an earlier bmad-mem: files the driver merges now that git does not send it.
+    let lacking = admin_git::missing_lines(&bytes);
+    if !lacking.is_empty() {
+        report.problem(
+            GITATTRIBUTES,
+            "merge-driver-lines",
+            messages::driver_lines_missing(&lacking),
+        );
+    }
+    // A registry added since `git setup` last ran (the reinforcement records) is merged as text.
+    if text.contains(&format!("merge={REGISTRY_DRIVER}"))
+        && let Ok(found) = git::merge_attributes(root, &MERGED_REGISTRIES)
+    {
+        let unmerged: Vec<String> = found
+            .into_iter()
+            .filter(|(_, value)| value != REGISTRY_DRIVER)
+            .map(|(path, _)| path)
+            .collect();
+        if !unmerged.is_empty() {
+            report.problem(
+                GITATTRIBUTES,
+                "merge-attribute-missing",
+                messages::registries_not_merged(&unmerged),
+            );
+        }
+    }
     if let Ok(Some(command)) =
         git::config_get(root, &format!("merge.{REGISTRY_DRIVER}.driver"), false)
         && let Some(bin) = driver_binary(&command)
@@ -329,6 +375,32 @@ fn check_merge_drivers(root: &Path, report: &mut DoctorReport) {
             GITATTRIBUTES,
             "merge-driver-gone",
             messages::driver_gone(&bin),
+        );
+    }
+}
+
+/// A clone set up to merge the memory (its config defines the views' driver) whose hooks do not
+/// rebuild the views after a merge, checkout or rebase — set up before setup installed them, or
+/// a hook replaced since — once the entry commands are in use.
+fn check_view_hooks(ctx: &Context, report: &mut DoctorReport) {
+    if !views::in_use(ctx)
+        || !git::looks_like_git(&ctx.root)
+        || !matches!(
+            git::config_get(&ctx.root, &format!("merge.{VIEW_DRIVER}.driver"), false),
+            Ok(Some(_))
+        )
+    {
+        return;
+    }
+    let Some(place) = git::hooks_place(&ctx.root) else {
+        return;
+    };
+    let missing = git_hooks::missing(&place);
+    if !missing.is_empty() {
+        report.problem(
+            &place.shown,
+            "view-hooks-missing",
+            messages::view_hooks_missing(&missing),
         );
     }
 }
@@ -444,13 +516,18 @@ fn check_cap(rel: &str, len: usize, report: &mut DoctorReport) {
         "`bmad-mem archive {}` moves all but the newest {} records into {}/",
         store.name(),
         DEFAULT_KEEP,
-        ARCHIVE_DIR
+        store.archive_dir()
     );
     if len >= REGISTRY_CAP {
+        let effect = if store == Store::Reinforcements {
+            messages::RECORDS_FULL_EFFECT
+        } else {
+            "every write is refused"
+        };
         report.problem(
             rel,
             "at-cap",
-            format!("{len} bytes of {REGISTRY_CAP}: full, every write is refused; {command}"),
+            format!("{len} bytes of {REGISTRY_CAP}: full, {effect}; {command}"),
         );
     } else {
         report.warning(
@@ -485,8 +562,8 @@ fn check_archives(root: &Path, report: &mut DoctorReport) {
                 if report
                     .problems
                     .iter()
-                    .any(|p| p.file == store.rel() || p.file == ARCHIVE_DIR) => {}
-            Err(e) => report.problem(ARCHIVE_DIR, "unreadable", e.to_string()),
+                    .any(|p| p.file == store.rel() || p.file == store.archive_dir()) => {}
+            Err(e) => report.problem(store.archive_dir(), "unreadable", e.to_string()),
         }
     }
 }

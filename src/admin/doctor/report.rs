@@ -3,7 +3,9 @@
 use std::fmt::Write as _;
 
 use crate::js::json::{Object, Value};
+use crate::messages;
 use crate::output::Report;
+use crate::store::layout::{REINFORCEMENTS, SCORES};
 
 /// One finding.
 #[derive(Debug, Clone)]
@@ -24,6 +26,8 @@ pub(crate) struct DoctorReport {
     pub repaired_lines: Option<usize>,
     /// For `--rebuild-views`: the views rewritten.
     pub rebuilt: Option<Vec<String>>,
+    /// For `--rebuild-scores`: the patterns whose score was rewritten from its records.
+    pub rebuilt_scores: Option<Vec<String>>,
     /// Whether the repair was `--dedupe`.
     pub deduped: bool,
     /// What is worth knowing but is not wrong (timestamps out of order after a merge).
@@ -61,6 +65,12 @@ impl DoctorReport {
 
 impl Report for DoctorReport {
     fn to_json(&self) -> Value {
+        if let Some(patterns) = &self.rebuilt_scores {
+            return Value::Object(Object::new().with("scores", SCORES).with(
+                "rebuiltPatterns",
+                patterns.iter().map(Value::from).collect::<Vec<_>>(),
+            ));
+        }
         if let Some(rebuilt) = &self.rebuilt {
             return Value::Object(Object::new().with(
                 "rebuilt",
@@ -113,6 +123,9 @@ impl Report for DoctorReport {
     }
 
     fn render_human(&self) -> String {
+        if let Some(patterns) = &self.rebuilt_scores {
+            return messages::scores_rebuilt(SCORES, REINFORCEMENTS, patterns);
+        }
         if let Some(rebuilt) = &self.rebuilt {
             return if rebuilt.is_empty() {
                 "mem doctor: the views are up to date\n".to_owned()
@@ -167,6 +180,9 @@ impl Report for DoctorReport {
     }
 
     fn written(&self) -> Option<String> {
+        if let Some(patterns) = self.rebuilt_scores.as_ref().filter(|p| !p.is_empty()) {
+            return Some(messages::scores_rebuilt_written(SCORES, patterns.len()));
+        }
         if let Some(rebuilt) = self.rebuilt.as_ref().filter(|r| !r.is_empty()) {
             return Some(format!("rebuilt {}", rebuilt.join(", ")));
         }

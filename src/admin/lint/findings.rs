@@ -11,8 +11,9 @@ pub type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 pub type FastSet<K> = HashSet<K, foldhash::fast::RandomState>;
 
 /// The name of every check, as findings carry it and `--ignore` and `lint.ignore` take it.
-pub const CHECKS: [&str; 20] = [
+pub const CHECKS: [&str; 21] = [
     "broken-link",
+    "conflict-markers",
     "contradiction",
     "decision-edited",
     "decision-missing",

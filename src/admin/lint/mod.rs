@@ -9,7 +9,8 @@
 //!   records of a decision are not one chain (docs/DECISIONS.md); a `superseded by` that names
 //!   no decision, or one that never came into force, or runs in a circle; a decision stating
 //!   two statuses that disagree; a heading used twice in one note file; a receipt store that
-//!   fails its integrity check;
+//!   fails its integrity check; conflict markers a merge left in a note file, `refused.md`, a
+//!   candidate or a registry ([`markers`]);
 //! * warnings — broken `[[links]]`, format problems (no date, a date that is not `YYYY-MM-DD`,
 //!   a status outside the list, ledger lines that are not records, note files every reader
 //!   skips), `###` inside fenced code, fences never closed (once each, at the line that opens
@@ -27,6 +28,7 @@
 mod decisions;
 mod findings;
 mod full;
+mod markers;
 mod notes;
 
 use std::fmt::Write as _;
@@ -151,6 +153,7 @@ pub fn run(args: &LintArgs, ctx: &Context) -> Result<LintReport> {
         );
         check_receipts(ctx, &mut report.findings);
         check_views(ctx, &mut report.findings);
+        markers::check(ctx, &notes, &mut report.findings);
         let proposals = if args.full {
             full::proposals(ctx, &notes, &cut)
         } else {

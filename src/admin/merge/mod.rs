@@ -6,10 +6,13 @@
 //! git's — and `%P` the path in the repository. The result goes into `%A`; exit 0 says the
 //! merge is clean, exit 1 that the path is in conflict with whatever `%A` then holds.
 //!
-//! The driver knows the append-only NDJSON registries (merged line by line, [`ndjson`]) and the
-//! pattern scores (merged pattern by pattern, [`scores`]), named by the end of `%P`
-//! (`.bmad/memory/<file>`, so a project in a subfolder of the repository is served too). Any
-//! other path is refused with `%A` untouched: a conflict, never a guess.
+//! The driver knows the append-only NDJSON registries (merged line by line, [`ndjson`]), the
+//! pattern scores (merged pattern by pattern, [`scores`]) and the note files and candidate files
+//! (merged section by section, [`notes`]), named by the end of `%P` (`.bmad/memory/<file>`, so a
+//! project in a subfolder of the repository is served too). Any other path is refused with `%A`
+//! untouched: a conflict, never a guess. The same candidate admitted in both clones becomes one
+//! admission in the note file, the candidate file and the decision ledger alike
+//! ([`admissions`]); the driver says which one it kept on stderr.
 //!
 //! The three files are read up to the registry cap (a file over it is a conflict naming the
 //! archive command, when the store has one); a link or a file that is not regular is refused.
@@ -18,7 +21,10 @@
 //! was; records or patterns in conflict are written (records as both versions between git's
 //! markers, patterns as ours) and reported on stderr, and the driver exits 1.
 
+pub(crate) mod admissions;
+mod history;
 pub(crate) mod ndjson;
+pub(crate) mod notes;
 pub(crate) mod scores;
 
 use std::fs::{self, File, OpenOptions};
@@ -33,7 +39,7 @@ use crate::js::json::{self, Object, Value};
 use crate::messages;
 use crate::output::Report;
 use crate::store::layout::{
-    DECISION_LEDGER, JOURNAL, MEMORY_DIR, OUTCOMES, PROMOTIONS, REGISTRY_CAP, SCORES,
+    DECISION_LEDGER, JOURNAL, OUTCOMES, PROMOTIONS, REGISTRY_CAP, REINFORCEMENTS, SCORES,
 };
 
 /// Merge one memory file for git: base, ours (rewritten with the result), theirs, path.
@@ -66,7 +72,7 @@ enum Kind {
 }
 
 /// Every file the driver knows, with its kind.
-const KNOWN: [(&str, Kind); 5] = [
+const KNOWN: [(&str, Kind); 6] = [
     (
         JOURNAL,
         Kind::Registry {
@@ -96,6 +102,13 @@ const KNOWN: [(&str, Kind); 5] = [
         },
     ),
     (SCORES, Kind::Scores),
+    (
+        REINFORCEMENTS,
+        Kind::Registry {
+            archive: Some("reinforcements"),
+            receipts: false,
+        },
+    ),
 ];
 
 /// The kind of the file at `path` (in the repository), with its project-relative name.
@@ -112,10 +125,35 @@ fn kind_of(path: &str) -> Option<(&'static str, Kind)> {
     })
 }
 
+/// The files the driver merges, folder by folder: `a, b and c in .bmad/memory/ and d in
+/// .bmad/records/`.
+fn known_files() -> String {
+    let and = |names: &[&str]| match names {
+        [] => String::new(),
+        [one] => (*one).to_owned(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    };
+    let mut folders: Vec<(&str, Vec<&str>)> = Vec::new();
+    for (rel, _) in KNOWN {
+        let (dir, name) = rel.rsplit_once('/').unwrap_or(("", rel));
+        match folders.iter_mut().find(|(d, _)| *d == dir) {
+            Some((_, names)) => names.push(name),
+            None => folders.push((dir, vec![name])),
+        }
+    }
+    let groups: Vec<String> = folders
+        .iter()
+        .map(|(dir, names)| format!("{} in {dir}/", and(names)))
+        .collect();
+    and(&groups.iter().map(String::as_str).collect::<Vec<_>>())
+}
+
 /// A clean merge.
 #[derive(Debug)]
 pub struct MergeReport {
     path: String,
+    /// What the driver decided for the user to know: two admissions of one candidate made one.
+    stated: Vec<String>,
 }
 
 impl Report for MergeReport {
@@ -123,11 +161,23 @@ impl Report for MergeReport {
         Value::Object(
             Object::new()
                 .with("path", self.path.as_str())
-                .with("merged", true),
+                .with("merged", true)
+                .with(
+                    "stated",
+                    self.stated.iter().map(Value::from).collect::<Vec<_>>(),
+                ),
         )
     }
 
-    /// Git shows what a driver prints: a clean merge says nothing.
+    fn warnings(&self) -> Vec<String> {
+        self.stated
+            .iter()
+            .map(|line| format!("mem merge-driver: {line}"))
+            .collect()
+    }
+
+    /// Git shows what a driver prints: a clean merge says nothing on stdout (what it decided
+    /// goes to stderr, [`Report::warnings`]).
     fn render_human(&self) -> String {
         String::new()
     }
@@ -143,18 +193,13 @@ impl Report for MergeReport {
 /// A conflict (the report, after ours was written when it holds the conflict) or a refusal
 /// (ours untouched); both exit 1, which git takes as a conflict.
 pub fn run(args: &MergeDriverArgs, ctx: &Context) -> Result<MergeReport> {
+    if let Some((rel, note)) = notes::kind_of(&args.path) {
+        return merge_note(args, ctx, &rel, &note);
+    }
     let Some((rel, kind)) = kind_of(&args.path) else {
-        let names: Vec<&str> = KNOWN
-            .iter()
-            .map(|(rel, _)| rel.rsplit('/').next().unwrap_or(rel))
-            .collect();
-        let known = format!(
-            "{} and {}",
-            names[..names.len() - 1].join(", "),
-            names[names.len() - 1]
-        );
         return Err(Error::refused(messages::merge_unknown_path(
-            &args.path, &known, MEMORY_DIR,
+            &args.path,
+            &known_files(),
         )));
     };
     let ours_path = ctx.cwd.join(&args.ours);
@@ -178,9 +223,13 @@ pub fn run(args: &MergeDriverArgs, ctx: &Context) -> Result<MergeReport> {
             ))
         })
     };
+    let mut stated = Vec::new();
     match kind {
         Kind::Registry { receipts, .. } => {
-            let merged = ndjson::merge(&base, &ours, &theirs, receipts);
+            let mut merged = ndjson::merge(&base, &ours, &theirs, receipts);
+            if rel == DECISION_LEDGER {
+                stated = one_admission(&base, &ours, &theirs, &mut merged.bytes);
+            }
             if let Some(e) = too_large(&merged.bytes) {
                 return Err(e);
             }
@@ -215,14 +264,29 @@ pub fn run(args: &MergeDriverArgs, ctx: &Context) -> Result<MergeReport> {
             let text = if base == ours {
                 theirs.clone()
             } else {
-                let merged = scores::merge(&b, &o, &t);
+                let found = history::find(
+                    &ctx.cwd,
+                    &args.path,
+                    [&args.base, &args.ours, &args.theirs],
+                    &ctx.merge_heads,
+                );
+                let records = found.as_ref().map(|f| scores::Records {
+                    base: &f.base,
+                    ours: &f.ours,
+                    theirs: &f.theirs,
+                });
+                let records = match &records {
+                    Ok(records) => Ok(records),
+                    Err(why) => Err(why.as_str()),
+                };
+                let merged = scores::merge(&b, &o, &t, records);
                 let text = scores::text(&merged.document).into_bytes();
                 if let Some(e) = too_large(&text) {
                     return Err(e);
                 }
                 if !merged.conflicts.is_empty() {
                     replace(&ours_path, &text)?;
-                    return Err(Error::refused(pattern_report(rel, &merged.conflicts)));
+                    return Err(Error::refused(pattern_report(rel, &merged)));
                 }
                 text
             };
@@ -231,7 +295,130 @@ pub fn run(args: &MergeDriverArgs, ctx: &Context) -> Result<MergeReport> {
     }
     Ok(MergeReport {
         path: args.path.clone(),
+        stated,
     })
+}
+
+/// The merged ledger `merged` with the later of two `admit` records of one decision dropped
+/// ([`admissions::dedupe_ledger`]); what was dropped, as the driver states it.
+fn one_admission(base: &[u8], ours: &[u8], theirs: &[u8], merged: &mut Vec<u8>) -> Vec<String> {
+    let Some((bytes, kept)) = admissions::dedupe_ledger(base, ours, theirs, merged) else {
+        return Vec::new();
+    };
+    *merged = bytes;
+    kept.iter()
+        .map(|k| {
+            messages::merge_ledgered_twice(
+                DECISION_LEDGER,
+                &k.heading,
+                (&k.kept.0, &k.kept.1, &k.kept.2),
+                (&k.dropped.0, &k.dropped.1, &k.dropped.2),
+            )
+        })
+        .collect()
+}
+
+/// Merges a note file or a candidate file section by section ([`notes`]).
+fn merge_note(
+    args: &MergeDriverArgs,
+    ctx: &Context,
+    rel: &str,
+    note: &notes::Note,
+) -> Result<MergeReport> {
+    let ours_path = ctx.cwd.join(&args.ours);
+    let read = |given: &Path, side: &str| {
+        read_side(
+            &ctx.cwd.join(given),
+            given,
+            side,
+            rel,
+            messages::MERGE_NOTE_REMEDY,
+        )
+    };
+    let base = read(&args.base, "the base")?;
+    let ours = read(&args.ours, "ours")?;
+    let theirs = read(&args.theirs, "theirs")?;
+    let merged = notes::merge(&base, &ours, &theirs, note).map_err(|refusal| {
+        Error::refused(match refusal {
+            notes::Refusal::NotText { side } => messages::merge_note_not_text(rel, side),
+            notes::Refusal::Markers { side, line } => messages::merge_note_markers(rel, side, line),
+        })
+    })?;
+    if merged.bytes.len() as u64 > REGISTRY_CAP {
+        return Err(Error::refused(messages::merge_too_large(
+            rel,
+            "the merged file",
+            REGISTRY_CAP,
+            messages::MERGE_NOTE_REMEDY,
+        )));
+    }
+    let stated: Vec<String> = merged
+        .admissions
+        .iter()
+        .map(|r| {
+            let who = |(by, day): &(String, Option<String>)| {
+                messages::merge_admission(by, day.as_deref())
+            };
+            messages::merge_admitted_twice(rel, &r.id, &who(&r.kept), &who(&r.dropped), r.by_day)
+        })
+        .collect();
+    if !merged.conflicts.is_empty() {
+        replace(&ours_path, &merged.bytes)?;
+        let whole = matches!(note, notes::Note::Candidate { .. });
+        let mut report = section_report(rel, &merged.conflicts, whole);
+        for line in &stated {
+            report.push('\n');
+            report.push_str(line);
+        }
+        return Err(Error::refused(report));
+    }
+    if merged.bytes != ours {
+        replace(&ours_path, &merged.bytes)?;
+    }
+    Ok(MergeReport {
+        path: args.path.clone(),
+        stated,
+    })
+}
+
+/// The report of the parts of a note file in conflict; `whole` for a candidate file, whose text
+/// has no sections.
+fn section_report(rel: &str, conflicts: &[notes::Conflict], whole: bool) -> String {
+    let mut out = messages::merge_section_conflicts(rel, conflicts.len());
+    let text = if whole {
+        messages::MERGE_CANDIDATE_TEXT
+    } else {
+        messages::MERGE_PREAMBLE
+    };
+    for c in conflicts {
+        let part = c
+            .heading
+            .as_deref()
+            .map_or_else(|| text.to_owned(), messages::merge_section_name);
+        let side = |ours: bool| if ours { "ours" } else { "theirs" };
+        let what = match &c.what {
+            notes::What::ChangedBoth => messages::MERGE_CHANGED_BOTH.to_owned(),
+            notes::What::AddedBoth => messages::MERGE_ADDED_BOTH.to_owned(),
+            notes::What::Removed { ours } => {
+                messages::merge_removed_changed(side(*ours), side(!*ours))
+            }
+            notes::What::Renamed {
+                ours: Some(o),
+                theirs: Some(t),
+            } => messages::merge_renamed_both(o, t),
+            notes::What::Renamed { ours, theirs } => {
+                let (to, on_ours) = match (ours, theirs) {
+                    (Some(to), _) => (to.as_str(), true),
+                    (_, Some(to)) => (to.as_str(), false),
+                    (None, None) => ("", true),
+                };
+                messages::merge_renamed_changed(side(on_ours), to, side(!on_ours))
+            }
+        };
+        out.push('\n');
+        out.push_str(&messages::merge_section_conflict(&part, &what));
+    }
+    out
 }
 
 /// The scores document in `bytes`: an empty file (git's base when the sides share no ancestor)
@@ -336,20 +523,25 @@ fn record_report(rel: &str, conflicts: &[ndjson::Conflict]) -> String {
     out
 }
 
-/// The report of patterns in conflict.
-fn pattern_report(rel: &str, conflicts: &[scores::Conflict]) -> String {
+/// The report of patterns in conflict, then why the reinforcement records could not combine
+/// them.
+fn pattern_report(rel: &str, merged: &scores::Merged) -> String {
     let state = |s: &Option<String>| {
         s.clone()
             .unwrap_or_else(|| messages::MERGE_DELETED.to_owned())
     };
-    let mut out = messages::merge_pattern_conflicts(rel, conflicts.len());
-    for c in conflicts {
+    let mut out = messages::merge_pattern_conflicts(rel, merged.conflicts.len());
+    for c in &merged.conflicts {
         out.push('\n');
         out.push_str(&messages::merge_pattern_conflict(
             &c.pattern,
             &state(&c.ours),
             &state(&c.theirs),
         ));
+    }
+    for reason in &merged.reasons {
+        out.push('\n');
+        out.push_str(reason);
     }
     out
 }

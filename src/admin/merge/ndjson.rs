@@ -175,6 +175,23 @@ pub fn lines(bytes: &[u8]) -> Vec<&[u8]> {
         .collect()
 }
 
+/// The lines of `side` that `base` does not hold (a line `side` holds more times than `base`,
+/// the extra copies), in `side`'s order: what that side added since the base, as [`merge`]
+/// counts it.
+#[must_use]
+pub fn added<'a>(base: &[u8], side: &'a [u8]) -> Vec<&'a [u8]> {
+    let base = counts(&lines(base));
+    let mut seen: HashMap<&[u8], usize> = HashMap::new();
+    lines(side)
+        .into_iter()
+        .filter(|line| {
+            let n = seen.entry(line).or_insert(0);
+            *n += 1;
+            *n > base.get(line).copied().unwrap_or(0)
+        })
+        .collect()
+}
+
 fn counts<'a>(lines: &[&'a [u8]]) -> HashMap<&'a [u8], usize> {
     let mut counts = HashMap::with_capacity(lines.len());
     for &line in lines {
@@ -401,6 +418,15 @@ mod tests {
         let merged = merge(base, ours, theirs, false);
         assert!(merged.conflicts.is_empty(), "{merged:?}");
         String::from_utf8(merged.bytes).unwrap()
+    }
+
+    #[test]
+    fn added_lines_are_the_sides_extra_copies_in_its_order() {
+        let base = text(&["a", "b", "b"]);
+        let side = b"b\nc\n\na\nb\nb\nc\nd";
+        let added: Vec<&[u8]> = added(&base, side);
+        assert_eq!(added, [&b"c"[..], b"b", b"c", b"d"]);
+        assert!(super::added(&base, &base).is_empty());
     }
 
     #[test]

@@ -13,9 +13,9 @@
 //!
 //! Pure: no I/O.
 
-use crate::js::json::{self, Value};
 use crate::js::text::trim;
 use crate::session::pack::{strip_front_matter, without_prompts};
+use crate::store::front_matter::unquoted;
 
 /// One block of a Markdown file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -141,32 +141,6 @@ fn normalized(text: &str) -> String {
         .map(str::trim_end)
         .collect::<Vec<_>>()
         .join("\n")
-}
-
-/// The value of `key` in the YAML front matter of `text`, unquoted.
-#[must_use]
-pub(crate) fn front_matter_value(text: &str, key: &str) -> Option<String> {
-    let rest = text
-        .strip_prefix("---\n")
-        .or_else(|| text.strip_prefix("---\r\n"))?;
-    rest.lines()
-        .take_while(|l| l.trim_end() != "---")
-        .find_map(|l| l.strip_prefix(key)?.strip_prefix(':'))
-        .map(|value| unquoted(trim(value)))
-}
-
-/// A YAML scalar without its quotes (a double-quoted one read as JSON, as bmad-mem writes it).
-fn unquoted(value: &str) -> String {
-    if value.starts_with('"')
-        && let Ok(Value::String(text)) = json::parse(value)
-    {
-        return text;
-    }
-    value
-        .strip_prefix('\'')
-        .and_then(|v| v.strip_suffix('\''))
-        .unwrap_or(value)
-        .to_owned()
 }
 
 /// The value after `key:` on a YAML mapping line, when the line is one.
@@ -382,18 +356,5 @@ mod tests {
         ] {
             assert_eq!(without_empty_values(yaml), expected, "{yaml:?}");
         }
-    }
-
-    #[test]
-    fn front_matter_values() {
-        let text = "---\ncreated: \"2026-10-18\"\nproject: \"a\\\"b\"\nx: 'y'\n---\nbody\n";
-        assert_eq!(
-            front_matter_value(text, "created").as_deref(),
-            Some("2026-10-18")
-        );
-        assert_eq!(front_matter_value(text, "project").as_deref(), Some("a\"b"));
-        assert_eq!(front_matter_value(text, "x").as_deref(), Some("y"));
-        assert_eq!(front_matter_value(text, "body"), None);
-        assert_eq!(front_matter_value("no front matter", "created"), None);
     }
 }

@@ -1052,3 +1052,48 @@ fn a_pending_candidate_out_of_shape_is_named_not_dropped() {
             ),
         );
 }
+
+/// The id of a candidate proposed in `project`, from `propose --json`.
+fn proposed_id(project: TestProject, title: &str) -> (TestProject, String) {
+    let ran = project
+        .args([
+            "propose", "--type", "lesson", "--title", title, "--body", BODY, "--json",
+        ])
+        .code(0)
+        .run();
+    let id = ran.json::<serde_json::Value>()["id"]
+        .as_str()
+        .expect("an id")
+        .to_owned();
+    (ran.then(), id)
+}
+
+#[test]
+fn candidate_ids_start_with_the_project_named_in_context_md() {
+    let context = |project: &str| {
+        format!(
+            "---\ntitle: Project Context\ncreated: \"2026-10-18\"\nproject: {project}\n---\n\n# Project Context\n"
+        )
+    };
+    let project = TestProject::new().write(".agents/memory/context.md", context("\"Shop Front\""));
+    let (project, id) = proposed_id(project, "One");
+    assert_eq!(id, "shop-front-lesson-20261018-one");
+    // import names its candidates the same way.
+    let ran = project
+        .write("notes.md", "- Two things\n")
+        .args(["import", "--from", "notes.md", "--json"])
+        .code(0)
+        .run();
+    let report: serde_json::Value = ran.json();
+    assert_eq!(
+        report["proposed"][0]["id"],
+        "shop-front-lesson-20261018-two-things"
+    );
+    // A name that leaves no topic is passed over: outside git, the folder's name is next.
+    let (_, id) = proposed_id(
+        ran.then()
+            .write(".agents/memory/context.md", context("\"***\"")),
+        "Three",
+    );
+    assert_eq!(id, "project-lesson-20261018-three");
+}

@@ -1,4 +1,5 @@
 //! The memory actions, one module each: `write`, `recall`, `reinforce` (docs §5–7);
+//! `reinforcements`, the records `reinforce` keeps of every update;
 //! `observe`, `outcomes`, `evidence` — receipts bound to accepted Nexus work and evidence recall
 //! (docs §5 evidence part, §8, §9, `docs/NEXUS.md`), and `evidence_example`, the worked example
 //! of `fixtures/evidence/` (in `docs/GUIDE.md`); `bm25`, the opt-in `recall --ranking bm25`,
@@ -21,5 +22,6 @@ mod outcomes;
 mod recall;
 mod recall_status;
 mod reinforce;
+pub mod reinforcements;
 mod secrets;
 mod write;

@@ -169,7 +169,7 @@ fn dedupe_refuses_what_needs_a_person_and_changes_nothing() {
     let ours = event("10:00", "bbbbbbbbbbbb", "ours");
     let theirs = event("10:00", "bbbbbbbbbbbb", "theirs");
     let registries = format!(
-        "--dedupe takes one of {JOURNAL}, {PROMOTIONS}, .bmad/memory/outcomes.ndjson, {LEDGER}"
+        "--dedupe takes one of {JOURNAL}, {PROMOTIONS}, .bmad/memory/outcomes.ndjson, {LEDGER}, .bmad/records/reinforcements.ndjson"
     );
     let _ = TestProject::new()
         .write(LESSONS, CONFLICTED)

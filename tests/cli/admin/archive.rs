@@ -434,11 +434,11 @@ fn refusals_change_nothing() {
         ),
         (
             vec!["archive", "outcomes"],
-            "unknown store 'outcomes' — expected journal | promotions",
+            "unknown store 'outcomes' — expected journal | promotions | reinforcements",
         ),
         (
             vec!["archive"],
-            "missing store — expected journal | promotions",
+            "missing store — expected journal | promotions | reinforcements",
         ),
     ] {
         project = project.args(args).refused("archive", message);

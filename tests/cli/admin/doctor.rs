@@ -22,7 +22,7 @@ const STAMP: &str = "2026-10-18T09-30-00-000Z";
 const CAP: usize = 2 * 1024 * 1024;
 const REGISTRIES: &str = "--repair-tail takes one of .bmad/memory/journal.ndjson, \
                           .bmad/memory/promotions.ndjson, .bmad/memory/outcomes.ndjson, \
-                          .bmad/memory/decisions.ndjson";
+                          .bmad/memory/decisions.ndjson, .bmad/records/reinforcements.ndjson";
 const TORN: &str = r#"{"ts":"2026-10-18T09:00:00.000Z","agent":"for"#;
 
 /// The files of the example project, in the order doctor checks them.
@@ -720,4 +720,157 @@ fn repair_tail_waits_for_the_writer_lock_and_never_takes_it() {
         )
         .unchanged()
         .run();
+}
+
+// ---- the reinforcement records ----------------------------------------------------------------
+
+const RECORDS: &str = ".bmad/records/reinforcements.ndjson";
+
+/// A project where `p` was reinforced at each of `times`, each update recorded.
+fn reinforced(times: &[&str]) -> TestProject {
+    let mut project = TestProject::new();
+    for now in times {
+        project = project
+            .env("BMAD_MEM_NOW", now)
+            .args(["reinforce", "--pattern", "p", "--accept", "true"])
+            .code(0)
+            .run()
+            .then();
+    }
+    project
+}
+
+const T1: &str = "2026-10-18T09:30:00.000Z";
+const T2: &str = "2026-10-19T09:30:00.000Z";
+const RECORDS_AND_SCORES: [&str; 2] = [RECORDS, SCORES];
+
+/// `doctor` finds nothing in a project of [`RECORDS_AND_SCORES`].
+fn healthy_records(project: TestProject) -> TestProject {
+    project
+        .args(["doctor"])
+        .code(0)
+        .stdout("mem doctor: healthy (2 file(s) checked)\n")
+        .unchanged()
+        .run()
+        .then()
+}
+
+#[test]
+fn a_torn_record_and_an_unrecorded_update_are_named() {
+    let project = healthy_records(reinforced(&[T1, T2]));
+    let checked = RECORDS_AND_SCORES;
+    let records = project.read_text(RECORDS);
+    let scores = project.read_text(SCORES);
+    let first = records.lines().next().unwrap().to_owned();
+
+    // A torn last line: the repair is named, and works.
+    let project = unhealthy(
+        project.append(RECORDS, "{\"ts\":\"2026"),
+        &checked,
+        &[problem(
+            RECORDS,
+            "torn-final-line",
+            &format!(
+                "incomplete final line at byte {} (11 bytes); `bmad-mem doctor --repair-tail {RECORDS}` keeps it aside",
+                records.len()
+            ),
+        )],
+    );
+    let project = project
+        .args(["doctor", "--repair-tail", RECORDS])
+        .code(0)
+        .file(RECORDS, &records)
+        .run()
+        .then();
+
+    // The second update without its record (bmad-plus wrote it): a warning, never a failure.
+    let project = reported(
+        project.write(RECORDS, format!("{first}\n")),
+        &checked,
+        &[],
+        &[problem(
+            SCORES,
+            "scores-unrecorded",
+            "the score of pattern \"p\" counts 2 update(s), its reinforcement records 1: the latest update(s) have no record (bmad-plus wrote them, the records were full, or a run was killed between the two writes); a merge of this pattern with a clone that also reinforced it will be a conflict until its next reinforcement is recorded",
+        )],
+    );
+    // Nothing to rebuild there: the update has no record to rebuild it from.
+    let _ = project
+        .args(["doctor", "--rebuild-scores"])
+        .code(0)
+        .stdout(&format!(
+            "mem doctor: every score in {SCORES} agrees with {RECORDS}; nothing was changed\n"
+        ))
+        .file(SCORES, &scores)
+        .run();
+}
+
+#[test]
+fn scores_the_records_disagree_with_are_rebuilt_from_them() {
+    let project = reinforced(&[T1, T2]);
+    let checked = RECORDS_AND_SCORES;
+    let records = project.read_text(RECORDS);
+    let scores = project.read_text(SCORES);
+    let first: serde_json::Value = serde_json::from_str(records.lines().next().unwrap()).unwrap();
+    // A score that lost the second update its records hold; a record of a pattern the scores
+    // lack; a JSON line that is no record.
+    let lost = format!(
+        "{{\n  \"p\": {}\n}}\n",
+        serde_json::to_string_pretty(&first["after"])
+            .unwrap()
+            .replace('\n', "\n  ")
+    );
+    let orphan = {
+        let mut record = first.clone();
+        record["pattern"] = "gone".into();
+        record["id"] = "0123456789ab".into();
+        record["ts"] = "2026-10-20T09:30:00.000Z".into();
+        record.to_string()
+    };
+    let project = unhealthy(
+        project
+            .write(RECORDS, format!("{records}{orphan}\n{{\"note\":1}}\n"))
+            .write(SCORES, lost),
+        &checked,
+        &[
+            problem(
+                RECORDS,
+                "record-format",
+                "lines that are not reinforcement records: 4 (no `ts` text)",
+            ),
+            problem(
+                SCORES,
+                "scores-behind",
+                "the score of pattern \"p\" counts 1 update(s), its reinforcement records 2: updates were lost (a merge resolved by hand, an edit); `bmad-mem doctor --rebuild-scores` replays them",
+            ),
+            problem(
+                SCORES,
+                "scores-missing",
+                "pattern \"gone\" has 1 reinforcement record(s) but no score in the scores file; `bmad-mem doctor --rebuild-scores` restores it from them",
+            ),
+        ],
+    );
+    // The rebuild refuses while a line is no record, then rebuilds both.
+    let why = format!(
+        "{RECORDS} has a line that is not a reinforcement record (line 4: no `ts` text); run `bmad-mem doctor` and repair it first. Nothing was changed."
+    );
+    let ran = project
+        .args(["doctor", "--rebuild-scores"])
+        .refused_as(&format!("mem doctor: {why}\n"), &why)
+        .write(RECORDS, format!("{records}{orphan}\n"))
+        .args(["doctor", "--rebuild-scores", "--json"])
+        .code(0)
+        .run();
+    let report: serde_json::Value = ran.json();
+    assert_eq!(
+        report,
+        serde_json::json!({"scores": SCORES, "rebuiltPatterns": ["p", "gone"]})
+    );
+    let project = ran.then();
+    let rebuilt: serde_json::Value = serde_json::from_slice(&project.read(SCORES)).unwrap();
+    let expected: serde_json::Value = serde_json::from_str(&scores).unwrap();
+    assert_eq!(rebuilt["p"], expected["p"]);
+    assert_eq!(rebuilt["gone"]["updates"], 1.0);
+    assert_eq!(rebuilt["gone"]["lastTs"], "2026-10-20T09:30:00.000Z");
+    healthy_records(project);
 }

@@ -626,7 +626,7 @@ fn ignore_refuses_a_name_that_is_no_check() {
         .args(["lint", "--ignore", "format,heading-in-codes"])
         .refused(
             "lint",
-            "--ignore: \"heading-in-codes\" is no lint check; the checks are broken-link, contradiction, decision-edited, decision-missing, duplicate-heading, format, heading-in-code, ledger, ledger-chain, ledger-status, near-cap, near-duplicate, receipt, receipt-store, review, status-conflict, status-link, summarise, unclosed-fence, view-drift",
+            "--ignore: \"heading-in-codes\" is no lint check; the checks are broken-link, conflict-markers, contradiction, decision-edited, decision-missing, duplicate-heading, format, heading-in-code, ledger, ledger-chain, ledger-status, near-cap, near-duplicate, receipt, receipt-store, review, status-conflict, status-link, summarise, unclosed-fence, view-drift",
         );
 }
 
@@ -727,4 +727,105 @@ fn a_decision_ledgered_before_its_status_layout_was_read_is_not_taken_for_edited
         1,
     );
     assert_eq!(of(&report, "decision-edited").len(), 1, "{report:#?}");
+}
+
+/// What a merge committed unresolved leaves, as git writes it (`diff3` style in one file).
+const CONFLICTED_LESSONS: &str = "# Lessons\n\n### Keep\nkept\n\n<<<<<<< HEAD\n### A\nours\n||||||| base\n### A\nbase\n=======\n### A\ntheirs\n>>>>>>> other\n";
+
+#[test]
+fn conflict_markers_left_by_a_merge_are_errors_in_every_note_file_and_registry() {
+    let candidate = ".bmad/memory/candidates/shop-lesson-20261018-a.md";
+    let journal = "{\"ts\":\"2026-10-01T09:00:00.000Z\",\"id\":\"aaaaaaaaaaaa\"}\n<<<<<<< ours\n{\"ts\":\"2026-10-01T10:00:00.000Z\",\"id\":\"bbbbbbbbbbbb\",\"x\":1}\n=======\n{\"ts\":\"2026-10-01T10:00:00.000Z\",\"id\":\"bbbbbbbbbbbb\",\"x\":2}\n>>>>>>> theirs\n";
+    let project = TestProject::new()
+        .write(".agents/memory/lessons.md", CONFLICTED_LESSONS)
+        .write(
+            ".bmad/memory/refused.md",
+            "# Refused\n\n<<<<<<< HEAD\n### a\n=======\n### b\n>>>>>>> other\n",
+        )
+        .write(
+            candidate,
+            "---\nid: x\n---\n<<<<<<< HEAD\n## Context\n=======\n## Content\n>>>>>>> other\n",
+        )
+        .write(crate::support::JOURNAL, journal)
+        .write(
+            crate::support::SCORES,
+            "{\n<<<<<<< ours\n  \"a\": 1\n=======\n  \"a\": 2\n>>>>>>> theirs\n}\n",
+        );
+    let (project, report) = lint(project, &[], 1);
+    let found: Vec<(&str, Option<usize>, &str, &str)> = of(&report, "conflict-markers")
+        .iter()
+        .map(|f| {
+            (
+                f.file.as_str(),
+                f.line,
+                f.severity.as_str(),
+                f.message.as_str(),
+            )
+        })
+        .collect();
+    let message = |lines: &str| {
+        format!(
+            "merge conflict markers at line(s) {lines}: a merge was committed unresolved; keep the right version of each conflicting part and remove the markers"
+        )
+    };
+    assert_eq!(
+        found,
+        [
+            (
+                ".agents/memory/lessons.md",
+                Some(6),
+                "error",
+                message("6").as_str()
+            ),
+            (
+                ".bmad/memory/refused.md",
+                Some(3),
+                "error",
+                message("3").as_str()
+            ),
+            (candidate, Some(4), "error", message("4").as_str()),
+            (
+                crate::support::JOURNAL,
+                Some(2),
+                "error",
+                message("2").as_str()
+            ),
+            (
+                crate::support::SCORES,
+                Some(2),
+                "error",
+                message("2").as_str()
+            ),
+        ]
+    );
+    // The human form names the file and the line, and exits 1.
+    let project = project.args(["lint"]).code(1).unchanged().run().then();
+    // Silenced on the command line or in the config, they no longer fail the run.
+    let (project, report) = lint(
+        project,
+        &["--ignore", "conflict-markers,duplicate-heading"],
+        0,
+    );
+    assert!(of(&report, "conflict-markers").is_empty());
+    let _ = lint(
+        project.write(
+            ".bmad/memory/config.json",
+            "{\"lint\": {\"ignore\": [\"conflict-markers\", \"duplicate-heading\"]}}\n",
+        ),
+        &[],
+        0,
+    );
+}
+
+#[test]
+fn markdown_that_only_looks_like_conflict_markers_is_no_finding() {
+    // A setext heading, a quoted reply, an opening without its separator and closing line,
+    // and a marker indented as an example.
+    let notes = "# Lessons\n\n### Setext\nTitle\n=======\n\n> >>>>>>> quoted\n\n### Half\n<<<<<<< HEAD\nnothing closes it\n\n### Example\n    <<<<<<< HEAD\n    =======\n    >>>>>>> other\n";
+    let (_, report) = lint(
+        TestProject::new().write(".agents/memory/lessons.md", notes),
+        &[],
+        0,
+    );
+    assert!(of(&report, "conflict-markers").is_empty(), "{report:#?}");
 }

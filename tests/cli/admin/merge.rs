@@ -14,24 +14,28 @@ fn event(ts: &str, id: &str, task: &str) -> String {
     format!(r#"{{"ts":"{ts}","agent":"dev","task":"{task}","id":"{id}"}}"#)
 }
 
-fn lines(lines: &[&str]) -> String {
+pub(crate) fn lines(lines: &[&str]) -> String {
     lines.iter().flat_map(|l| [*l, "\n"]).collect()
 }
 
 /// A project holding git's three files, `base`, `ours` and `theirs`.
-fn sides(base: impl AsRef<[u8]>, ours: impl AsRef<[u8]>, theirs: impl AsRef<[u8]>) -> TestProject {
+pub(crate) fn sides(
+    base: impl AsRef<[u8]>,
+    ours: impl AsRef<[u8]>,
+    theirs: impl AsRef<[u8]>,
+) -> TestProject {
     TestProject::new()
         .write("base", base)
         .write("ours", ours)
         .write("theirs", theirs)
 }
 
-fn driver(project: TestProject, path: &str) -> TestProject {
+pub(crate) fn driver(project: TestProject, path: &str) -> TestProject {
     project.args(["merge-driver", "base", "ours", "theirs", path])
 }
 
 /// Merges both ways (ours into theirs, theirs into ours) and checks both give `expected`.
-fn clean_both_ways(base: &str, ours: &str, theirs: &str, path: &str, expected: &str) {
+pub(crate) fn clean_both_ways(base: &str, ours: &str, theirs: &str, path: &str, expected: &str) {
     for (one, other) in [(ours, theirs), (theirs, ours)] {
         let ran = driver(sides(base, one, other), path)
             .code(0)
@@ -155,12 +159,13 @@ fn a_path_the_driver_does_not_know_is_refused_and_ours_left_as_it_was() {
     for path in [
         ".bmad/memory/INDEX.md",
         ".bmad/memory/journal.ndjson.orig",
+        ".agents/memory/context.md",
         "src/main.rs",
     ] {
         let _ = driver(sides("a\n", "b\n", "c\n"), path).refused(
             "merge-driver",
             &format!(
-                "{path}: not a file bmad-mem merges (it merges journal.ndjson, promotions.ndjson, outcomes.ndjson, decisions.ndjson and pattern-scores.json in .bmad/memory/); left as ours, resolve it by hand"
+                "{path}: not a file bmad-mem merges (it merges journal.ndjson, promotions.ndjson, outcomes.ndjson, decisions.ndjson and pattern-scores.json in .bmad/memory/ and reinforcements.ndjson in .bmad/records/, and decisions.md, lessons.md and patterns.md in .bmad/memory/ and .agents/memory/, .bmad/memory/refused.md and the candidate files); left as ours, resolve it by hand"
             ),
         );
     }
@@ -351,7 +356,7 @@ fn scores_merge_pattern_by_pattern_and_a_pattern_changed_on_both_sides_is_a_conf
         .code(1)
         .stdout("")
         .stderr(&format!(
-            "mem merge-driver: {SCORES}: 1 pattern(s) scored differently on the two sides; the file keeps ours for them and merges the others\n  pattern \"p\": ours {}; theirs {}\n",
+            "mem merge-driver: {SCORES}: 1 pattern(s) scored differently on the two sides; the file keeps ours for them and merges the others\n  pattern \"p\": ours {}; theirs {}\n  the reinforcement records of the two sides were not found (not run by git in a repository with a commit checked out), so the updates of a pattern both sides changed cannot be replayed\n",
             state(1216, t1),
             state(1184, t2)
         ))

@@ -1,7 +1,8 @@
 //! The maintenance commands: `lock` (inspecting and recovering the writer lock), `doctor` (the
 //! health check and its repairs), `archive` (moving older records out of a full store, and
 //! finishing an interrupted archive), `merge-driver` (git's merge of the registries and the
-//! pattern scores).
+//! pattern scores; of the note files in `merge_notes`), and `reinforcements` (two clones'
+//! reinforcements merged through git).
 
 mod aftermerge;
 mod archive;
@@ -11,4 +12,7 @@ mod index;
 pub mod lint;
 mod lock;
 mod merge;
+mod merge_notes;
 mod model;
+mod reinforcements;
+mod team;

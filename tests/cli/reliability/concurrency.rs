@@ -5,7 +5,8 @@
 //!   writer ever refused with "occupied" (bmad-mem writers queue on a `flock` of the memory
 //!   folder instead of racing the 10 ms polls).
 //! * Writers, `reinforce` and `recall` all at once: every recall succeeds and parses, every
-//!   reinforcement sees the one before it (the `updates` they report are exactly 1…n), and the
+//!   reinforcement sees the one before it (the `updates` they report are exactly 1…n, and each
+//!   reinforcement record starts from the score the one before it left), and the
 //!   journal and promotion counts are exact.
 //! * A foreign lock (bmad-plus's, same file) is waited for, never deleted and never bypassed; a
 //!   writer waiting on one goes ahead as soon as it is gone.
@@ -250,6 +251,18 @@ fn writers_reinforcers_and_readers_at_once_keep_exact_counts() {
         scores["Mixed pattern"]["updates"].as_f64(),
         expected.last().copied()
     );
+    // Each update recorded under the same hold of the lock: in file order, every record starts
+    // from the score the one before it left, and the last left the score stored.
+    let records: Vec<serde_json::Value> = project
+        .read_text(".bmad/records/reinforcements.ndjson")
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("record parses"))
+        .collect();
+    assert_eq!(records.len(), n);
+    for pair in records.windows(2) {
+        assert_eq!(pair[1]["before"], pair[0]["after"]);
+    }
+    assert_eq!(records[n - 1]["after"], scores["Mixed pattern"]);
     // Reward 1 every time: every update from the third proposes a promotion.
     let promotions = project.read_text(PROMOTIONS);
     assert_eq!(promotions.lines().count(), n - 2);

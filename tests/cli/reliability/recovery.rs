@@ -535,7 +535,7 @@ fn repair_encoding_refusals_change_nothing() {
         );
     let registries = "--repair-encoding takes one of .bmad/memory/journal.ndjson, \
                       .bmad/memory/promotions.ndjson, .bmad/memory/outcomes.ndjson, \
-                      .bmad/memory/decisions.ndjson";
+                      .bmad/memory/decisions.ndjson, .bmad/records/reinforcements.ndjson";
     for file in [
         LESSONS,
         ".bmad/memory/pattern-scores.json",

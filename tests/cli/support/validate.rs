@@ -40,7 +40,13 @@ pub const WITHOUT_JSON: [(&str, &str); 4] = [
 
 /// The schemas that are no command's: the project configuration, the failure document,
 /// `--version --json`, and the MCP tool `memory_read`'s result.
-pub const NOT_A_COMMAND: [&str; 4] = ["config.json", "error.json", "read.json", "version.json"];
+pub const NOT_A_COMMAND: [&str; 5] = [
+    "config.json",
+    "error.json",
+    "read.json",
+    "reinforcement.json",
+    "version.json",
+];
 
 /// The exit status of a simulated crash (`BMAD_MEM_CRASH_AT`): the process stops dead, prints
 /// nothing.
@@ -86,6 +92,7 @@ pub fn schema_for(command: &str, sub: &clap::ArgMatches) -> Option<String> {
         "lock" if sub.get_flag("recover") => part("lock", "recovery"),
         "lock" => part("lock", "inspection"),
         "doctor" if sub.get_flag("rebuild_views") => part("doctor", "rebuild"),
+        "doctor" if sub.get_flag("rebuild_scores") => part("doctor", "rebuildScores"),
         "doctor"
             if sub.contains_id("repair_tail")
                 || sub.contains_id("repair_encoding")
@@ -105,9 +112,14 @@ pub fn schema_for(command: &str, sub: &clap::ArgMatches) -> Option<String> {
             Some("supersede" | "abrogate" | "accept" | "reject") => part("decision", "change"),
             other => panic!("no schema is known for `decision {other:?} --json`"),
         },
-        "git" => match sub.subcommand_name() {
-            Some("setup") => part("git", "setup"),
-            other => panic!("no schema is known for `git {other:?} --json`"),
+        "git" => match sub.subcommand() {
+            Some(("setup", setup)) if setup.get_flag("remove_hooks") => part("git", "removeHooks"),
+            Some(("setup", _)) => part("git", "setup"),
+            Some(("hook", _)) => part("git", "hook"),
+            other => panic!(
+                "no schema is known for `git {:?} --json`",
+                other.map(|(name, _)| name)
+            ),
         },
         "model" => match sub.subcommand_name() {
             Some("install" | "status") => part("model", "state"),
