@@ -11,17 +11,22 @@ use clap_complete::Shell;
 
 use crate::actions::decisions::DecisionArgs;
 use crate::actions::entries::admit::AdmitArgs;
+use crate::actions::entries::candidate::Kind;
 use crate::actions::entries::import::ImportArgs;
 use crate::actions::entries::propose::ProposeArgs;
 use crate::actions::observe::ObserveArgs;
 use crate::actions::outcomes::OutcomesArgs;
 use crate::actions::recall::RecallArgs;
+use crate::actions::recall::score::Request;
 use crate::actions::reinforce::ReinforceArgs;
+use crate::actions::write::OUTCOMES;
 use crate::actions::write::WriteArgs;
 use crate::admin::archive::ArchiveArgs;
 use crate::admin::doctor::DoctorArgs;
+use crate::admin::doctor::NDJSON_REGISTRIES;
 use crate::admin::git::GitArgs;
 use crate::admin::index::IndexArgs;
+use crate::admin::lint::CHECKS;
 use crate::admin::lint::LintArgs;
 use crate::admin::lock::LockArgs;
 use crate::admin::merge::MergeDriverArgs;
@@ -35,7 +40,10 @@ use crate::session::handoff::HandoffArgs;
 use crate::session::hooks::HooksArgs;
 use crate::session::init::InitArgs;
 use crate::session::scan::ScanArgs;
+use crate::session::sidecar::HookAgent;
 use crate::session::status::StatusArgs;
+use crate::store::archived::Store;
+use crate::store::config::RANKINGS;
 
 /// Project memory for coding agents: decisions, lessons, patterns and an event journal kept
 /// in plain files inside the repository; a drop-in for `bmad-plus mem`.
@@ -219,10 +227,9 @@ pub enum Command {
         after_help = "Examples:\n  bmad-mem completions bash > ~/.local/share/bash-completion/completions/bmad-mem\n  bmad-mem completions fish > ~/.config/fish/completions/bmad-mem.fish"
     )]
     Completions(CompletionsArgs),
-    /// Print the manual page, in roff, of bmad-mem or of one action.
+    /// Print the manual page, in roff, of bmad-mem, of one action or of a sub-action.
     #[command(
-        hide = true,
-        after_help = "Examples:\n  bmad-mem man > bmad-mem.1\n  bmad-mem man recall > bmad-mem-recall.1"
+        after_help = "Examples:\n  bmad-mem man > bmad-mem.1\n  bmad-mem man recall > bmad-mem-recall.1\n  bmad-mem man git setup > bmad-mem-git-setup.1"
     )]
     Man(ManArgs),
 }
@@ -238,9 +245,10 @@ pub struct CompletionsArgs {
 /// The arguments of `man`.
 #[derive(Debug, Args)]
 pub struct ManArgs {
-    /// The action whose page to print (default: the page of bmad-mem itself).
+    /// The action whose page to print, and its sub-action if it has some (`git setup`,
+    /// `decision adopt`); default: the page of bmad-mem itself.
     #[arg(value_name = "action")]
-    pub action: Option<String>,
+    pub action: Vec<String>,
 }
 
 impl Command {
@@ -438,8 +446,8 @@ impl Cli {
     }
 }
 
-/// The action names, in the order the help lists them (`man`, hidden, is left out).
-pub const ACTIONS: [&str; 25] = [
+/// The action names, in the order the help lists them.
+pub const ACTIONS: [&str; 28] = [
     "recall",
     "write",
     "reinforce",
@@ -464,33 +472,171 @@ pub const ACTIONS: [&str; 25] = [
     "guard",
     "hooks",
     "merge-driver",
+    "model",
+    "index",
     "completions",
+    "man",
 ];
+
+/// What `bmad-mem` alone prints after its error line: how to start.
+pub const SHORT_USAGE: &str = messages::SHORT_USAGE;
 
 /// The heading of the options every action takes.
 const COMMON_OPTIONS: &str = "Common options";
 
-/// Writes the completion script of `shell` for the whole command line.
-pub fn completions(shell: Shell, out: &mut dyn std::io::Write) {
-    clap_complete::generate(shell, &mut Cli::command(), "bmad-mem", out);
+/// The completion script of `shell` for the whole command line, with the values of every
+/// option whose values form a closed set ([`offered_values`]).
+#[must_use]
+pub fn completions(shell: Shell) -> Vec<u8> {
+    let mut command = offered_values()
+        .into_iter()
+        .fold(Cli::command(), |command, (path, id, values)| {
+            offer(command, path, id, values)
+        });
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut command, "bmad-mem", &mut script);
+    if shell == Shell::Bash {
+        script = respell_bash_states(&String::from_utf8_lossy(&script)).into_bytes();
+    }
+    script
 }
 
-/// Writes the manual page, in roff, of bmad-mem (`action` `None`) or of one of its actions
-/// (`bmad-mem-<action>`).
-///
-/// # Errors
-/// An action that does not exist (the message names it), or a failed write.
-pub fn man_page(action: Option<&str>, out: &mut dyn std::io::Write) -> Result<(), String> {
+/// `clap_complete` 4.6's bash script spells the state of a binary whose name holds a `-` two ways
+/// (clap-rs/clap#6421): the loop over the words sets `bmad__mem__subcmd__recall`, the case arms
+/// wait for `bmad__subcmd__mem__subcmd__recall`, so nothing after the action name completes.
+/// The arms are respelled as the loop spells them; a fixed `clap_complete` writes one spelling,
+/// and then there is nothing left to respell.
+fn respell_bash_states(script: &str) -> String {
+    script.replace("bmad__subcmd__mem", "bmad__mem")
+}
+
+/// The options (and positionals) whose values form a closed set: the command (by its path of
+/// action names), the argument's id, and its values. (`git hook`'s hook name is left out: git
+/// types it, and giving a positional values moves it after the positionals that follow it.) Only the completion scripts learn them:
+/// each command checks these values itself, with the messages bmad-plus pins, so the parser
+/// keeps taking any text and its help and errors stay as they are.
+fn offered_values() -> Vec<(&'static [&'static str], &'static str, Vec<&'static str>)> {
+    let accept = vec!["true", "false", "yes", "no"];
+    let ci = vec!["pass", "fail"];
+    vec![
+        (&["recall"], "scope", vec!["project", "portfolio"]),
+        (&["recall"], "ranking", recall_rankings()),
+        (&["recall"], "status", vec!["in-force", "all"]),
+        (&["write"], "outcome", OUTCOMES.to_vec()),
+        (&["write"], "accept", accept.clone()),
+        (&["write"], "ci", ci.clone()),
+        (&["reinforce"], "accept", accept),
+        (&["reinforce"], "ci", ci),
+        (&["propose"], "kind", Kind::ALL.map(Kind::as_str).to_vec()),
+        (
+            &["hooks"],
+            "agent",
+            HookAgent::ALL.map(HookAgent::as_str).to_vec(),
+        ),
+        (&["archive"], "store", Store::ALL.map(Store::name).to_vec()),
+        (&["doctor"], "repair_tail", NDJSON_REGISTRIES.to_vec()),
+        (&["doctor"], "repair_encoding", NDJSON_REGISTRIES.to_vec()),
+        (&["doctor"], "dedupe", NDJSON_REGISTRIES.to_vec()),
+        (&["lint"], "ignore", CHECKS.to_vec()),
+        (&["man"], "action", ACTIONS.to_vec()),
+    ]
+}
+
+/// The rankings `recall --ranking` takes: those a project's config may name that the command
+/// accepts (asked of the command itself, so that a ranking it learns is offered at once).
+fn recall_rankings() -> Vec<&'static str> {
+    RANKINGS
+        .into_iter()
+        .filter(|name| {
+            let args = RecallArgs {
+                query: vec!["x".to_owned()],
+                ranking: Some((*name).to_owned()),
+                ..RecallArgs::default()
+            };
+            !matches!(Request::parse(&args), Err(e) if e.to_string() == messages::RANKING_UNKNOWN)
+        })
+        .collect()
+}
+
+/// `command` with `values` as the possible values of the argument `id` of the action at `path`.
+fn offer(
+    command: clap::Command,
+    path: &[&str],
+    id: &str,
+    values: Vec<&'static str>,
+) -> clap::Command {
+    match path.split_first() {
+        Some((first, rest)) => command.mut_subcommand(*first, |sub| offer(sub, rest, id, values)),
+        None => command.mut_arg(id, |arg| {
+            arg.value_parser(clap::builder::PossibleValuesParser::new(values))
+        }),
+    }
+}
+
+/// The command line as its manual pages see it: built, without the `help` action.
+fn manual() -> clap::Command {
     let mut command = Cli::command().disable_help_subcommand(true);
     command.build();
-    let page = match action {
-        None => command,
-        Some(name) => command
-            .get_subcommands()
-            .find(|c| c.get_name() == name && !c.is_hide_set())
-            .cloned()
-            .ok_or_else(|| messages::no_manual_page(name, &ACTIONS.join(" | ")))?,
-    };
+    command
+}
+
+/// The sub-commands of `command` that have a page: not hidden, not `help`.
+fn paged(command: &clap::Command) -> impl Iterator<Item = &clap::Command> {
+    command
+        .get_subcommands()
+        .filter(|c| !c.is_hide_set() && c.get_name() != "help")
+}
+
+/// Every manual page, as the words `bmad-mem man` takes for it: bmad-mem's own (no word), each
+/// action's, and each sub-action's (`git setup`).
+#[must_use]
+pub fn manual_pages() -> Vec<Vec<String>> {
+    let command = manual();
+    let mut pages = vec![Vec::new()];
+    for action in paged(&command) {
+        pages.push(vec![action.get_name().to_owned()]);
+        for sub in paged(action) {
+            pages.push(vec![
+                action.get_name().to_owned(),
+                sub.get_name().to_owned(),
+            ]);
+        }
+    }
+    pages
+}
+
+/// Writes the manual page, in roff, of bmad-mem (no word), of one of its actions
+/// (`bmad-mem-<action>`) or of a sub-action (`bmad-mem-<action>-<sub>`). An action whose own
+/// actions are values of its first word (`hooks install|…|remind`) has one page for them all.
+///
+/// # Errors
+/// A page that does not exist (the message names it and what exists), or a failed write.
+pub fn man_page(words: &[String], out: &mut dyn std::io::Write) -> Result<(), String> {
+    let mut page = manual();
+    for (depth, word) in words.iter().enumerate() {
+        // An action whose actions are values of its first word (`hooks remind`) documents them
+        // on its own page.
+        let is_own_action = depth + 1 == words.len()
+            && page.get_positionals().next().is_some_and(|first| {
+                first
+                    .get_possible_values()
+                    .iter()
+                    .any(|value| value.get_name() == word)
+            });
+        if is_own_action && paged(&page).next().is_none() {
+            break;
+        }
+        let found = paged(&page).find(|c| c.get_name() == word).cloned();
+        page = found.ok_or_else(|| {
+            let names: Vec<&str> = paged(&page).map(clap::Command::get_name).collect();
+            let expected = if names.is_empty() {
+                format!("no sub-action of '{}'", words[..depth].join(" "))
+            } else {
+                names.join(" | ")
+            };
+            messages::no_manual_page(&words[..=depth].join(" "), &expected)
+        })?;
+    }
     clap_mangen::Man::new(page)
         .source(format!("bmad-mem {}", env!("CARGO_PKG_VERSION")))
         .render(out)
@@ -653,5 +799,157 @@ mod tests {
         let mut listed = VALUE_OPTIONS.map(str::to_owned).to_vec();
         listed.sort();
         assert_eq!(listed, defined);
+    }
+
+    #[test]
+    fn every_offered_value_is_one_its_command_accepts() {
+        use crate::actions::recall::status::StatusFilter;
+        use crate::actions::signals::{SignalArgs, Signals};
+        let offered = offered_values();
+        let values = |path: &[&str], id: &str| -> Vec<&'static str> {
+            offered
+                .iter()
+                .find(|(p, i, _)| *p == path && *i == id)
+                .map_or_else(|| panic!("{path:?} {id}"), |(_, _, v)| v.clone())
+        };
+        for (id, expected) in [
+            ("scope", vec!["project", "portfolio"]),
+            ("ranking", recall_rankings()),
+            ("status", vec!["in-force", "all"]),
+        ] {
+            assert_eq!(values(&["recall"], id), expected);
+        }
+        for scope in values(&["recall"], "scope") {
+            let args = RecallArgs {
+                query: vec!["x".to_owned()],
+                scope: Some(scope.to_owned()),
+                ..RecallArgs::default()
+            };
+            assert!(Request::parse(&args).is_ok(), "{scope}");
+        }
+        // The rankings the command takes, none it refuses, and lexical first.
+        let rankings = recall_rankings();
+        assert_eq!(rankings[0], "lexical");
+        assert!(rankings.contains(&"bm25") && rankings.contains(&"evidence"));
+        for status in values(&["recall"], "status") {
+            assert!(StatusFilter::parse(status).is_some(), "{status}");
+        }
+        for action in ["write", "reinforce"] {
+            for accept in values(&[action], "accept") {
+                let args = SignalArgs {
+                    accept: Some(accept.to_owned()),
+                    ..SignalArgs::default()
+                };
+                assert!(Signals::parse(&args).is_ok(), "{accept}");
+            }
+            for ci in values(&[action], "ci") {
+                let args = SignalArgs {
+                    ci: Some(ci.to_owned()),
+                    ..SignalArgs::default()
+                };
+                assert!(Signals::parse(&args).is_ok(), "{ci}");
+            }
+        }
+        for kind in values(&["propose"], "kind") {
+            assert!(Kind::parse(kind).is_some(), "{kind}");
+        }
+        for agent in values(&["hooks"], "agent") {
+            assert!(HookAgent::parse(agent).is_ok(), "{agent}");
+        }
+        for store in values(&["archive"], "store") {
+            assert!(Store::parse(store).is_some(), "{store}");
+        }
+        for action in values(&["man"], "action") {
+            assert!(
+                man_page(&[action.to_owned()], &mut Vec::new()).is_ok(),
+                "{action}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_bash_script_spells_each_state_one_way() {
+        let script = String::from_utf8(completions(Shell::Bash)).unwrap();
+        assert!(!script.contains("__subcmd__mem"), "clap-rs/clap#6421 back");
+        // Every state the loop over the words sets has its case arm.
+        let mut states = 0;
+        for line in script.lines() {
+            if let Some(state) = line.trim().strip_prefix("cmd=\"") {
+                let state = state.trim_end_matches('"');
+                if state.is_empty() {
+                    continue;
+                }
+                assert!(
+                    script.contains(&format!("\n        {state})\n")),
+                    "no case arm for {state}"
+                );
+                states += 1;
+            }
+        }
+        assert!(states > 40, "{states}");
+        assert_eq!(
+            respell_bash_states("bmad__subcmd__mem__subcmd__recall)"),
+            "bmad__mem__subcmd__recall)"
+        );
+    }
+
+    #[test]
+    fn every_manual_page_renders_and_every_page_it_names_exists() {
+        let pages = manual_pages();
+        let names: Vec<String> = pages
+            .iter()
+            .map(|words| {
+                std::iter::once("bmad-mem")
+                    .chain(words.iter().map(String::as_str))
+                    .collect::<Vec<_>>()
+                    .join("-")
+            })
+            .collect();
+        assert!(names.contains(&"bmad-mem-git-setup".to_owned()));
+        assert!(names.contains(&"bmad-mem-decision-adopt".to_owned()));
+        assert!(names.contains(&"bmad-mem-hooks".to_owned()));
+        assert!(names.contains(&"bmad-mem-man".to_owned()));
+        assert!(!names.iter().any(|n| n.ends_with("-help")), "{names:?}");
+        for (words, name) in pages.iter().zip(&names) {
+            let mut page = Vec::new();
+            man_page(words, &mut page).unwrap();
+            let page = String::from_utf8(page).unwrap();
+            assert!(page.contains(&format!(".TH {name} 1")), "{name}");
+            // Each page it refers to, `bmad\-mem\-<…>(1)`, is one of the pages.
+            for (at, _) in page.match_indices("(1)") {
+                let start = page[..at]
+                    .rfind(|c: char| c.is_whitespace())
+                    .map_or(0, |i| i + 1);
+                let referred = page[start..at].replace("\\-", "-");
+                if referred.starts_with("bmad-mem") {
+                    assert!(names.contains(&referred), "{name} names {referred}");
+                }
+            }
+        }
+        let refused = |words: &[&str]| {
+            let words: Vec<String> = words.iter().map(|w| (*w).to_owned()).collect();
+            man_page(&words, &mut Vec::new()).unwrap_err()
+        };
+        assert_eq!(
+            refused(&["git", "nope"]),
+            "no manual page for 'git nope' — expected setup | hook"
+        );
+        assert_eq!(
+            refused(&["recall", "x"]),
+            "no manual page for 'recall x' — expected no sub-action of 'recall'"
+        );
+        assert!(refused(&["decision", "help"]).starts_with("no manual page for 'decision help'"));
+        // `hooks remind` is a value of hooks's first word: the hooks page documents it.
+        let page = |words: &[&str]| {
+            let words: Vec<String> = words.iter().map(|w| (*w).to_owned()).collect();
+            let mut page = Vec::new();
+            man_page(&words, &mut page).unwrap();
+            page
+        };
+        assert_eq!(page(&["hooks", "remind"]), page(&["hooks"]));
+        assert!(
+            refused(&["hooks", "remind", "x"]).starts_with("no manual page for 'hooks remind'")
+        );
+        assert!(refused(&["hooks", "nope"]).starts_with("no manual page for 'hooks nope'"));
     }
 }

@@ -11,7 +11,8 @@ use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::{CommandFactory, Parser};
 
 use bmad_mem::cli::{
-    ACTIONS, Cli, Command, completions, invalid_utf8, man_page, shield_negative_numbers,
+    ACTIONS, Cli, Command, SHORT_USAGE, completions, invalid_utf8, man_page,
+    shield_negative_numbers,
 };
 use bmad_mem::context::Context;
 use bmad_mem::output::{
@@ -37,19 +38,24 @@ fn main() -> ExitCode {
     if let Command::Mcp(args) = &cli.command {
         return match bmad_mem::mcp::run(args, cli.directory.as_deref()) {
             Ok(()) => ExitCode::SUCCESS,
-            Err(e) => fail(false, Some(action), &e.to_string()),
+            // stdout is the protocol's once the server runs; a build without it answers as
+            // any command does.
+            Err(e) => fail(
+                cli.json && !cfg!(feature = "mcp"),
+                Some(action),
+                &e.to_string(),
+            ),
         };
     }
     // Completions and manual pages come from the command-line definition alone.
     match &cli.command {
         Command::Completions(args) => {
-            let mut script = Vec::new();
-            completions(args.shell, &mut script);
+            let script = completions(args.shell);
             return printed(cli.json, action, &String::from_utf8_lossy(&script));
         }
         Command::Man(args) => {
             let mut page = Vec::new();
-            return match man_page(args.action.as_deref(), &mut page) {
+            return match man_page(&args.action, &mut page) {
                 Ok(()) => printed(cli.json, action, &String::from_utf8_lossy(&page)),
                 Err(message) => fail(cli.json, Some(action), &message),
             };
@@ -120,14 +126,9 @@ fn invocation(args: &[String]) -> (bool, Option<&'static str>) {
         .take_while(|a| *a != "--")
         .collect();
     let json = options.contains(&"--json");
-    // `man` is hidden from the action list but names its errors like any action.
-    let action = options.iter().find_map(|a| {
-        ACTIONS
-            .iter()
-            .chain(&["man"])
-            .copied()
-            .find(|action| action == a)
-    });
+    let action = options
+        .iter()
+        .find_map(|a| ACTIONS.iter().copied().find(|action| action == a));
     (json, action)
 }
 
@@ -195,7 +196,19 @@ fn parse_failure(args: &[String], error: &clap::Error) -> ExitCode {
         ),
         None => message,
     };
-    fail(json, action, &message)
+    let code = fail(json, action, &message);
+    // `bmad-mem` alone: after the error line, how to start (a person typed it; under --json
+    // the one line of JSON stays all there is).
+    if action.is_none()
+        && !json
+        && matches!(
+            error.kind(),
+            ErrorKind::MissingSubcommand | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+        )
+    {
+        print_stderr(&format!("{SHORT_USAGE}\n"));
+    }
+    code
 }
 
 /// clap's nearest spelling of a mistyped action or option, if one is close enough. An option of

@@ -6,6 +6,9 @@
 //!
 //! The Nexus view's own messages (`Nexus: …`) still live with it.
 
+// Without the MCP server (cargo feature `mcp` off), its messages are built but unused.
+#![cfg_attr(not(feature = "mcp"), allow(dead_code))]
+
 use std::fmt::Display;
 use std::path::Path;
 
@@ -255,7 +258,7 @@ pub(crate) fn repair_takes(option: &str, registries: &[&str]) -> String {
     format!("--{option} takes one of {}", registries.join(", "))
 }
 
-/// `--repair-encoding` with every line valid.
+/// `--repair-encoding` with every line valid: nothing to do (exit 0).
 pub(crate) fn nothing_invalid(rel: &str) -> String {
     format!("{rel} has no line that is not valid UTF-8; nothing to repair.")
 }
@@ -274,7 +277,7 @@ pub(crate) fn changed_during_repair(rel: &str, expected: u64, now: u64) -> Strin
     )
 }
 
-/// `--repair-tail` on a registry that ends with a newline.
+/// `--repair-tail` on a registry that ends with a newline: nothing to do (exit 0).
 pub(crate) fn no_torn_tail(rel: &str) -> String {
     format!("{rel} has no incomplete final line; nothing to repair.")
 }
@@ -444,6 +447,20 @@ pub(crate) fn brief_file_skipped(rel: &str, error: &dyn Display) -> String {
 
 /// A blank `--project-name`.
 pub(crate) const PROJECT_NAME_EMPTY: &str = "--project-name must not be empty";
+
+/// A `.gitignore` that `init` could not extend: the lines to add by hand.
+pub(crate) fn gitignore_not_extended(error: &dyn Display, lines: &[&str]) -> String {
+    format!(
+        "warning: .gitignore not extended ({error}); add these lines to it: {}",
+        lines.join(", ")
+    )
+}
+
+// status
+
+/// The failed check of a project with no link and no brain detection would choose.
+pub(crate) const STATUS_NO_BRAIN: &str =
+    "a brain (bmad-mem init creates the global brain ~/.bmad-plus/brain)";
 
 // scan
 
@@ -878,7 +895,7 @@ pub(crate) fn dedupe_takes(registries: &[&str]) -> String {
     format!("--dedupe takes one of {}", registries.join(", "))
 }
 
-/// `--dedupe` with no line repeated.
+/// `--dedupe` with no line repeated: nothing to do (exit 0).
 pub(crate) fn no_duplicates(rel: &str) -> String {
     format!("{rel} has no exact duplicate line; nothing to remove.")
 }
@@ -918,6 +935,12 @@ pub(crate) const PRINTED_FROM_THE_DEFINITION: &str =
     "completions and man print from the command line, not as an action";
 
 /// `bmad-mem man <action>` naming no action.
+/// What `bmad-mem` alone prints after its error line (human form only): how to start.
+pub(crate) const SHORT_USAGE: &str = "Usage: bmad-mem [-d <path>] [--json] <ACTION> [OPTIONS]
+  bmad-mem init                 create the project memory in .agents/memory/
+  bmad-mem recall <words>...    what the memory knows about these words
+  bmad-mem --help               every action; bmad-mem help <action> explains one";
+
 pub(crate) fn no_manual_page(name: &str, expected: &str) -> String {
     format!("no manual page for '{name}' — expected {expected}")
 }

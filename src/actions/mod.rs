@@ -10,6 +10,7 @@ pub(crate) mod decisions;
 pub(crate) mod entries;
 pub mod observe;
 pub(crate) mod outcomes;
+#[cfg(feature = "mcp")]
 pub(crate) mod read;
 pub mod recall;
 pub mod receipts;

@@ -18,7 +18,8 @@ use crate::store::layout::JOURNAL;
 use crate::store::lock::WriterLock;
 use crate::store::ndjson;
 
-const OUTCOMES: [&str; 4] = ["success", "failure", "partial", "abandoned"];
+/// The outcomes `--outcome` takes.
+pub(crate) const OUTCOMES: [&str; 4] = ["success", "failure", "partial", "abandoned"];
 
 /// Append an event (what an agent did) to the journal.
 #[derive(Debug, Clone, Default, clap::Args)]

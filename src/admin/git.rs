@@ -4,7 +4,8 @@
 //! clone's own config defines it (git never takes a command from the repository itself). So
 //! setup does two things:
 //!
-//! * in the project's `.gitattributes` (created, or appended to; existing lines are kept, the
+//! * in the project's `.gitattributes` (created, or appended to as [`crate::store::linefile`]
+//!   appends: existing lines are kept, the
 //!   file is replaced atomically), one line per registry and per note file the merge driver
 //!   knows — `<file> merge=bmad-mem` (the candidate files as one pattern,
 //!   `.bmad/memory/candidates/*.md`) — and one per generated view — `<file> merge=bmad-mem-view`.
@@ -44,6 +45,7 @@ use crate::store::ignore::{self, Ignored};
 use crate::store::layout::{
     CANDIDATE_FILES, GITATTRIBUTES, GITIGNORE, MERGED_NOTES, MERGED_REGISTRIES, MERGED_VIEWS,
 };
+use crate::store::linefile;
 
 pub(crate) mod hooks;
 
@@ -168,19 +170,9 @@ pub(crate) fn wanted_lines() -> Vec<String> {
 /// their runs of blanks made one), in order.
 #[must_use]
 pub(crate) fn missing_lines(existing: &[u8]) -> Vec<String> {
-    let present: Vec<String> = existing.split(|&b| b == b'\n').map(normalized).collect();
-    wanted_lines()
-        .into_iter()
-        .filter(|line| !present.contains(line))
-        .collect()
-}
-
-/// A line of an attributes file with its runs of blanks made one space, for comparing.
-fn normalized(line: &[u8]) -> String {
-    String::from_utf8_lossy(line)
-        .split_ascii_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
+    let wanted = wanted_lines();
+    let wanted: Vec<&str> = wanted.iter().map(String::as_str).collect();
+    linefile::missing(existing, &wanted, linefile::normalized)
 }
 
 /// Refuses a project outside a git work tree, or without git.
@@ -312,23 +304,7 @@ fn apply(
         done.push(change);
     }
     if result.is_ok() && !report.added.is_empty() {
-        let mut bytes = existing.unwrap_or_default().to_vec();
-        let crlf = bytes.windows(2).any(|w| w == b"\r\n");
-        let eol: &[u8] = if crlf { b"\r\n" } else { b"\n" };
-        if !bytes.is_empty() && !bytes.ends_with(b"\n") {
-            bytes.extend_from_slice(eol);
-        }
-        let has_header = bytes
-            .split(|&b| b == b'\n')
-            .any(|line| normalized(line) == HEADER);
-        if !has_header {
-            bytes.extend_from_slice(HEADER.as_bytes());
-            bytes.extend_from_slice(eol);
-        }
-        for line in &report.added {
-            bytes.extend_from_slice(line.as_bytes());
-            bytes.extend_from_slice(eol);
-        }
+        let bytes = linefile::extended(existing.unwrap_or_default(), HEADER, &report.added);
         result = target
             .require_dir("cannot write")
             .and_then(|dir| dir.replace(target.name(), &bytes));
@@ -586,13 +562,5 @@ mod tests {
         );
         assert_eq!(shell_quote("/o'k/bmad-mem"), r"'/o'\''k/bmad-mem'");
         assert_eq!(shell_quote(""), "''");
-    }
-
-    #[test]
-    fn attribute_lines_compare_without_extra_blanks() {
-        assert_eq!(
-            normalized(b"  .bmad/memory/journal.ndjson \t merge=bmad-mem\r"),
-            ".bmad/memory/journal.ndjson merge=bmad-mem"
-        );
     }
 }

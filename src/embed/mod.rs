@@ -109,7 +109,8 @@ impl Model {
     }
 }
 
-#[cfg(test)]
+// Reads what only the repository has (docs: build.rs).
+#[cfg(all(test, repository))]
 mod tests {
     use super::*;
 

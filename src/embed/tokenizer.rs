@@ -466,7 +466,8 @@ fn is_cjk_ideograph(c: char) -> bool {
         | 0x2_F800..=0x2_FA1F)
 }
 
-#[cfg(test)]
+// Reads what only the repository has (docs: build.rs).
+#[cfg(all(test, repository))]
 mod tests {
     use super::*;
 
@@ -635,5 +636,28 @@ mod tests {
         assert!(Tokenizer::from_json("[]").is_err());
         let no_unknown = text.replace("\"unk_token\": \"[UNK]\"", "\"unk_token\": \"[NONE]\"");
         assert!(Tokenizer::from_json(&no_unknown).is_err());
+    }
+
+    proptest::proptest! {
+        /// Any text, any budget: `[CLS]` first, `[SEP]` last, within the budget, every id in
+        /// the vocabulary, and a cut text's pieces the first pieces of the whole — special
+        /// tokens, accents, CJK, controls and overlong words included.
+        #[test]
+        fn any_text_gives_bounded_ids_whose_cut_is_a_prefix(
+            text in "(\\[CLS\\]|\\[SEP\\]|\\[|##|[a-z]{1,12}|é|İ|Σ|東京|\\u{0}|\\u{200b}|\\u{fffd}|[\\p{Cyrillic}\\p{Han}\\p{Arabic}]|\\PC|\\s|[.,!?]){0,80}",
+            max in 0usize..40,
+        ) {
+            static TINY: std::sync::LazyLock<Tokenizer> = std::sync::LazyLock::new(tiny);
+            let t = &*TINY;
+            let whole = t.encode(&text, usize::MAX);
+            let cut = t.encode(&text, max);
+            proptest::prop_assert!(cut.len() >= 2 && cut.len() <= max.max(2));
+            proptest::prop_assert_eq!(cut[0], t.first);
+            proptest::prop_assert_eq!(*cut.last().unwrap(), t.last);
+            proptest::prop_assert!(whole.iter().all(|&id| id <= t.max_id()));
+            let n = cut.len() - 1;
+            proptest::prop_assert_eq!(&cut[..n], &whole[..n]);
+            proptest::prop_assert_eq!(cut.len(), max.max(2).min(whole.len()));
+        }
     }
 }

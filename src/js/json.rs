@@ -687,7 +687,8 @@ fn take_from<T>(stack: &mut Vec<T>, mark: usize, is_root: bool) -> Vec<T> {
     }
 }
 
-#[cfg(test)]
+// Reads what only the repository has (docs: build.rs).
+#[cfg(all(test, repository))]
 mod tests {
     use super::*;
     use crate::js::scan::MAX_DEPTH;

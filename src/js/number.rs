@@ -130,7 +130,8 @@ fn increment_decimal(numeral: &mut Vec<u8>) {
     numeral.insert(0, b'1');
 }
 
-#[cfg(test)]
+// Reads what only the repository has (docs: build.rs).
+#[cfg(all(test, repository))]
 mod tests {
     use super::*;
     use proptest::prelude::*;

@@ -566,7 +566,8 @@ impl Build for Reader {
     }
 }
 
-#[cfg(test)]
+// Reads what only the repository has (docs: build.rs).
+#[cfg(all(test, repository))]
 mod tests {
     use proptest::prelude::*;
 

@@ -85,3 +85,6 @@ pub(crate) fn read_no_section(heading: &str, files: &[&str]) -> String {
 pub(crate) fn read_no_event(id: &str) -> String {
     format!("no journal event has the id '{id}'")
 }
+
+/// `bmad-mem mcp` (and `hooks install --mcp`) in a build without the `mcp` feature.
+pub(crate) const MCP_NOT_BUILT: &str = "this bmad-mem was built without its MCP server (cargo feature `mcp`); every other command works; build it with the default features to serve MCP";

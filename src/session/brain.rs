@@ -12,6 +12,14 @@
 //! `.brain-link` (`{"linked_brain","brain_type","linked_at"}`, pretty JSON) so every command
 //! finds the same brain.
 //!
+//! No link is written for the home's global brain (`~/.bmad-plus/brain` chosen by detection):
+//! detection finds it again on every machine, for every teammate, where an absolute path into
+//! one person's home would mean nothing to the next. A project without a link whose detection
+//! chooses that brain uses it as if linked ([`default_brain`]). A link written for it by an
+//! earlier `init`, or by bmad-plus — `<home>/.bmad-plus/brain` as `bmad-global`, whatever the
+//! home — is read as the global brain of whoever runs the command, silently. Links to the other
+//! brains stay absolute paths, the form bmad-plus writes and reads.
+//!
 //! A recorded link is trusted only as far as detection would choose its folder today: its
 //! target must be, lexically or by real path, one of the candidates above with the recorded
 //! type ([`check_link`]). Any other link — a relative path, `~/.ssh`, a folder whose layout
@@ -239,6 +247,22 @@ pub(crate) fn check_link(
         ));
     }
     let lexical = resolve(Path::new("/"), target);
+    // `<any home>/.bmad-plus/brain`: the global brain of whoever reads the link. Only this
+    // home's global brain is ever used for it, never the folder the link names.
+    if kind == BrainType::BmadGlobal && lexical.ends_with(GLOBAL_BRAIN) {
+        return candidates
+            .home
+            .map(|home| Brain {
+                dir: global_brain_dir(home),
+                kind,
+            })
+            .ok_or_else(|| {
+                format!(
+                    "it links {} as the global brain, and HOME is not set",
+                    link.linked_brain
+                )
+            });
+    }
     let real = fs::canonicalize(target).ok();
     let (found, _) = every_candidate(candidates);
     found
@@ -269,6 +293,24 @@ pub(crate) fn ignored_link_warning(reason: &str) -> String {
 #[must_use]
 pub(crate) fn global_brain_dir(home: &Path) -> PathBuf {
     home.join(GLOBAL_BRAIN)
+}
+
+/// Whether `brain` is the BMAD+ global brain of `home`: the one brain `init` completes and
+/// indexes projects in, and the one it records no link for.
+#[must_use]
+pub(crate) fn is_home_global(brain: &Brain, home: Option<&Path>) -> bool {
+    brain.kind == BrainType::BmadGlobal
+        && home.is_some_and(|home| global_brain_dir(home) == brain.dir)
+}
+
+/// The brain a project without a link uses: what detection found, when it is the home's
+/// global brain (for which `init` writes no link). Any other brain is used through its link.
+#[must_use]
+pub(crate) fn default_brain(detection: &Detection, home: Option<&Path>) -> Option<Brain> {
+    detection
+        .brain
+        .clone()
+        .filter(|brain| is_home_global(brain, home))
 }
 
 /// The content of `.brain-link`.
@@ -382,13 +424,14 @@ pub(crate) fn read_checked_link(ctx: &Context) -> LinkState {
 }
 
 /// What a command that reads the brain may use: the brain of a usable link, `Err` with the
-/// warning for a link that is present but ignored, `Ok(None)` without a link.
+/// warning for a link that is present but ignored; without a link, the home's global brain
+/// when detection chooses it ([`default_brain`]), else `Ok(None)`.
 ///
 /// # Errors
 /// The warning for an ignored link (see [`ignored_link_warning`]).
 pub(crate) fn linked(ctx: &Context) -> std::result::Result<Option<Brain>, String> {
     match read_checked_link(ctx) {
-        LinkState::Missing => Ok(None),
+        LinkState::Missing => Ok(default_brain(&detect(ctx), ctx.home.as_deref())),
         LinkState::Valid(link) => Ok(link.brain()),
         LinkState::Invalid(reason) => Err(ignored_link_warning(&reason)),
     }
@@ -662,6 +705,85 @@ mod tests {
             Some(tree.base.join("ws/_brain"))
         );
         assert_eq!(detection.warnings.len(), 1);
+    }
+
+    #[test]
+    fn a_link_to_any_homes_global_brain_is_this_homes() {
+        let tree = Tree::new();
+        let root = tree.base.join("ws/clients/app");
+        let home = tree.base.join("home");
+        let link = |target: &str, kind: &str| Link {
+            linked_brain: target.to_owned(),
+            brain_type: kind.to_owned(),
+            linked_at: String::new(),
+        };
+        let with_home = |home: Option<&Path>, target: &str, kind: &str| {
+            check_link(
+                &link(target, kind),
+                &Candidates {
+                    root: &root,
+                    cwd: &tree.base,
+                    home,
+                    brain_env: None,
+                },
+            )
+        };
+        let ours = Ok(Brain {
+            dir: home.join(GLOBAL_BRAIN),
+            kind: BrainType::BmadGlobal,
+        });
+        // Whether or not this home's global brain exists yet: `init` completes it.
+        for target in [
+            "/home/alice/.bmad-plus/brain",
+            "/Users/alice/.bmad-plus/brain/",
+            "/root/x/../.bmad-plus/brain",
+        ] {
+            assert_eq!(
+                with_home(Some(&home), target, "bmad-global"),
+                ours,
+                "{target}"
+            );
+        }
+        tree.mkdir("home/.bmad-plus/brain");
+        assert_eq!(
+            with_home(Some(&home), "/home/alice/.bmad-plus/brain", "bmad-global"),
+            ours
+        );
+        for (target, kind) in [
+            ("/home/alice/.bmad-plus/brain", "portfolio"),
+            ("/home/alice/.bmad-plus/brain/x", "bmad-global"),
+            ("/home/alice/bmad-plus/brain", "bmad-global"),
+            (".bmad-plus/brain", "bmad-global"),
+        ] {
+            assert!(
+                with_home(Some(&home), target, kind).is_err(),
+                "{target} as {kind}"
+            );
+        }
+        assert_eq!(
+            with_home(None, "/home/alice/.bmad-plus/brain", "bmad-global"),
+            Err(
+                "it links /home/alice/.bmad-plus/brain as the global brain, and HOME is not set"
+                    .to_owned()
+            )
+        );
+        // Without a link, only this home's global brain is the project's brain.
+        let detection = detect_in(&Candidates {
+            root: &root,
+            cwd: &tree.base,
+            home: Some(&home),
+            brain_env: None,
+        });
+        assert_eq!(default_brain(&detection, Some(&home)), ours.ok());
+        assert_eq!(default_brain(&detection, Some(&tree.base)), None);
+        tree.mkdir("ws/_brain");
+        let detection = detect_in(&Candidates {
+            root: &root,
+            cwd: &tree.base,
+            home: Some(&home),
+            brain_env: None,
+        });
+        assert_eq!(default_brain(&detection, Some(&home)), None);
     }
 
     #[test]

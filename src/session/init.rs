@@ -8,18 +8,22 @@
 //! `index.md`, `access-boundaries.md`, `patterns.md` and `chronology.md` the same way: only what
 //! is missing (see [`crate::session::sidecar`]).
 //!
-//! In a git work tree, the project's `.gitignore` gets the line `.bmad/cache/` when no line
-//! ignores that folder yet ([`crate::store::ignore`]): each clone's derived files are never
-//! committed.
-//!
 //! Then the brain ([`crate::session::brain`]): an existing `.brain-link` is kept as it is. When detection
 //! could choose its target today it is used (a different detection result is only warned
 //! about); otherwise it is warned about and ignored, and nothing is written for it — remove the
 //! link to relink. Without one, detection runs; with no brain found, the BMAD+ global brain is
-//! created in the home folder. The link is written, and for the global brain only, the project's
-//! index entry. Writing into the home folder is best effort: a read-only or missing home is a
+//! created in the home folder. The link is written for any brain but the home's global brain,
+//! which detection finds on every machine (a committed link into one person's home would mean
+//! nothing to the next); for that brain only, the project's index entry is written. Writing into the home folder is best effort: a read-only or missing home is a
 //! warning, never a failure, as the Memory pack promises (a missing home is never created).
 //! Failures inside the project are errors.
+//!
+//! In a git work tree, the project's `.gitignore` is created or extended with what each clone
+//! keeps to itself ([`IGNORED`]: the cache, the writer lock, the brain link), as
+//! [`crate::store::ignore`] ensures it: only the lines it lacks, under a comment; nothing the
+//! user wrote changes, and a second run adds nothing. A `.gitignore` that cannot be read or
+//! written (a link, a folder) is a warning naming the lines to add, never a failure after the
+//! memory was written.
 //!
 //! Paths inside the project are confined (never through a link) before anything is written.
 //! Temporary files that a killed writer left in `.agents/memory/`, `sessions/` and the global
@@ -47,7 +51,7 @@ use crate::session::templates::{self, Scope};
 use crate::store::git;
 use crate::store::ignore::{self, Ignored};
 use crate::store::layout::{
-    CONTEXT_FILE, GITIGNORE, LINK_FILE, NOTE_FILES, PACK_DIR, SESSIONS_DIR, SIDECARS_DIR,
+    CONTEXT_FILE, GITIGNORE, IGNORED, LINK_FILE, NOTE_FILES, PACK_DIR, SESSIONS_DIR, SIDECARS_DIR,
     sidecar_path,
 };
 use crate::store::paths::confine;
@@ -64,12 +68,34 @@ pub struct InitArgs {
     pub sidecar: Option<String>,
 }
 
+/// What became of `.brain-link`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LinkFate {
+    /// Written by this run.
+    Created,
+    /// Already there, and used.
+    Kept,
+    /// None written: the brain is the home's global brain, which detection finds.
+    NotNeeded,
+}
+
+impl LinkFate {
+    fn as_str(self) -> &'static str {
+        match self {
+            LinkFate::Created => "created",
+            LinkFate::Kept => "kept",
+            LinkFate::NotNeeded => "not-needed",
+        }
+    }
+}
+
 /// How the project is linked to its brain.
 #[derive(Debug, Clone)]
 pub(crate) struct LinkedBrain {
+    /// The brain as used: a kept link's target is the folder it resolves to (the global brain
+    /// of this home, for a link into another home's).
     pub link: Link,
-    /// Whether `.brain-link` was written by this run (else it was already there).
-    pub is_new: bool,
+    pub fate: LinkFate,
 }
 
 /// What `init` created and found.
@@ -80,13 +106,15 @@ pub(crate) struct InitReport {
     pub created: Vec<String>,
     /// Paths that existed and were left as they are.
     pub kept: Vec<String>,
-    /// Files that existed and got a line: `.gitignore`, its `.bmad/cache/` line.
+    /// Files that existed and got lines: `.gitignore`, those of [`IGNORED`] it lacked.
     pub updated: Vec<String>,
     pub brain: Option<LinkedBrain>,
     pub warnings: Vec<String>,
     /// Whether the project is in a git clone that does not define the memory's merge driver,
     /// so the report offers `bmad-mem git setup`.
     pub offer_git_setup: bool,
+    /// The patterns this run added to `.gitignore`.
+    pub ignored: Vec<String>,
 }
 
 /// Whether the project is in a git work tree whose config does not define the memory's merge
@@ -203,16 +231,31 @@ pub(crate) fn run(args: &InitArgs, ctx: &Context) -> Result<InitReport> {
         }
     }
     link_brain(ctx, &name, &today, &mut report)?;
-    // In a clone, each clone's derived files (.bmad/cache/) are kept out of git.
+    // In a clone, each clone's own files are kept out of git.
     if git::looks_like_git(&ctx.root) && git::probe(&ctx.root) == git::Probe::WorkTree {
-        match ignore::ensure(&ctx.root, false)? {
-            Ignored::Created => report.created.push(GITIGNORE.to_owned()),
-            Ignored::Added => report.updated.push(GITIGNORE.to_owned()),
-            Ignored::Already => {}
-        }
+        ignore_clone_files(ctx, &mut report);
     }
     report.offer_git_setup = needs_git_setup(&ctx.root);
     Ok(report)
+}
+
+/// Creates or extends `.gitignore` with the [`IGNORED`] patterns it lacks; a failure is a
+/// warning, the project memory being ready.
+fn ignore_clone_files(ctx: &Context, report: &mut InitReport) {
+    match ignore::ensure_all(&ctx.root) {
+        Ok((Ignored::Created, added)) => {
+            report.created.push(GITIGNORE.to_owned());
+            report.ignored = added;
+        }
+        Ok((Ignored::Added, added)) => {
+            report.updated.push(GITIGNORE.to_owned());
+            report.ignored = added;
+        }
+        Ok((Ignored::Already, _)) => {}
+        Err(e) => report
+            .warnings
+            .push(messages::gitignore_not_extended(&e, &IGNORED)),
+    }
 }
 
 /// The brain step: keep a valid link, or detect (creating the global brain when nothing is
@@ -242,8 +285,11 @@ fn link_brain(ctx: &Context, name: &str, today: &str, report: &mut InitReport) -
                 ));
             }
             report.brain = Some(LinkedBrain {
-                link,
-                is_new: false,
+                link: Link {
+                    linked_brain: linked.dir.to_string_lossy().into_owned(),
+                    ..link
+                },
+                fate: LinkFate::Kept,
             });
             Some(linked)
         }
@@ -262,6 +308,15 @@ fn link_brain(ctx: &Context, name: &str, today: &str, report: &mut InitReport) -
             else {
                 return Ok(());
             };
+            // Detection finds the home's global brain wherever the project is cloned: no link.
+            if brain::is_home_global(&brain, ctx.home.as_deref()) {
+                report.brain = Some(LinkedBrain {
+                    link: Link::new(&brain, ""),
+                    fate: LinkFate::NotNeeded,
+                });
+                index_project(ctx, &brain, name, today, report);
+                return Ok(());
+            }
             // `.brain-link` is JSON text: a path that is not UTF-8 would be recorded altered, and
             // no later run could honour the link. Better no link, and say why.
             if brain.dir.to_str().is_none() {
@@ -278,7 +333,10 @@ fn link_brain(ctx: &Context, name: &str, today: &str, report: &mut InitReport) -
                 return Ok(());
             }
             report.created.push(LINK_FILE.to_owned());
-            report.brain = Some(LinkedBrain { link, is_new: true });
+            report.brain = Some(LinkedBrain {
+                link,
+                fate: LinkFate::Created,
+            });
             Some(brain)
         }
     };
@@ -318,12 +376,7 @@ fn create_global_brain(ctx: &Context, today: &str, report: &mut InitReport) -> O
 /// For the BMAD+ global brain of this home only: complete it and write the project's index
 /// entry, both best effort.
 fn index_project(ctx: &Context, brain: &Brain, name: &str, today: &str, report: &mut InitReport) {
-    let is_global = brain.kind == BrainType::BmadGlobal
-        && ctx
-            .home
-            .as_deref()
-            .is_some_and(|home| global_brain_dir(home) == brain.dir);
-    if !is_global {
+    if !brain::is_home_global(brain, ctx.home.as_deref()) {
         return;
     }
     let result = complete_global_brain(&brain.dir, today).and_then(|created| {
@@ -372,8 +425,11 @@ impl Report for InitReport {
             Object::new()
                 .with("path", b.link.linked_brain.as_str())
                 .with("type", b.link.brain_type.as_str())
-                .with("linkedAt", b.link.linked_at.as_str())
-                .with("link", if b.is_new { "created" } else { "kept" })
+                .with(
+                    "linkedAt",
+                    (b.fate != LinkFate::NotNeeded).then_some(b.link.linked_at.as_str()),
+                )
+                .with("link", b.fate.as_str())
         });
         let result = Object::new()
             .with("changed", self.is_changed())
@@ -411,7 +467,11 @@ impl Report for InitReport {
             let _ = writeln!(out, "  created {path}");
         }
         for path in &self.updated {
-            let _ = writeln!(out, "  updated {path} ({} ignored)", ignore::line());
+            let _ = writeln!(
+                out,
+                "  updated {path} ({} ignored)",
+                self.ignored.join(", ")
+            );
         }
         match &self.brain {
             Some(b) => {
@@ -420,7 +480,11 @@ impl Report for InitReport {
                     "  brain   {} {} ({})",
                     b.link.brain_type,
                     b.link.linked_brain,
-                    if b.is_new { "linked now" } else { "link kept" }
+                    match b.fate {
+                        LinkFate::Created => "linked now",
+                        LinkFate::Kept => "link kept",
+                        LinkFate::NotNeeded => "found by detection, no link needed",
+                    }
                 );
             }
             None => out.push_str("  brain   none linked\n"),
@@ -437,8 +501,14 @@ impl Report for InitReport {
     }
 
     fn written(&self) -> Option<String> {
-        self.is_changed()
-            .then(|| format!("{} created", self.created.join(", ")))
+        let mut done = Vec::new();
+        if !self.created.is_empty() {
+            done.push(format!("{} created", self.created.join(", ")));
+        }
+        if !self.updated.is_empty() {
+            done.push(format!("{} added to {GITIGNORE}", self.ignored.join(", ")));
+        }
+        (!done.is_empty()).then(|| done.join("; "))
     }
 }
 

@@ -7,11 +7,13 @@
 //! and how many of those have no readable status (`mayBeInForce`),
 //! the newest entry date (the heading's, else the `Date` line's, as [`crate::store::entry`] reads it)
 //! and its last modification; `context.md`; the handoffs in `sessions/`; the brain link and the
-//! linked brain's files. Without a link, the brain detection would choose is shown, but nothing
-//! is linked.
+//! linked brain's files. Without a link, the home's global brain, when detection chooses it, is
+//! the project's brain as if linked (`init` writes no link for it); any other brain detection
+//! would choose is shown, but nothing is linked.
 //!
 //! The health percentage is the share of checks that pass, rounded as `Math.round` does: the
-//! four project files of `.agents/memory/`, at least one handoff, a valid link; and for a linked
+//! four project files of `.agents/memory/`, at least one handoff, a brain (a valid link, or the
+//! global brain found without one); and for a linked
 //! brain, that it exists plus, for a brain laid out as the BMAD+ global brain, `identity.yaml`
 //! and the three note files — and for this home's global brain, the one `init` indexes
 //! projects in, `projects/` and this project's index entry — or for any other brain, an entry
@@ -25,6 +27,7 @@ use std::path::Path;
 use crate::context::Context;
 use crate::error::Result;
 use crate::js::json::{Object, Value};
+use crate::messages;
 use crate::output::Report;
 use crate::session::brain::{self, Brain, BrainType, LinkState};
 use crate::session::handoffs::{handoff_names, latest_handoff};
@@ -193,11 +196,7 @@ fn brain_status(
     let is_indexed = dir
         .join(brain::index_rel(&brain::project_hash(&ctx.root)))
         .is_file();
-    let is_home_global = is_global
-        && ctx
-            .home
-            .as_deref()
-            .is_some_and(|home| brain::global_brain_dir(home) == *dir);
+    let is_home_global = brain::is_home_global(&brain, ctx.home.as_deref());
     BrainStatus {
         is_home_global,
         is_present: dir.is_dir(),
@@ -291,8 +290,14 @@ pub(crate) fn run(_args: &StatusArgs, ctx: &Context) -> Result<StatusReport> {
     }
     if report.brain.is_none() {
         let detection = brain::detect(ctx);
-        report.detected = detection.brain;
-        report.warnings.extend(detection.warnings);
+        report.warnings.extend(detection.warnings.iter().cloned());
+        match brain::default_brain(&detection, ctx.home.as_deref()) {
+            Some(global) if report.link == "missing" => {
+                let status = brain_status(ctx, global, None, &mut report.warnings);
+                report.brain = Some(status);
+            }
+            _ => report.detected = detection.brain,
+        }
     }
     let checks = health_checks(&report, checked_notes);
     report.checks = checks.len();
@@ -318,7 +323,17 @@ fn health_checks(report: &StatusReport, checked_notes: usize) -> Vec<(bool, Stri
         format!("{} exists", report.context.path),
     ));
     checks.push((report.handoffs > 0, format!("a handoff in {SESSIONS_DIR}/")));
-    checks.push((report.link == "valid", format!("a valid {LINK_FILE}")));
+    // The link counts only for a brain that needs one: the home's global brain, found by
+    // detection, is the project's brain without it.
+    let needs_link = report.link == "invalid" || report.detected.is_some();
+    checks.push((
+        report.brain.is_some(),
+        if needs_link {
+            format!("a valid {LINK_FILE}")
+        } else {
+            messages::STATUS_NO_BRAIN.to_owned()
+        },
+    ));
     if let Some(b) = &report.brain {
         let dir = b.brain.dir.display();
         checks.push((b.is_present, format!("the brain folder {dir} exists")));
@@ -398,14 +413,19 @@ fn note_line(out: &mut String, indent: &str, n: &NoteStatus) {
     out.push('\n');
 }
 
-/// The linked brain's human lines.
-fn brain_lines(out: &mut String, b: &BrainStatus) {
+/// The linked brain's human lines; `is_linked` false for the global brain found without a link.
+fn brain_lines(out: &mut String, b: &BrainStatus, is_linked: bool) {
     let _ = writeln!(
         out,
-        "  brain          {} {}{}",
+        "  brain          {} {}{}{}",
         b.brain.kind.as_str(),
         b.brain.dir.display(),
-        if b.is_present { "" } else { " (missing!)" }
+        if b.is_present { "" } else { " (missing!)" },
+        if is_linked {
+            ""
+        } else {
+            " (found by detection, no link needed)"
+        }
     );
     if b.brain.kind == BrainType::BmadGlobal {
         let _ = writeln!(
@@ -530,7 +550,7 @@ impl Report for StatusReport {
             }
         }
         if let Some(b) = &self.brain {
-            brain_lines(&mut out, b);
+            brain_lines(&mut out, b, self.link == "valid");
         } else {
             let _ = write!(
                 out,

@@ -1020,6 +1020,10 @@ mod tests {
     /// The statuses of the corpus's decisions, as `benches/data/adr/statuses.tsv` records a
     /// person's reading of them: the reader must find the same, record by record.
     #[test]
+    #[cfg_attr(
+        not(repository),
+        ignore = "reads benches/data, which only the repository has"
+    )]
     fn the_corpus_reads_as_a_person_reads_it() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/data/adr");
         let expected = std::fs::read_to_string(root.join("statuses.tsv")).unwrap();

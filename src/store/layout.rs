@@ -128,8 +128,17 @@ pub fn sidecar_path(agent: &str, rel: &str) -> String {
 
 /// The project's git attributes file, where `git setup` names the merge drivers.
 pub const GITATTRIBUTES: &str = ".gitattributes";
-/// The project's git ignore file, where `git setup` and `init` keep [`CACHE_DIR`] out of git.
+/// The project's git ignore file, where `git setup` keeps [`CACHE_DIR`] out of git and `init`
+/// each clone's own files ([`IGNORED`]).
 pub const GITIGNORE: &str = ".gitignore";
+/// What each clone keeps to itself, as `.gitignore` patterns: the derived cache
+/// ([`CACHE_DIR`]), the writer lock ([`LOCK_FILE`]) and the brain link ([`LINK_FILE`], a path on
+/// one machine). Everything else under `.bmad/` and `.agents/` is the memory, and is committed.
+pub const IGNORED: [&str; 3] = [
+    ".bmad/cache/",
+    ".bmad/memory/writer.lock",
+    ".agents/memory/.brain-link",
+];
 /// The files the memory's merge driver merges record by record (`merge=bmad-mem`): the
 /// append-only registries and the pattern scores.
 pub const MERGED_REGISTRIES: [&str; 6] = [
@@ -156,3 +165,16 @@ pub const MERGED_NOTES: [&str; 8] = [
     REFUSED_FILE,
     CANDIDATE_FILES,
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_ignored_patterns_are_the_clones_own_files() {
+        assert_eq!(
+            IGNORED,
+            [format!("{CACHE_DIR}/").as_str(), LOCK_FILE, LINK_FILE]
+        );
+    }
+}

@@ -14,6 +14,7 @@ pub(crate) mod ignore;
 pub(crate) mod interrupt;
 pub mod journal;
 pub mod layout;
+pub(crate) mod linefile;
 pub(crate) mod lock;
 pub(crate) mod ndjson;
 pub(crate) mod numbered;

@@ -309,4 +309,49 @@ mod tests {
         assert!(matches!(read(root, &[7; 32]), Read::Invalid(_)));
         assert!(write(root, &sample()).is_err());
     }
+
+    proptest::proptest! {
+        /// Bytes from anywhere — a valid index with bytes changed or records exchanged (its
+        /// checksum made right again or not), cut, or noise — never panic and are read as an index only when they
+        /// are one: digests strictly increasing, vectors of unit length, and the index
+        /// re-encodes to the very bytes read.
+        #[test]
+        fn any_bytes_are_an_index_or_refused(
+            edits in proptest::collection::vec((0usize..180, proptest::num::u8::ANY), 0..4),
+            cut in proptest::option::of(0usize..180),
+            swap in proptest::bool::ANY,
+            reseal in proptest::bool::ANY,
+            noise in proptest::option::of(proptest::collection::vec(proptest::num::u8::ANY, 0..200)),
+        ) {
+            let mut bytes = noise.unwrap_or_else(|| sample().to_bytes());
+            // The two records exchanged: digests out of order.
+            let record = 32 + 4 * 3;
+            if swap && bytes.len() >= HEAD + 2 * record {
+                let (first, second) = bytes[HEAD..HEAD + 2 * record].split_at_mut(record);
+                first.swap_with_slice(second);
+            }
+            for (at, byte) in edits {
+                if let Some(b) = bytes.get_mut(at) {
+                    *b = byte;
+                }
+            }
+            if let Some(cut) = cut {
+                bytes.truncate(cut);
+            }
+            if reseal && bytes.len() >= 32 {
+                bytes.truncate(bytes.len() - 32);
+                let digest = Sha256::digest(&bytes);
+                bytes.extend_from_slice(&digest);
+            }
+            if let Read::Read(index) = Vectors::parse(&bytes, &[7; 32]) {
+                let keys: Vec<&Key> = index.entries().map(|(key, _)| key).collect();
+                proptest::prop_assert!(keys.windows(2).all(|w| w[0] < w[1]));
+                for (_, vector) in index.entries() {
+                    let norm: f32 = vector.iter().map(|v| v * v).sum();
+                    proptest::prop_assert!((norm - 1.0).abs() <= 1e-3);
+                }
+                proptest::prop_assert_eq!(index.to_bytes(), bytes);
+            }
+        }
+    }
 }

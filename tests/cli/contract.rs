@@ -7,7 +7,7 @@ use std::os::unix::ffi::OsStrExt;
 
 use crate::support::{JOURNAL, NOW, TestProject};
 
-const EXPECTED_ACTIONS: &str = "expected recall | write | reinforce | observe | outcomes | lock | doctor | archive | git | init | status | brief | handoff | export | scan | propose | admit | import | decision | lint | mcp | guard | hooks | merge-driver | completions";
+const EXPECTED_ACTIONS: &str = "expected recall | write | reinforce | observe | outcomes | lock | doctor | archive | git | init | status | brief | handoff | export | scan | propose | admit | import | decision | lint | mcp | guard | hooks | merge-driver | model | index | completions | man";
 
 /// The options each action's help must explain.
 const OPTIONS: &[(&str, &[&str])] = &[
@@ -91,12 +91,20 @@ fn no_action_is_a_failure() {
             .stdout("")
             .unchanged()
             .run();
+        // The error line, then how to start.
+        let (error, usage) = ran.stderr.split_once('\n').unwrap();
         assert!(
-            ran.stderr.starts_with("mem: ") && ran.stderr.contains(EXPECTED_ACTIONS),
+            error.starts_with("mem: missing action — ") && error.ends_with(EXPECTED_ACTIONS),
             "{}",
             ran.stderr
         );
-        assert_eq!(ran.stderr.lines().count(), 1, "{}", ran.stderr);
+        assert_eq!(
+            usage,
+            "Usage: bmad-mem [-d <path>] [--json] <ACTION> [OPTIONS]\n  \
+             bmad-mem init                 create the project memory in .agents/memory/\n  \
+             bmad-mem recall <words>...    what the memory knows about these words\n  \
+             bmad-mem --help               every action; bmad-mem help <action> explains one\n"
+        );
         let ran = ran
             .then()
             .args(std::iter::once("--json").chain(args.iter().copied()))

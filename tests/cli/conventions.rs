@@ -6,7 +6,7 @@ use crate::actions::observe::{INPUT, golden, golden_line};
 use crate::support::TestProject;
 
 /// Every action a user may type, in the order the help lists them.
-const ACTIONS: [&str; 25] = [
+const ACTIONS: [&str; 28] = [
     "recall",
     "write",
     "reinforce",
@@ -31,7 +31,10 @@ const ACTIONS: [&str; 25] = [
     "guard",
     "hooks",
     "merge-driver",
+    "model",
+    "index",
     "completions",
+    "man",
 ];
 
 const SHELLS: [&str; 5] = ["bash", "zsh", "fish", "powershell", "elvish"];
@@ -81,6 +84,141 @@ fn each_shell_gets_a_completion_script_naming_every_action() {
     );
 }
 
+/// What bash offers for `words` (the last one being completed) from the script `bmad-mem
+/// completions bash` prints, sourced in a real bash, as bash-completion calls it.
+fn bash_completes(script: &std::path::Path, words: &[&str]) -> Vec<String> {
+    let quoted: Vec<String> = words
+        .iter()
+        .map(|w| format!("'{}'", w.replace('\'', r"'\''")))
+        .collect();
+    let program = format!(
+        "source '{}'\nCOMP_WORDS=({})\nCOMP_CWORD={}\nCOMP_LINE=\"${{COMP_WORDS[*]}}\"\nCOMP_POINT=${{#COMP_LINE}}\n_bmad__mem bmad-mem \"${{COMP_WORDS[COMP_CWORD]}}\" \"${{COMP_WORDS[COMP_CWORD-1]}}\"\nprintf '%s\\n' \"${{COMPREPLY[@]}}\"\n",
+        script.display(),
+        quoted.join(" "),
+        words.len() - 1
+    );
+    let out = std::process::Command::new("bash")
+        .args(["--norc", "--noprofile", "-c", &program])
+        .output()
+        .expect("run bash");
+    assert!(out.status.success(), "{out:?}");
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn the_bash_script_completes_actions_sub_actions_options_and_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("bmad-mem.bash");
+    std::fs::write(&script, stdout_of(&["completions", "bash"])).unwrap();
+    let cases: &[(&[&str], &[&str])] = &[
+        (&["bmad-mem", "rec"], &["recall"]),
+        (
+            &["bmad-mem", "decision", "a"],
+            &["adopt", "accept", "abrogate"],
+        ),
+        (&["bmad-mem", "git", "s"], &["setup"]),
+        (&["bmad-mem", "recall", "--li"], &["--limit"]),
+        (
+            &["bmad-mem", "recall", "--ranking", ""],
+            &["lexical", "evidence", "bm25", "hybrid"],
+        ),
+        (
+            &["bmad-mem", "recall", "auth", "--scope", "p"],
+            &["project", "portfolio"],
+        ),
+        (
+            &["bmad-mem", "recall", "--status", ""],
+            &["in-force", "all"],
+        ),
+        (
+            &["bmad-mem", "write", "--outcome", ""],
+            &["success", "failure", "partial", "abandoned"],
+        ),
+        (&["bmad-mem", "reinforce", "--ci", ""], &["pass", "fail"]),
+        (
+            &["bmad-mem", "propose", "--type", ""],
+            &["decision", "lesson", "pattern"],
+        ),
+        (
+            &["bmad-mem", "hooks", "install", "--agent", "c"],
+            &["claude-code", "codex"],
+        ),
+        (
+            &["bmad-mem", "doctor", "--repair-tail", ".bmad/memory/j"],
+            &[".bmad/memory/journal.ndjson"],
+        ),
+        (&["bmad-mem", "lint", "--ignore", "forma"], &["format"]),
+        (&["bmad-mem", "man", "rei"], &["reinforce"]),
+        (&["bmad-mem", "completions", "f"], &["fish"]),
+    ];
+    for (words, expected) in cases {
+        assert_eq!(bash_completes(&script, words), *expected, "{words:?}");
+    }
+}
+
+#[test]
+fn the_zsh_and_fish_scripts_offer_the_closed_values_and_parse() {
+    for (shell, ranking) in [
+        ("zsh", ":(lexical evidence bm25 hybrid)'"),
+        (
+            "fish",
+            "-a \"lexical\\t''\nevidence\\t''\nbm25\\t''\nhybrid\\t''\"",
+        ),
+    ] {
+        let script = stdout_of(&["completions", shell]);
+        assert!(script.contains(ranking), "{shell}");
+        for value in [
+            "in-force",
+            "abandoned",
+            "promotions",
+            "claude-code",
+            "heading-in-code",
+        ] {
+            assert!(script.contains(value), "{shell} lacks {value}");
+        }
+        // Where the shell is installed, it reads the script without a syntax error.
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join(format!("bmad-mem.{shell}"));
+        std::fs::write(&file, &script).unwrap();
+        if let Ok(out) = std::process::Command::new(shell)
+            .arg("-n")
+            .arg(&file)
+            .output()
+        {
+            assert!(out.status.success(), "{shell} -n: {out:?}");
+        }
+        // Where fish is installed, it completes from the script as a user's fish would.
+        if shell == "fish" {
+            let complete = |line: &str| {
+                let program = format!("source '{}'; complete -C '{line}'", file.display());
+                std::process::Command::new("fish")
+                    .args(["--no-config", "-c", &program])
+                    .output()
+                    .ok()
+                    .map(|out| {
+                        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+                        let mut words: Vec<String> = text
+                            .lines()
+                            .map(|l| l.split('\t').next().unwrap_or_default().to_owned())
+                            .collect();
+                        words.sort();
+                        words
+                    })
+            };
+            if let Some(words) = complete("bmad-mem recall --ranking ") {
+                assert_eq!(words, ["bm25", "evidence", "hybrid", "lexical"]);
+                let words = complete("bmad-mem decision a").unwrap();
+                assert_eq!(words, ["abrogate", "accept", "adopt"]);
+            }
+        }
+    }
+}
+
 #[test]
 fn the_manual_page_is_roff_naming_every_action() {
     let page = stdout_of(&["man"]);
@@ -97,6 +235,23 @@ fn the_manual_page_is_roff_naming_every_action() {
     assert!(recall.contains(".TH bmad-mem-recall 1"), "{recall}");
     assert!(recall.contains("\\-\\-ranking") && recall.contains("\\-\\-json"));
     assert!(recall.contains("Examples:"));
+    // Sub-actions have their pages, which their action's page names.
+    let setup = stdout_of(&["man", "git", "setup"]);
+    assert!(setup.contains(".TH bmad-mem-git-setup 1"), "{setup}");
+    assert!(setup.contains("\\-\\-dry\\-run"), "{setup}");
+    assert!(stdout_of(&["man", "git"]).contains("bmad\\-mem\\-git\\-setup(1)"));
+    for (action, sub) in [("decision", "adopt"), ("hooks", "")] {
+        let words: Vec<&str> = ["man", action, sub]
+            .into_iter()
+            .filter(|w| !w.is_empty())
+            .collect();
+        let page = stdout_of(&words);
+        assert!(page.contains(".SH SYNOPSIS"), "{words:?}");
+    }
+    let _ = TestProject::new().args(["man", "git", "nope"]).refused(
+        "man",
+        "no manual page for 'git nope' — expected setup | hook",
+    );
     let _ = TestProject::new().args(["man", "nope"]).refused(
         "man",
         &format!(
@@ -104,7 +259,7 @@ fn the_manual_page_is_roff_naming_every_action() {
             ACTIONS.join(" | ")
         ),
     );
-    // An option the hidden `man` does not take is named as any action's would be.
+    // An option `man` does not take is named as any action's would be.
     let _ = TestProject::new()
         .args(["man", "--frob"])
         .refused("man", "unexpected argument '--frob' found");

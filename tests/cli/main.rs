@@ -13,7 +13,8 @@
 //! * `admin/`: lock, doctor, archive.
 //! * `reliability/`: concurrency, crashes, confinement, hostile repositories, the loose
 //!   reader, terminal escaping, the secret detector's figures (`RELIABILITY.md`).
-//! * `mcp`: `bmad-mem mcp` driven by the MCP SDK's client over a child process.
+//! * `mcp`: `bmad-mem mcp` driven by the MCP SDK's client over a child process; in a build
+//!   without the `mcp` feature, `mcp_absent`: the command says the server is not built in.
 //! * `contract`: the command-line rules every action shares (docs §4, §2.7, §2.8);
 //!   `conventions`: completions, the manual page, `help`, suggestions, `--version`, colour;
 //!   `schemas`: the JSON Schemas of `schemas/`, against which every `--json` run of every test
@@ -27,7 +28,10 @@ mod actions;
 mod admin;
 mod contract;
 mod conventions;
+#[cfg(feature = "mcp")]
 mod mcp;
+#[cfg(not(feature = "mcp"))]
+mod mcp_absent;
 mod readme;
 mod reliability;
 mod schemas;

@@ -341,6 +341,75 @@ fn an_ellipsis_line_stands_for_any_lines() {
     assert!(!matches("a\nb\n", "a\n"));
 }
 
+/// The ```` ```sh ```` block after the marker `<!-- install:<name> -->` in the guide.
+fn marked_block(readme: &str, name: &str) -> String {
+    let marker = format!("<!-- install:{name} -->\n```sh\n");
+    let start = readme
+        .find(&marker)
+        .unwrap_or_else(|| panic!("no {marker:?} in docs/GUIDE.md"))
+        + marker.len();
+    let end = readme[start..].find("```\n").expect("the block's end") + start;
+    readme[start..end].to_owned()
+}
+
+#[test]
+fn the_install_lines_run_as_written_on_a_fresh_home() {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/GUIDE.md"))
+            .expect("read docs/GUIDE.md");
+    let home = tempfile::tempdir().expect("a temporary home");
+    let bin = Path::new(crate::support::BIN)
+        .parent()
+        .expect("the binary's folder");
+    for name in ["completions", "man"] {
+        let block = marked_block(&readme, name);
+        let out = Command::new("bash")
+            .args(["--norc", "--noprofile", "-e", "-c", &block])
+            .env_clear()
+            .env("HOME", home.path())
+            .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+            .current_dir(home.path())
+            .output()
+            .expect("run bash");
+        assert!(out.status.success(), "{name}: {out:?}");
+        assert!(
+            out.stdout.is_empty() && out.stderr.is_empty(),
+            "{name}: {out:?}"
+        );
+    }
+    for file in [
+        ".local/share/bash-completion/completions/bmad-mem",
+        ".zfunc/_bmad-mem",
+        ".config/fish/completions/bmad-mem.fish",
+    ] {
+        let script = std::fs::read_to_string(home.path().join(file)).expect(file);
+        assert!(script.contains("--ranking"), "{file}");
+    }
+    // Every page bmad-mem has, and nothing else.
+    let mut expected: Vec<String> = bmad_mem::cli::manual_pages()
+        .iter()
+        .map(|words| {
+            let name = std::iter::once("bmad-mem")
+                .chain(words.iter().map(String::as_str))
+                .collect::<Vec<_>>()
+                .join("-");
+            format!("{name}.1")
+        })
+        .collect();
+    expected.sort();
+    let mut installed: Vec<String> = std::fs::read_dir(home.path().join(".local/share/man/man1"))
+        .expect("the man folder")
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    installed.sort();
+    assert_eq!(installed, expected);
+    for page in &installed {
+        let text =
+            std::fs::read_to_string(home.path().join(".local/share/man/man1").join(page)).unwrap();
+        assert!(text.contains(".SH NAME"), "{page}");
+    }
+}
+
 #[test]
 fn only_tmp_paths_are_mapped() {
     let dir = Path::new("/work/t");

@@ -53,6 +53,10 @@
 //! rewrites the registry without them, under the writer lock. It refuses while the file holds
 //! conflict markers or different versions of one id: those need a person.
 //!
+//! A repair that finds nothing to do (no torn line, no line that is not UTF-8, no duplicate, no
+//! file at all) says so and exits 0, changing and creating nothing: a script may run it "just
+//! in case" on a healthy store.
+//!
 //! The repairs re-check, just before changing the registry, that its length is still the one
 //! read (a writer that ignored the lock may have added to it); if not, the kept-aside file is
 //! removed again and the repair refused, to be run again. A refusal creates nothing. Nothing is
@@ -92,9 +96,8 @@ mod reinforcements;
 mod repair;
 mod report;
 
-use crate::admin::doctor::lines::{
-    NDJSON_REGISTRIES, complete_len, conflict_openings, doubles, is_marker,
-};
+pub(crate) use crate::admin::doctor::lines::NDJSON_REGISTRIES;
+use crate::admin::doctor::lines::{complete_len, conflict_openings, doubles, is_marker};
 use crate::admin::doctor::repair::{dedupe, repair_encoding, repair_tail};
 pub(crate) use crate::admin::doctor::report::DoctorReport;
 
@@ -143,8 +146,9 @@ pub struct DoctorArgs {
 /// Runs the check or the repair.
 ///
 /// # Errors
-/// For the repair: a file that is not a registry, has no torn line, or cannot be written. The
-/// check itself reports problems instead of failing.
+/// For the repair: a file that is not a registry or cannot be written (one with nothing to
+/// repair is a success that changes nothing). The check itself reports problems instead of
+/// failing.
 pub(crate) fn run(args: &DoctorArgs, ctx: &Context) -> Result<DoctorReport> {
     if let Some(file) = &args.repair_tail {
         return repair_tail(ctx, file);

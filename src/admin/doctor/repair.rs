@@ -17,6 +17,10 @@ use crate::store::confined::{self, Target};
 use crate::store::journal::{self, InvalidLine};
 use crate::store::lock::WriterLock;
 
+/// What a repair found to do in a registry: the registry, its bytes and what to move aside;
+/// `None` when there is nothing to repair.
+type Found<T> = Option<(Target, Vec<u8>, T)>;
+
 pub(crate) fn repair_tail(ctx: &Context, rel: &str) -> Result<DoctorReport> {
     if !NDJSON_REGISTRIES.contains(&rel) {
         return Err(Error::refused(messages::repair_takes(
@@ -24,11 +28,15 @@ pub(crate) fn repair_tail(ctx: &Context, rel: &str) -> Result<DoctorReport> {
             &NDJSON_REGISTRIES,
         )));
     }
-    // Looked at before the lock, so that refusing creates nothing (not even the memory folder),
-    // then again under it, where it counts.
-    torn_tail(ctx, rel)?;
+    // Looked at before the lock, so that refusing — or finding nothing to do — creates nothing
+    // (not even the memory folder), then again under it, where it counts.
+    if torn_tail(ctx, rel)?.is_none() {
+        return Ok(DoctorReport::nothing(rel, messages::no_torn_tail(rel)));
+    }
     let lock = WriterLock::acquire(&ctx.root)?;
-    let (registry, bytes, complete) = torn_tail(ctx, rel)?;
+    let Some((registry, bytes, complete)) = torn_tail(ctx, rel)? else {
+        return Ok(DoctorReport::nothing(rel, messages::no_torn_tail(rel)));
+    };
     // The copy and the cut happen relative to the folder handle the registry was read through.
     let dir = registry.require_dir("cannot open")?;
     let torn = &bytes[complete..];
@@ -68,9 +76,13 @@ pub(crate) fn repair_encoding(ctx: &Context, rel: &str) -> Result<DoctorReport> 
         )));
     }
     // As for the tail: looked at before the lock, so that refusing creates nothing.
-    invalid_found(ctx, rel)?;
+    if invalid_found(ctx, rel)?.is_none() {
+        return Ok(DoctorReport::nothing(rel, messages::nothing_invalid(rel)));
+    }
     let lock = WriterLock::acquire(&ctx.root)?;
-    let (registry, bytes, invalid) = invalid_found(ctx, rel)?;
+    let Some((registry, bytes, invalid)) = invalid_found(ctx, rel)? else {
+        return Ok(DoctorReport::nothing(rel, messages::nothing_invalid(rel)));
+    };
     let spans = invalid.iter().map(|line| (line.start, line.end));
     let suffix = format!(".invalid-{}", ctx.now.file_stamp());
     let repaired = move_lines_aside(&registry, rel, &bytes, spans, &suffix)?;
@@ -117,17 +129,21 @@ fn move_lines_aside(
 
 /// `--dedupe`: moves the exact duplicate lines of a registry (the same bytes as an earlier line;
 /// the first stays where it is) into `<file>.dupes-<timestamp>`, then rewrites the registry
-/// without them, under the writer lock. Refused, changing nothing, when there is none, when the
-/// file still holds conflict markers, or when one id has different versions (a person decides
-/// which is right).
+/// without them, under the writer lock. Nothing to do (exit 0) when there is none; refused,
+/// changing nothing, when the file still holds conflict markers, or when one id has different
+/// versions (a person decides which is right).
 pub(crate) fn dedupe(ctx: &Context, rel: &str) -> Result<DoctorReport> {
     if !NDJSON_REGISTRIES.contains(&rel) {
         return Err(Error::refused(messages::dedupe_takes(&NDJSON_REGISTRIES)));
     }
     // As for the other repairs: looked at before the lock, so that refusing creates nothing.
-    duplicates_found(ctx, rel)?;
+    if duplicates_found(ctx, rel)?.is_none() {
+        return Ok(DoctorReport::nothing(rel, messages::no_duplicates(rel)));
+    }
     let lock = WriterLock::acquire(&ctx.root)?;
-    let (registry, bytes, exact) = duplicates_found(ctx, rel)?;
+    let Some((registry, bytes, exact)) = duplicates_found(ctx, rel)? else {
+        return Ok(DoctorReport::nothing(rel, messages::no_duplicates(rel)));
+    };
     let suffix = format!(".dupes-{}", ctx.now.file_stamp());
     let repaired = move_lines_aside(&registry, rel, &bytes, exact.iter().copied(), &suffix)?;
     drop(lock);
@@ -139,9 +155,9 @@ pub(crate) fn dedupe(ctx: &Context, rel: &str) -> Result<DoctorReport> {
     })
 }
 
-/// The registry, its bytes and the byte ranges of its exact duplicate lines; refused unless
-/// there are some, and while it holds conflict markers or divergent versions of a record.
-fn duplicates_found(ctx: &Context, rel: &str) -> Result<(Target, Vec<u8>, Vec<Span>)> {
+/// The registry, its bytes and the byte ranges of its exact duplicate lines, `None` when there
+/// is none; refused while it holds conflict markers or divergent versions of a record.
+fn duplicates_found(ctx: &Context, rel: &str) -> Result<Found<Vec<Span>>> {
     let registry = confined::locate(&ctx.root, rel, false)?;
     let bytes = registry
         .read(true)?
@@ -159,13 +175,14 @@ fn duplicates_found(ctx: &Context, rel: &str) -> Result<(Target, Vec<u8>, Vec<Sp
         )));
     }
     if found.exact.is_empty() {
-        return Err(Error::refused(messages::no_duplicates(rel)));
+        return Ok(None);
     }
-    Ok((registry, bytes, found.exact))
+    Ok(Some((registry, bytes, found.exact)))
 }
 
-/// The registry's path, bytes and lines that are not UTF-8, refused unless there are some.
-fn invalid_found(ctx: &Context, rel: &str) -> Result<(Target, Vec<u8>, Vec<InvalidLine>)> {
+/// The registry's path, bytes and lines that are not UTF-8, `None` when every line is valid;
+/// refused when only the torn final line is not (`--repair-tail` repairs that).
+fn invalid_found(ctx: &Context, rel: &str) -> Result<Found<Vec<InvalidLine>>> {
     let registry = confined::locate(&ctx.root, rel, false)?;
     let bytes = registry
         .read(true)?
@@ -174,13 +191,12 @@ fn invalid_found(ctx: &Context, rel: &str) -> Result<(Target, Vec<u8>, Vec<Inval
     let invalid = journal::invalid_lines(&bytes);
     if invalid.is_empty() {
         let torn = &bytes[complete_len(&bytes)..];
-        return Err(Error::refused(if std::str::from_utf8(torn).is_ok() {
-            messages::nothing_invalid(rel)
-        } else {
-            messages::only_the_tail_invalid(rel)
-        }));
+        if std::str::from_utf8(torn).is_ok() {
+            return Ok(None);
+        }
+        return Err(Error::refused(messages::only_the_tail_invalid(rel)));
     }
-    Ok((registry, bytes, invalid))
+    Ok(Some((registry, bytes, invalid)))
 }
 
 /// Refuses unless the open `file` (the registry `rel` at `path`) is still `expected` bytes long:
@@ -198,8 +214,8 @@ pub(crate) fn check_unchanged(file: &File, path: &Path, rel: &str, expected: u64
     )))
 }
 
-/// The registry, its bytes and complete length, refused unless it has a torn final line.
-fn torn_tail(ctx: &Context, rel: &str) -> Result<(Target, Vec<u8>, usize)> {
+/// The registry, its bytes and complete length; `None` when it has no torn final line.
+fn torn_tail(ctx: &Context, rel: &str) -> Result<Found<usize>> {
     let registry = confined::locate(&ctx.root, rel, false)?;
     let bytes = registry
         .read(true)?
@@ -207,9 +223,9 @@ fn torn_tail(ctx: &Context, rel: &str) -> Result<(Target, Vec<u8>, usize)> {
         .unwrap_or_default();
     let complete = complete_len(&bytes);
     if complete == bytes.len() {
-        return Err(Error::refused(messages::no_torn_tail(rel)));
+        return Ok(None);
     }
-    Ok((registry, bytes, complete))
+    Ok(Some((registry, bytes, complete)))
 }
 
 /// The repairs' one protocol: keeps `aside` beside the registry `rel` as `<name><suffix>`

@@ -30,6 +30,9 @@ pub(crate) struct DoctorReport {
     pub rebuilt_scores: Option<Vec<String>>,
     /// Whether the repair was `--dedupe`.
     pub deduped: bool,
+    /// For a repair that found nothing to do: (file, why). Not a failure: a healthy store run
+    /// through a repair "just in case" stays as it is and exits 0.
+    pub nothing: Option<(String, String)>,
     /// What is worth knowing but is not wrong (timestamps out of order after a merge).
     pub notices: Vec<Problem>,
     /// What is wrong but does not fail the check: a registry near its cap, headings inside
@@ -38,6 +41,14 @@ pub(crate) struct DoctorReport {
 }
 
 impl DoctorReport {
+    /// A repair of `file` that had nothing to do, and why.
+    pub(crate) fn nothing(file: &str, why: String) -> Self {
+        Self {
+            nothing: Some((file.to_owned(), why)),
+            ..Self::default()
+        }
+    }
+
     pub(crate) fn problem(&mut self, file: &str, kind: &'static str, message: String) {
         self.problems.push(Problem {
             file: file.to_owned(),
@@ -65,6 +76,13 @@ impl DoctorReport {
 
 impl Report for DoctorReport {
     fn to_json(&self) -> Value {
+        if let Some((file, why)) = &self.nothing {
+            return Value::Object(
+                Object::new()
+                    .with("nothingToRepair", file.as_str())
+                    .with("message", why.as_str()),
+            );
+        }
         if let Some(patterns) = &self.rebuilt_scores {
             return Value::Object(Object::new().with("scores", SCORES).with(
                 "rebuiltPatterns",
@@ -123,6 +141,9 @@ impl Report for DoctorReport {
     }
 
     fn render_human(&self) -> String {
+        if let Some((_, why)) = &self.nothing {
+            return format!("mem doctor: {why}\n");
+        }
         if let Some(patterns) = &self.rebuilt_scores {
             return messages::scores_rebuilt(SCORES, REINFORCEMENTS, patterns);
         }

@@ -35,7 +35,8 @@ use std::fmt::Write as _;
 
 use crate::actions::entries::views;
 use crate::actions::receipts::{self, Inspector};
-use crate::admin::lint::findings::{CHECKS, Finding, Note, Severity, file_finding};
+pub(crate) use crate::admin::lint::findings::CHECKS;
+use crate::admin::lint::findings::{Finding, Note, Severity, file_finding};
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::js::json::{Object, Value};

@@ -60,7 +60,7 @@ fn command_commit(line: &str) -> Option<&str> {
         .filter(|w| w.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
-/// The commits that may be theirs, in the order they are tried.
+/// The commits that name themselves as theirs, in the order they are tried.
 fn their_candidates(cwd: &Path, merge_heads: &[String]) -> Vec<String> {
     let mut candidates: Vec<String> = merge_heads.to_vec();
     for name in [
@@ -96,7 +96,13 @@ fn their_candidates(cwd: &Path, merge_heads: &[String]) -> Vec<String> {
         candidates.push(commit.to_owned());
     }
     candidates.push("FETCH_HEAD".to_owned());
-    if let Some(tips) = git::read(
+    candidates
+}
+
+/// The tips of the branches and remote branches: theirs, for a cherry-pick of one commit, which
+/// leaves no other trace.
+fn branch_tips(cwd: &Path) -> Vec<String> {
+    git::read(
         cwd,
         &[
             "for-each-ref",
@@ -104,10 +110,14 @@ fn their_candidates(cwd: &Path, merge_heads: &[String]) -> Vec<String> {
             "refs/heads",
             "refs/remotes",
         ],
-    ) {
-        candidates.extend(String::from_utf8_lossy(&tips).lines().map(str::to_owned));
-    }
-    candidates
+    )
+    .map(|tips| {
+        String::from_utf8_lossy(&tips)
+            .lines()
+            .map(str::to_owned)
+            .collect()
+    })
+    .unwrap_or_default()
 }
 
 /// The object ids of `names`, `None` for a name git does not find.
@@ -192,6 +202,7 @@ pub(crate) fn find(
         theirs_id,
         &empty,
     )
+    .or_else(|| first_with(cwd, &branch_tips(cwd), scores, theirs_id, &empty))
     .ok_or("no commit git names in this merge holds theirs")?;
     let mut bases: Vec<String> = Vec::new();
     let parents = format!("{theirs}^@");

@@ -317,6 +317,10 @@ fn change(
 ) -> Result<Installed> {
     let (file, hooks) = hooks_of(agent);
     let is_install = action == "install";
+    // A build without the server installs no entry that would run it (taking one out is fine).
+    if is_install && args.mcp && !cfg!(feature = "mcp") {
+        return Err(Error::refused(messages::MCP_NOT_BUILT));
+    }
     let old = read_settings(ctx, file)?;
     let is_new_file = old.is_none();
     let old = old.unwrap_or_default();

@@ -4,6 +4,7 @@
 
 use serde_json::{Value as Json, json};
 
+use crate::admin::doctor::nothing_to_repair;
 use crate::support::{JOURNAL, PROMOTIONS, TestProject};
 
 const STAMP: &str = "2026-10-18T09-30-00-000Z";
@@ -131,16 +132,16 @@ fn dedupe_moves_the_exact_duplicates_aside_and_keeps_the_first_of_each() {
         .file(JOURNAL, lines(&[&a, &b, &c]))
         .file(&aside, lines(&[&a, &b, &a]))
         .run();
-    // Again: nothing left to remove.
-    ran.then()
-        .args(["doctor", "--dedupe", JOURNAL])
-        .refused(
-            "doctor",
-            &format!("{JOURNAL} has no exact duplicate line; nothing to remove."),
-        )
-        .args(["doctor"])
-        .code(0)
-        .run();
+    // Again: nothing left to remove, which is a success.
+    nothing_to_repair(
+        ran.then(),
+        "--dedupe",
+        JOURNAL,
+        &format!("{JOURNAL} has no exact duplicate line; nothing to remove."),
+    )
+    .args(["doctor"])
+    .code(0)
+    .run();
 }
 
 #[test]
@@ -171,7 +172,7 @@ fn dedupe_refuses_what_needs_a_person_and_changes_nothing() {
     let registries = format!(
         "--dedupe takes one of {JOURNAL}, {PROMOTIONS}, .bmad/memory/outcomes.ndjson, {LEDGER}, .bmad/records/reinforcements.ndjson"
     );
-    let _ = TestProject::new()
+    let p = TestProject::new()
         .write(LESSONS, CONFLICTED)
         // Not a registry.
         .args(["doctor", "--dedupe", LESSONS])
@@ -199,12 +200,14 @@ fn dedupe_refuses_what_needs_a_person_and_changes_nothing() {
                 "{JOURNAL} still holds merge conflict markers; resolve the conflict first, then run `bmad-mem doctor --dedupe {JOURNAL}` again; nothing was changed."
             ),
         )
-        // A registry that is not there has nothing to remove.
-        .args(["doctor", "--dedupe", ".bmad/memory/outcomes.ndjson"])
-        .refused(
-            "doctor",
-            ".bmad/memory/outcomes.ndjson has no exact duplicate line; nothing to remove.",
-        );
+;
+    // A registry that is not there has nothing to remove.
+    let _ = nothing_to_repair(
+        p,
+        "--dedupe",
+        ".bmad/memory/outcomes.ndjson",
+        ".bmad/memory/outcomes.ndjson has no exact duplicate line; nothing to remove.",
+    );
 }
 
 #[test]

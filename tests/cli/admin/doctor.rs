@@ -637,29 +637,62 @@ fn a_second_repair_at_the_same_instant_keeps_both_tails() {
     );
 }
 
+/// `doctor <option> <file>` finding nothing to do: exit 0 in both forms, its reason on stdout,
+/// nothing changed — not even the memory folder created.
+pub(crate) fn nothing_to_repair(
+    p: TestProject,
+    option: &str,
+    file: &str,
+    message: &str,
+) -> TestProject {
+    let json = format!(
+        "{}\n",
+        serde_json::to_string_pretty(
+            &serde_json::json!({ "nothingToRepair": file, "message": message })
+        )
+        .unwrap()
+    );
+    p.args(["doctor", option, file])
+        .code(0)
+        .stdout(&format!("mem doctor: {message}\n"))
+        .stderr("")
+        .unchanged()
+        .run()
+        .then()
+        .args(["--json", "doctor", option, file])
+        .code(0)
+        .stdout(&json)
+        .stderr("")
+        .unchanged()
+        .run()
+        .then()
+}
+
+#[test]
+fn repair_tail_with_nothing_torn_changes_nothing_and_succeeds() {
+    // Nothing torn: a healthy file, an empty one, none at all (and no folder is created).
+    let _ = nothing_to_repair(
+        TestProject::new().fixture("example"),
+        "--repair-tail",
+        JOURNAL,
+        ".bmad/memory/journal.ndjson has no incomplete final line; nothing to repair.",
+    );
+    let _ = nothing_to_repair(
+        TestProject::new().write(PROMOTIONS, ""),
+        "--repair-tail",
+        PROMOTIONS,
+        ".bmad/memory/promotions.ndjson has no incomplete final line; nothing to repair.",
+    );
+    let _ = nothing_to_repair(
+        TestProject::new(),
+        "--repair-tail",
+        OUTCOMES,
+        ".bmad/memory/outcomes.ndjson has no incomplete final line; nothing to repair.",
+    );
+}
+
 #[test]
 fn repair_tail_refusals_change_nothing() {
-    // Nothing torn: a healthy file, an empty one, none at all (and no folder is created).
-    let _ = TestProject::new()
-        .fixture("example")
-        .args(["doctor", "--repair-tail", JOURNAL])
-        .refused(
-            "doctor",
-            ".bmad/memory/journal.ndjson has no incomplete final line; nothing to repair.",
-        );
-    let _ = TestProject::new()
-        .write(PROMOTIONS, "")
-        .args(["doctor", "--repair-tail", PROMOTIONS])
-        .refused(
-            "doctor",
-            ".bmad/memory/promotions.ndjson has no incomplete final line; nothing to repair.",
-        );
-    let _ = TestProject::new()
-        .args(["doctor", "--repair-tail", OUTCOMES])
-        .refused(
-            "doctor",
-            ".bmad/memory/outcomes.ndjson has no incomplete final line; nothing to repair.",
-        );
     // Only the three append-only registries, named exactly.
     for rel in [
         SCORES,

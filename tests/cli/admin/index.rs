@@ -1,6 +1,6 @@
 //! `bmad-mem index`: the embedding index of hybrid recall built, kept up incrementally,
-//! rebuilt when it cannot be used; no progress bar off a terminal; and `.bmad/cache/` kept out
-//! of git by `git setup` and `init`.
+//! rebuilt when it cannot be used; a progress bar on a terminal only, never under `--json`; and
+//! `.bmad/cache/` kept out of git by `git setup` and `init`.
 
 use std::process::Command;
 
@@ -95,6 +95,57 @@ fn the_human_report_and_no_progress_bar_off_a_terminal() {
     );
 }
 
+/// What `index` (with `args`) writes to standard error when that is a terminal: the pseudo-
+/// terminal's bytes, read until the binary closes it.
+#[cfg(unix)]
+fn stderr_on_a_terminal(project: &TestProject, args: &[&str]) -> String {
+    use std::io::Read as _;
+    use std::process::Stdio;
+
+    use rustix::pty::{OpenptFlags, grantpt, openpt, ptsname, unlockpt};
+
+    let master = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY).expect("a pseudo-terminal");
+    grantpt(&master).expect("grantpt");
+    unlockpt(&master).expect("unlockpt");
+    let name = ptsname(&master, Vec::new()).expect("ptsname");
+    let terminal = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(name.to_str().expect("a UTF-8 name"))
+        .expect("the terminal's side");
+    let mut command = project.command();
+    command
+        .args(["index"])
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::from(terminal));
+    let mut child = command.spawn().expect("spawn");
+    drop(command);
+    let reader = std::thread::spawn(move || {
+        let mut master = std::fs::File::from(master);
+        let mut seen = Vec::new();
+        // The read ends with EOF or, on Linux, EIO once the last writer is gone.
+        let _ = master.read_to_end(&mut seen);
+        seen
+    });
+    assert!(child.wait().expect("wait").success());
+    String::from_utf8_lossy(&reader.join().expect("the reader")).into_owned()
+}
+
+#[cfg(unix)]
+#[test]
+fn a_progress_bar_on_a_terminal_but_not_under_json() {
+    let project = TestProject::new().fixture("example").with_tiny_model();
+    let drawn = stderr_on_a_terminal(&project, &[]);
+    assert!(drawn.contains("embedding "), "{drawn:?}");
+    assert!(drawn.contains(" texts, "), "{drawn:?}");
+    // Cleared when done: the last thing written erases the line.
+    assert!(drawn.ends_with("\r\u{1b}[2K"), "{drawn:?}");
+    // Built now: a second run has nothing to embed. Removed, and asked for as JSON: no bar.
+    let project = project.remove(INDEX);
+    assert_eq!(stderr_on_a_terminal(&project, &["--json"]), "");
+}
+
 #[test]
 fn without_the_model_index_names_the_install() {
     let _ = TestProject::new().fixture("example").args(["index"]).refused(
@@ -116,14 +167,18 @@ fn git(project: &TestProject, args: &[&str]) {
 
 #[test]
 fn git_setup_and_init_keep_the_cache_out_of_git() {
-    const LINES: &str = "# bmad-mem: each clone's derived files (the embedding index), never committed\n.bmad/cache/\n";
+    const HEADER: &str = "# bmad-mem: each clone's own files, never committed (docs/GIT.md)\n";
+    let lines = format!("{HEADER}.bmad/cache/\n");
+    // init ignores each clone's own files: the cache, the writer lock, the brain link.
+    let all =
+        format!("{HEADER}.bmad/cache/\n.bmad/memory/writer.lock\n.agents/memory/.brain-link\n");
     let project = TestProject::new().write(".gitignore", "/target");
     git(&project, &["init", "-q"]);
     let ran = project.args(["git", "setup", "--json"]).code(0).run();
     let setup: Value = ran.json();
     assert_eq!(setup["gitignore"]["added"], true);
     let project = ran.project;
-    assert_eq!(project.read_text(".gitignore"), format!("/target\n{LINES}"));
+    assert_eq!(project.read_text(".gitignore"), format!("/target\n{lines}"));
     let ran = project.args(["git", "setup", "--json"]).code(0).run();
     assert_eq!(ran.json::<Value>()["gitignore"]["added"], false);
     assert_eq!(ran.json::<Value>()["alreadySetUp"], true);
@@ -140,7 +195,7 @@ fn git_setup_and_init_keep_the_cache_out_of_git() {
             .any(|c| c == ".gitignore"),
         "{init}"
     );
-    assert_eq!(ran.project.read_text(".gitignore"), LINES);
+    assert_eq!(ran.project.read_text(".gitignore"), all);
     let project = ran.project.write(".gitignore", "node_modules/\n");
     let ran = project.args(["init", "--json"]).code(0).run();
     assert_eq!(

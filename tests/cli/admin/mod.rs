@@ -6,7 +6,7 @@
 
 mod aftermerge;
 mod archive;
-mod doctor;
+pub mod doctor;
 mod git;
 mod index;
 pub mod lint;

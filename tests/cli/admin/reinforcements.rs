@@ -165,9 +165,11 @@ fn a_cherry_pick_replays_too() {
     let (lab, a, b) = two_clones();
     reinforce(&lab, &a, 5, 0, 3, 3);
     reinforce(&lab, &b, 5, 1, 3, 3);
-    let cb = head(&lab, &b);
-    lab.git(&a, &["fetch", "-q", b.to_str().unwrap(), &cb]);
-    let out = lab.try_git(&a, &["cherry-pick", &cb]);
+    // Bob's work as a branch of Alice's clone; FETCH_HEAD then names something else, so the
+    // driver finds the commit picked among the branch tips.
+    lab.git(&a, &["fetch", "-q", b.to_str().unwrap(), "main:bob"]);
+    lab.git(&a, &["fetch", "-q", "origin"]);
+    let out = lab.try_git(&a, &["cherry-pick", "bob"]);
     assert!(out.status.success(), "{}", text(&out));
     assert_eq!(updates(&a, PATTERN), 6.0);
     clean(&lab, &a);

@@ -411,3 +411,51 @@ async fn recall_follows_the_projects_default_ranking_and_takes_a_status_filter()
     );
     assert_eq!(lexical, message);
 }
+
+/// `memory_recall` of "auth strategy", 3 results, with the project's default ranking.
+async fn recall_by_default(project: &crate::support::TestProject) -> crate::mcp::Answer {
+    let client = connect(project, ProtocolVersion::V_2025_11_25).await;
+    let answer = ok(&call(
+        &client,
+        "memory_recall",
+        json!({"query": "auth strategy", "limit": 3}),
+    )
+    .await);
+    client.cancel().await.expect("close");
+    answer
+}
+
+#[tokio::test]
+async fn recall_follows_a_default_of_hybrid_and_without_the_model_falls_back_to_bm25() {
+    const CONFIG: &str = "{\"ranking\": \"hybrid\"}\n";
+    let words = ["recall", "auth", "strategy", "--limit", "3"];
+    // With the model installed (the tests' tiny one) and the index built: hybrid, as the
+    // command ranks.
+    let project = example()
+        .with_tiny_model()
+        .write(".bmad/memory/config.json", CONFIG)
+        .args(["index"])
+        .code(0)
+        .run()
+        .project;
+    let hybrid = recall_by_default(&project).await;
+    assert_eq!(hybrid.structured["ranking"], "hybrid");
+    assert!(
+        hybrid.structured["results"][0]["semanticRank"].is_number(),
+        "{}",
+        hybrid.structured
+    );
+    assert_eq!(hybrid.structured, cli_value(project, &words).1);
+    // Without the model: bm25, and the warning says why.
+    let project = example().write(".bmad/memory/config.json", CONFIG);
+    let fallback = recall_by_default(&project).await;
+    assert_eq!(fallback.structured["ranking"], "bm25");
+    assert!(
+        fallback.structured["warnings"][0]
+            .as_str()
+            .is_some_and(|w| w.starts_with("warning: the default ranking hybrid cannot apply: ")),
+        "{}",
+        fallback.structured
+    );
+    assert_eq!(fallback.structured, cli_value(project, &words).1);
+}

@@ -182,17 +182,18 @@ fn linked_memory_folders_refuse_every_writer_but_lexical_recall_follows_them_ins
             })
             .map(|p| p["file"].as_str().expect("file"))
             .collect();
-        assert_eq!(
-            problems,
-            [
-                JOURNAL,
-                PROMOTIONS,
-                OUTCOMES,
-                ".bmad/memory/decisions.ndjson",
-                SCORES,
-                LOCK
-            ]
-        );
+        // The reinforcement records, beside the memory folder, are behind `.bmad` only.
+        let mut expected = vec![
+            JOURNAL,
+            PROMOTIONS,
+            OUTCOMES,
+            ".bmad/memory/decisions.ndjson",
+        ];
+        if link == ".bmad" {
+            expected.push(".bmad/records/reinforcements.ndjson");
+        }
+        expected.extend([SCORES, LOCK]);
+        assert_eq!(problems, expected, "{link}");
     }
 }
 

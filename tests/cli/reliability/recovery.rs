@@ -14,6 +14,7 @@ use std::time::Duration;
 use bmad_mem::js::json::sha256_hex;
 use serde::Deserialize;
 
+use crate::admin::doctor::nothing_to_repair;
 use crate::support::schema::{Problem, Receipt, Report};
 use crate::support::writers::{dead_pid, holds_flock, host};
 use crate::support::{JOURNAL, LOCK, TestProject};
@@ -519,20 +520,20 @@ fn a_tear_inside_a_character_is_the_torn_line_case() {
 #[test]
 fn repair_encoding_refusals_change_nothing() {
     let (all, _, _) = journal_with(3, &[]);
-    let _ = TestProject::new()
-        .write(JOURNAL, &all)
-        .args(["doctor", "--repair-encoding", JOURNAL])
-        .refused(
-            "doctor",
-            &format!("{JOURNAL} has no line that is not valid UTF-8; nothing to repair."),
-        );
+    // Nothing to repair is a success that changes nothing.
+    let _ = nothing_to_repair(
+        TestProject::new().write(JOURNAL, &all),
+        "--repair-encoding",
+        JOURNAL,
+        &format!("{JOURNAL} has no line that is not valid UTF-8; nothing to repair."),
+    );
     // Nothing at all: not even the memory folder is created.
-    let _ = TestProject::new()
-        .args(["doctor", "--repair-encoding", JOURNAL])
-        .refused(
-            "doctor",
-            &format!("{JOURNAL} has no line that is not valid UTF-8; nothing to repair."),
-        );
+    let _ = nothing_to_repair(
+        TestProject::new(),
+        "--repair-encoding",
+        JOURNAL,
+        &format!("{JOURNAL} has no line that is not valid UTF-8; nothing to repair."),
+    );
     let registries = "--repair-encoding takes one of .bmad/memory/journal.ndjson, \
                       .bmad/memory/promotions.ndjson, .bmad/memory/outcomes.ndjson, \
                       .bmad/memory/decisions.ndjson, .bmad/records/reinforcements.ndjson";

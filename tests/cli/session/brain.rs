@@ -11,7 +11,7 @@ use std::fs;
 use std::process::Command;
 
 use serde::Deserialize;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::support::TestProject;
 use crate::support::home::{home, link_text};
@@ -167,6 +167,90 @@ fn a_link_is_used_while_detection_could_choose_it_and_ignored_once_it_could_not(
 }
 
 #[test]
+fn a_committed_link_to_another_homes_global_brain_is_this_homes_global_brain_silently() {
+    // Alice ran init (or bmad-plus) and committed the link; Bob clones. Bob's health and brief
+    // are what they would be without the link: no warning, nothing read from Alice's path.
+    let alice = "/home/alice/.bmad-plus/brain";
+    let p = project()
+        .args(["init"])
+        .code(0)
+        .stderr("")
+        .absent(LINK)
+        .run()
+        .then();
+    let without: Value = p.args(["--json", "status"]).code(0).stderr("").run().json();
+    for target in [
+        alice.to_owned(),
+        format!("{alice}/../../bob/.bmad-plus/brain/"),
+    ] {
+        let p = project()
+            .args(["init"])
+            .code(0)
+            .run()
+            .then()
+            .write(LINK, link_text(&target, "bmad-global"));
+        let ran = p
+            .args(["--json", "status"])
+            .code(0)
+            .stderr("")
+            .unchanged()
+            .run();
+        let status: Value = ran.json();
+        assert_eq!(status["link"]["state"], "valid", "{target}");
+        let this_home = text(&home(&ran.project).join(".bmad-plus/brain"));
+        assert_eq!(status["brain"]["path"], this_home.as_str());
+        assert_eq!(status["warnings"], json!([]));
+        assert_eq!(status["health"], without["health"], "{target}");
+        // brief (the SessionStart hook): no warning.
+        let ran = ran
+            .then()
+            .args(["brief"])
+            .code(0)
+            .stderr("")
+            .unchanged()
+            .run();
+        // init keeps the link as it is, without a word, and indexes this home's brain.
+        let ran = ran
+            .then()
+            .args(["--json", "init"])
+            .code(0)
+            .stderr("")
+            .file(LINK, link_text(&target, "bmad-global"))
+            .run();
+        let inited: Inited = ran.json();
+        assert!(inited.warnings.is_empty(), "{:?}", inited.warnings);
+        let brain = inited.brain.expect("the global brain");
+        assert_eq!(brain["link"], "kept");
+        assert_eq!(
+            brain["path"],
+            text(&home(&ran.project).join(".bmad-plus/brain"))
+        );
+        // export reads this home's brain.
+        let exported: Exported = ran
+            .then()
+            .args(["--json", "export"])
+            .code(0)
+            .stderr("")
+            .run()
+            .json();
+        assert_eq!(
+            exported.brain.path,
+            brain["path"].as_str().unwrap().to_owned()
+        );
+    }
+    // Only as the global brain, and only `.bmad-plus/brain` itself: anything else stays refused.
+    for (target, kind) in [
+        (alice, "portfolio"),
+        ("/home/alice/.bmad-plus/brain/memory", "bmad-global"),
+        ("/home/alice/.bmad-plus/brains", "bmad-global"),
+    ] {
+        let p = project().write(LINK, link_text(target, kind));
+        let status: Value = p.args(["--json", "status"]).code(0).stderr("").run().json();
+        assert_eq!(status["link"]["state"], "invalid", "{target} as {kind}");
+    }
+}
+
+#[test]
 fn a_link_file_reached_through_a_memory_folder_linked_inside_the_project_is_read() {
     // `.agents` is a link to a folder inside the project: the notes behind it are read by
     // every reader, and so is the brain link beside them — one rule for every read.
@@ -203,16 +287,20 @@ fn a_link_file_reached_through_a_memory_folder_linked_inside_the_project_is_read
 fn a_brain_whose_path_is_not_utf8_is_not_linked_with_an_altered_path() {
     use std::os::unix::ffi::OsStrExt as _;
     let p = project();
-    let home = p.base().join(OsStr::from_bytes(b"h\xff"));
-    fs::create_dir(&home).expect("create the home");
+    let workspace = p.base().join(OsStr::from_bytes(b"w\xff"));
+    fs::create_dir_all(workspace.join("_brain")).expect("create the brain");
+    fs::create_dir(workspace.join("app")).expect("create the project");
     // The link would have to record the path with U+FFFD in place of the byte: a link that no
-    // later run could honour. The brain is made; the link is not, and init says why.
+    // later run could honour. The link is not written, and init says why.
     let ran = p
-        .env("HOME", &home)
-        .args(["--json", "init"])
+        .args([
+            OsStr::new("-d"),
+            workspace.join("app").as_os_str(),
+            OsStr::new("--json"),
+            OsStr::new("init"),
+        ])
         .code(0)
         .stderr("")
-        .absent(LINK)
         .run();
     let inited: Inited = ran.json();
     assert!(inited.brain.is_none(), "{}", ran.stdout);
@@ -223,6 +311,24 @@ fn a_brain_whose_path_is_not_utf8_is_not_linked_with_an_altered_path() {
             .any(|w| w.contains("not valid UTF-8") && w.contains("no brain is linked")),
         "{:?}",
         inited.warnings
+    );
+    assert!(!workspace.join("app").join(LINK).exists());
+    // A home whose path is not UTF-8 is no problem for the global brain: it needs no link.
+    let p = ran.then();
+    let home = p.base().join(OsStr::from_bytes(b"h\xff"));
+    fs::create_dir(&home).expect("create the home");
+    let ran = p
+        .env("HOME", &home)
+        .args(["--json", "init"])
+        .code(0)
+        .stderr("")
+        .absent(LINK)
+        .run();
+    let inited: Inited = ran.json();
+    assert!(inited.warnings.is_empty(), "{:?}", inited.warnings);
+    assert_eq!(
+        inited.brain.expect("the global brain")["link"],
+        "not-needed"
     );
     assert!(home.join(".bmad-plus/brain/identity.yaml").is_file());
 }
@@ -237,7 +343,7 @@ fn a_symbolic_link_named_brain_is_never_detected() {
         .symlink(&ssh, "_brain")
         .args(["init"])
         .code(0)
-        .file(LINK, link_text(&global, "bmad-global"))
+        .absent(LINK)
         .run();
     assert_eq!(
         ran.stderr,
@@ -499,7 +605,6 @@ fn temporary_files_of_killed_writers_are_swept_and_nothing_else() {
     assert_eq!(
         p.names(".agents/memory"),
         [
-            ".brain-link".to_owned(),
             "context.md".to_owned(),
             "decisions.md".to_owned(),
             "lessons.md".to_owned(),

@@ -258,7 +258,7 @@ struct LinkedBrain {
     path: String,
     #[serde(rename = "type")]
     kind: String,
-    linked_at: String,
+    linked_at: Option<String>,
     link: String,
 }
 
@@ -354,7 +354,7 @@ fn has_git() -> bool {
 // ---------------------------------------------------------------------------------------------
 
 #[test]
-fn init_creates_every_file_from_the_templates_and_links_the_global_brain() {
+fn init_creates_every_file_from_the_templates_and_uses_the_global_brain_without_a_link() {
     let p = project();
     let root = root(&p);
     let brain = global_brain(&p);
@@ -381,19 +381,20 @@ fn init_creates_every_file_from_the_templates_and_links_the_global_brain() {
             format!("{b}/decisions.md"),
             format!("{b}/lessons.md"),
             format!("{b}/patterns.md"),
-            LINK.to_owned(),
             format!("{b}/projects/{hash}.yaml"),
         ]
     );
     assert!(inited.kept.is_empty());
     assert!(inited.warnings.is_empty());
+    // Detection finds the home's global brain on every machine: no link into this home is
+    // written, so a committed memory means the same for every teammate.
     assert_eq!(
         inited.brain,
         Some(LinkedBrain {
             path: b.clone(),
             kind: "bmad-global".into(),
-            linked_at: "2026-10-18T09:30:00.000Z".into(),
-            link: "created".into(),
+            linked_at: None,
+            link: "not-needed".into(),
         })
     );
     let p = ran.then();
@@ -401,7 +402,7 @@ fn init_creates_every_file_from_the_templates_and_links_the_global_brain() {
     assert_eq!(p.read_text(LESSONS_MD), LESSONS);
     assert_eq!(p.read_text(PATTERNS_MD), PATTERNS);
     assert_eq!(p.read_text(CONTEXT_MD), CONTEXT.replace("{root}", &root));
-    assert_eq!(p.read_text(LINK), link_text(&b, "bmad-global"));
+    assert!(!p.path(LINK).exists());
     assert!(p.names(SESSIONS).is_empty());
     assert_eq!(read(&brain.join("identity.yaml")), IDENTITY);
     assert_eq!(read(&brain.join("decisions.md")), GLOBAL_DECISIONS);
@@ -437,7 +438,7 @@ fn a_second_init_changes_nothing_and_says_so() {
         .code(0)
         .stderr("")
         .stdout(&format!(
-            "mem init: nothing to do — .agents/memory/ is complete; nothing was changed\n  brain   bmad-global {b} (link kept)\n"
+            "mem init: nothing to do — .agents/memory/ is complete; nothing was changed\n  brain   bmad-global {b} (found by detection, no link needed)\n"
         ))
         .unchanged()
         .run();
@@ -450,8 +451,8 @@ fn a_second_init_changes_nothing_and_says_so() {
         .json();
     assert!(!inited.changed);
     assert!(inited.created.is_empty());
-    assert_eq!(inited.kept.len(), 7, "{:?}", inited.kept);
-    assert_eq!(inited.brain.unwrap().link, "kept");
+    assert_eq!(inited.kept.len(), 6, "{:?}", inited.kept);
+    assert_eq!(inited.brain.unwrap().link, "not-needed");
 }
 
 #[test]
@@ -542,7 +543,7 @@ fn brain_env_pointing_at_a_file_is_warned_about_and_skipped() {
         .file("not-a-brain", "x")
         .run();
     let p = ran.then();
-    assert_eq!(p.read_text(LINK), link_text(&b, "bmad-global"));
+    assert!(!p.path(LINK).exists(), "the global brain {b} needs no link");
     // Under --json the warning is part of the result, and stderr stays empty.
     let inited: Inited = p.args(["--json", "init"]).code(0).stderr("").run().json();
     assert_eq!(inited.warnings, [warning]);
@@ -571,12 +572,9 @@ fn a_non_empty_claude_memory_is_linked_as_it_is() {
     let claude = home(&p).join(".claude/memory");
     fs::create_dir_all(&claude).unwrap();
     let c = claude.to_string_lossy().into_owned();
-    // An empty Claude memory is no brain: the global brain is created instead.
-    let p = p.args(["init"]).code(0).run().then();
-    assert_eq!(
-        p.read_text(LINK),
-        link_text(&global_brain(&p).to_string_lossy(), "bmad-global")
-    );
+    // An empty Claude memory is no brain: the global brain is created instead (no link).
+    let p = p.args(["init"]).code(0).absent(LINK).run().then();
+    assert!(global_brain(&p).join("identity.yaml").is_file());
     let p = project();
     let claude = home(&p).join(".claude/memory");
     fs::create_dir_all(&claude).unwrap();
@@ -677,7 +675,14 @@ fn a_read_only_home_is_a_warning_not_a_failure() {
 fn an_existing_link_is_kept_and_a_different_detection_only_warned_about() {
     let p = project();
     let b = global_brain(&p).to_string_lossy().into_owned();
-    let p = p.args(["init"]).code(0).run().then().mkdir("_brain");
+    // A link to the global brain, as bmad-plus (or an earlier bmad-mem) writes it.
+    let p = p
+        .args(["init"])
+        .code(0)
+        .run()
+        .then()
+        .write(LINK, link_text(&b, "bmad-global"))
+        .mkdir("_brain");
     let brain = p.path("_brain").to_string_lossy().into_owned();
     let ran = p
         .args(["init"])
@@ -702,6 +707,129 @@ fn an_existing_link_is_kept_and_a_different_detection_only_warned_about() {
     assert!(ran.stderr.starts_with(&format!(
         "warning: {LINK} is not a usable brain link (not JSON: "
     )));
+}
+
+const IGNORE_HEADER: &str = "# bmad-mem: each clone's own files, never committed (docs/GIT.md)";
+const GITIGNORE_LINES: &str = "# bmad-mem: each clone's own files, never committed (docs/GIT.md)\n.bmad/cache/\n.bmad/memory/writer.lock\n.agents/memory/.brain-link\n";
+
+/// Runs `git` in the project, with its config kept away from the machine's.
+fn git_in(p: &TestProject, args: &[&str]) -> std::process::Output {
+    Command::new("git")
+        .args(args)
+        .current_dir(p.path(""))
+        .env("HOME", home(p))
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn init_in_a_git_clone_writes_a_gitignore_once_and_git_ignores_only_the_clones_own_files() {
+    if !has_git() {
+        eprintln!("git is not installed: skipped");
+        return;
+    }
+    let p = project();
+    assert!(git_in(&p, &["init", "-q"]).status.success());
+    let ran = p
+        .args(["--json", "init"])
+        .code(0)
+        .stderr("")
+        .file(".gitignore", GITIGNORE_LINES)
+        .run();
+    let json: serde_json::Value = ran.json();
+    assert!(json.get("updated").is_none(), "{json}");
+    assert!(
+        json["created"]
+            .as_array()
+            .unwrap()
+            .contains(&".gitignore".into())
+    );
+    // What git ignores: the cache, the lock and the link; never the memory itself.
+    let p = ran
+        .then()
+        .write(".bmad/cache/reminded.json", "{}")
+        .write(LINK, "{}")
+        .write(".bmad/memory/writer.lock", "{}")
+        .write(JOURNAL, "{}\n");
+    for (path, ignored) in [
+        (".bmad/cache/reminded.json", true),
+        (".bmad/memory/writer.lock", true),
+        (LINK, true),
+        (JOURNAL, false),
+        (DECISIONS_MD, false),
+        (".agents/memory/sessions/2026-10-18-x.md", false),
+    ] {
+        let out = git_in(&p, &["check-ignore", "-q", path]);
+        assert_eq!(out.status.success(), ignored, "{path}");
+    }
+    // A second run adds nothing.
+    let p = p.remove(".bmad").remove(LINK);
+    let brain = global_brain(&p);
+    let _ = p
+        .args(["init"])
+        .code(0)
+        .stderr("")
+        .stdout(&format!(
+            "mem init: nothing to do — .agents/memory/ is complete; nothing was changed\n  brain   bmad-global {} (found by detection, no link needed)\n  git     run `bmad-mem git setup` so that merges of the memory lose nothing and conflict only on real conflicts\n",
+            brain.display()
+        ))
+        .unchanged()
+        .run();
+}
+
+#[test]
+fn init_extends_a_users_gitignore_without_touching_a_byte_of_it() {
+    // The user's lines, Windows line endings, no final newline, one pattern already there in
+    // the user's spelling: only the two missing ones are added, after the header.
+    if !has_git() {
+        eprintln!("git is not installed: skipped");
+        return;
+    }
+    let mine = "target/\r\n/.bmad/cache\r\n# mine";
+    let p = project().write(".gitignore", mine);
+    assert!(git_in(&p, &["init", "-q"]).status.success());
+    let ran = p
+        .args(["init"])
+        .code(0)
+        .stderr("")
+        .file(
+            ".gitignore",
+            format!(
+                "{mine}\r\n{IGNORE_HEADER}\r\n.bmad/memory/writer.lock\r\n.agents/memory/.brain-link\r\n"
+            ),
+        )
+        .run();
+    assert!(
+        ran.stdout.contains(
+            "\n  updated .gitignore (.bmad/memory/writer.lock, .agents/memory/.brain-link ignored)\n"
+        ),
+        "{}",
+        ran.stdout
+    );
+    assert!(!ran.stdout.contains("created .gitignore"), "{}", ran.stdout);
+    // Outside a git clone (a `.git` that is no repository included), no .gitignore is written.
+    let _ = project().args(["init"]).code(0).absent(".gitignore").run();
+    let _ = project()
+        .mkdir(".git")
+        .args(["init"])
+        .code(0)
+        .absent(".gitignore")
+        .run();
+    // A .gitignore that is a link is not followed: a warning, and the memory is still made.
+    let p = project().write("elsewhere", "mine\n");
+    assert!(git_in(&p, &["init", "-q"]).status.success());
+    let ran = p
+        .symlink("elsewhere", ".gitignore")
+        .args(["init"])
+        .code(0)
+        .file("elsewhere", "mine\n")
+        .file(DECISIONS_MD, DECISIONS)
+        .run();
+    assert_eq!(
+        ran.stderr,
+        "warning: .gitignore not extended (Memory paths cannot follow symbolic links or junctions.); add these lines to it: .bmad/cache/, .bmad/memory/writer.lock, .agents/memory/.brain-link\n"
+    );
 }
 
 #[test]
@@ -776,27 +904,28 @@ fn status_reports_entries_handoffs_link_and_health() {
             latest: None
         }
     );
+    // No link: the home's global brain, found by detection, is the project's brain.
     assert_eq!(
         status.link,
         LinkState {
             path: LINK.into(),
-            state: "valid".into(),
+            state: "missing".into(),
             problem: None
         }
     );
-    let brain = status.brain.expect("a linked brain");
+    let brain = status.brain.expect("the global brain");
     assert_eq!(
         (brain.path.as_str(), brain.kind.as_str()),
         (b.as_str(), "bmad-global")
     );
-    assert_eq!(brain.linked_at.as_deref(), Some("2026-10-18T09:30:00.000Z"));
+    assert_eq!(brain.linked_at, None);
     assert!(brain.exists && brain.identity && brain.indexed);
     assert_eq!(brain.entry_point.as_deref(), Some("identity.yaml"));
     assert_eq!(brain.notes.len(), 3);
     assert_eq!(brain.projects, Some(1));
     assert!(status.detected.is_none());
     assert!(status.warnings.is_empty());
-    // 13 checks: 4 project files, a handoff (missing), the link, the brain and its 6 parts.
+    // 13 checks: 4 project files, a handoff (missing), a brain, the brain and its 6 parts.
     assert_eq!(
         status.health,
         Health {
@@ -814,7 +943,7 @@ fn status_reports_entries_handoffs_link_and_health() {
             .contains("\n  sessions/      1 handoff(s), latest 2026-10-18-x.md\n")
     );
     assert!(ran.stdout.contains(&format!(
-        "\n  brain          bmad-global {b}\n    identity.yaml  present\n"
+        "\n  brain          bmad-global {b} (found by detection, no link needed)\n    identity.yaml  present\n"
     )));
     assert!(
         ran.stdout
@@ -850,7 +979,7 @@ fn status_without_memory_shows_what_init_would_link() {
                 ".agents/memory/patterns.md exists".into(),
                 ".agents/memory/context.md exists".into(),
                 "a handoff in .agents/memory/sessions/".into(),
-                "a valid .agents/memory/.brain-link".into(),
+                "a brain (bmad-mem init creates the global brain ~/.bmad-plus/brain)".into(),
             ]
         }
     );

@@ -969,6 +969,7 @@ fn the_reminder_fires_once_per_session_and_after_new_work() {
 /// uninstall takes out exactly that entry; the entry starts a server that finds the project
 /// from a subfolder.
 #[test]
+#[cfg(feature = "mcp")]
 fn the_mcp_entry_is_added_once_and_taken_out_again() {
     let codex_user = "# mine\nmodel = \"gpt-5\"\n\n[mcp_servers.docs]\ncommand = \"docs-mcp\"\n";
     for (agent, file, user) in [
@@ -1037,6 +1038,7 @@ fn the_mcp_entry_is_added_once_and_taken_out_again() {
 /// The entry's command, started where an agent may start it (a subfolder), serves the
 /// project's memory.
 #[test]
+#[cfg(feature = "mcp")]
 fn the_mcp_entry_serves_the_project_from_a_subfolder() {
     let p = TestProject::new()
         .write(

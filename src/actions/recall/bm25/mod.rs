@@ -1132,6 +1132,10 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(
+        not(repository),
+        ignore = "reads benches/data, which only the repository has"
+    )]
     fn counts_are_the_reference_counts_on_the_corpus() {
         let text = corpus_file("decisions.md");
         for query in [
@@ -1150,6 +1154,10 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(
+        not(repository),
+        ignore = "reads benches/data, which only the repository has"
+    )]
     fn a_whole_file_searched_once_counts_as_the_reference_counts() {
         let text = corpus_file("decisions.md");
         for query in [
@@ -1219,6 +1227,10 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(
+        not(repository),
+        ignore = "reads benches/data, which only the repository has"
+    )]
     fn every_word_holds_the_anchors_of_its_stems() {
         let mut words = std::collections::BTreeSet::new();
         for name in ["decisions.md", "lessons.md", "patterns.md"] {

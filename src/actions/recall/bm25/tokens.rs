@@ -653,6 +653,10 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(
+        not(repository),
+        ignore = "reads benches/data, which only the repository has"
+    )]
     fn stems_keep_the_first_two_letters_of_ascii_words() {
         let words = corpus_words();
         assert!(words.len() > 10_000, "{}", words.len());
@@ -695,6 +699,10 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(
+        not(repository),
+        ignore = "reads benches/data, which only the repository has"
+    )]
     fn the_one_pass_cut_is_the_cut_by_chunks_on_the_corpus() {
         let dir = concat!(
             env!("CARGO_MANIFEST_DIR"),
