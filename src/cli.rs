@@ -31,6 +31,7 @@ use crate::admin::lint::LintArgs;
 use crate::admin::lock::LockArgs;
 use crate::admin::merge::MergeDriverArgs;
 use crate::admin::model::ModelArgs;
+use crate::admin::view::ViewArgs;
 use crate::mcp::McpArgs;
 use crate::messages;
 use crate::session::brief::BriefArgs;
@@ -193,6 +194,11 @@ pub enum Command {
     /// Check the notes and the decision ledger (read-only); exit 1 when an error is found.
     #[command(after_help = "Examples:\n  bmad-mem lint\n  bmad-mem lint --full --json > lint.json")]
     Lint(LintArgs),
+    /// Write the memory as one HTML page to read in a browser (read-only; no network).
+    #[command(
+        after_help = "Examples:\n  bmad-mem view\n  bmad-mem view --open\n  bmad-mem view --out memory.html --json"
+    )]
+    View(ViewArgs),
     /// Serve the memory's tools to an agent over the Model Context Protocol (stdio).
     #[command(
         after_help = "Examples:\n  bmad-mem mcp\n  claude mcp add bmad-mem -- bmad-mem -d \"$PWD\" mcp"
@@ -276,6 +282,7 @@ impl Command {
             Command::Import(_) => "import",
             Command::Decision(_) => "decision",
             Command::Lint(_) => "lint",
+            Command::View(_) => "view",
             Command::Mcp(_) => "mcp",
             Command::Guard(_) => "guard",
             Command::Hooks(_) => "hooks",

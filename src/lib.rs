@@ -21,7 +21,7 @@ pub(crate) mod session;
 pub mod store;
 
 use actions::{decisions, observe, outcomes, recall, reinforce, write};
-use admin::{archive, doctor, git, index, lint, lock, merge, model};
+use admin::{archive, doctor, git, index, lint, lock, merge, model, view};
 use cli::Command;
 use context::Context;
 use error::Result;
@@ -60,6 +60,7 @@ pub fn run(command: &Command, ctx: &Context) -> Result<Box<dyn Report>> {
             Box::new(report)
         }
         Command::Lint(args) => Box::new(lint::run(args, ctx)?),
+        Command::View(args) => Box::new(view::run(args, ctx)?),
         Command::Mcp(_) => {
             return Err(error::Error::refused(
                 "mcp is a server: it runs from the command line, not as an action",

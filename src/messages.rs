@@ -752,6 +752,10 @@ pub(crate) use decisions::*;
 mod records;
 pub(crate) use crate::messages::records::*;
 
+// view: in its own file.
+mod view;
+pub(crate) use crate::messages::view::*;
+
 // lint
 
 /// `lint --ignore` naming no check.

@@ -35,7 +35,7 @@ use crate::session::brain::{self, Brain, LinkState};
 use crate::session::pack::{count, create_only_in, day};
 use crate::store::confined::Dir;
 use crate::store::layout::{LINK_FILE, REGISTRY_CAP};
-use crate::store::paths::{Loose, Skip, decode_lossy, read_loose_bytes};
+use crate::store::paths::{Loose, Skip, decode_lossy, not_regular, read_loose_bytes};
 use crate::store::temporaries;
 
 /// Largest export, in bytes of file content.
@@ -259,20 +259,6 @@ fn build(brain: &Brain, at: &str) -> (String, Vec<String>, Vec<Skipped>) {
         }
     }
     (text, files, skipped)
-}
-
-/// What stands at the output path, when it is not a regular file: a folder, a link, ….
-fn not_regular(meta: &fs::Metadata) -> Option<&'static str> {
-    let t = meta.file_type();
-    if t.is_file() {
-        None
-    } else if t.is_dir() {
-        Some("a folder")
-    } else if t.is_symlink() {
-        Some("a symbolic link")
-    } else {
-        Some("a special file (FIFO, device or socket)")
-    }
 }
 
 /// Whether `stem` names a file `export` writes: the output's own name, or a dated default one.

@@ -6,9 +6,22 @@ use std::fs;
 use std::path::Path;
 
 use crate::js::date;
-use crate::js::text::trim;
 use crate::store::entry::heading_date;
-use crate::store::paths::{Loose, read_loose};
+use crate::store::front_matter::front_matter_value;
+use crate::store::paths::{Loose, Skip, read_loose};
+
+/// Why the folder `dir` is not looked at: it resolves (through a link, its own or a folder's
+/// above it) outside the project `root`. `None` when it stays inside or does not exist. The
+/// readers of the handoffs (`status`, `view`) skip such a sessions folder, with a warning.
+#[must_use]
+pub(crate) fn leads_out(dir: &Path, root: &Path) -> Option<Skip> {
+    let target = fs::canonicalize(dir).ok()?;
+    let real_root = fs::canonicalize(root).ok()?;
+    (!target.starts_with(&real_root)).then(|| Skip::Outside {
+        target,
+        within: root.to_path_buf(),
+    })
+}
 
 /// The handoffs of a sessions folder — the `.md` files whose name starts with a `YYYY-MM-DD`
 /// date, as `handoff` names them (a `README.md` or a template beside them is none): their
@@ -95,19 +108,12 @@ pub(crate) fn written_at(dir: &Path, name: &str) -> Option<i64> {
     let Ok(Loose::Read(text)) = read_loose(&dir.join(name), dir) else {
         return None;
     };
-    let rest = text
-        .strip_prefix("---\n")
-        .or_else(|| text.strip_prefix("---\r\n"))?;
-    let value = rest
-        .lines()
-        .take_while(|l| l.trim_end() != "---")
-        .find_map(|l| l.strip_prefix("written_at:"))?;
-    let value = trim(value).trim_matches(['"', '\'']);
+    let value = front_matter_value(&text, "written_at")?;
     #[expect(
         clippy::cast_possible_truncation,
         reason = "whole milliseconds within ±8.64e15"
     )]
-    date::parse_timestamp(value).map(|ms| ms as i64)
+    date::parse_timestamp(&value).map(|ms| ms as i64)
 }
 
 #[cfg(test)]

@@ -30,13 +30,13 @@ use crate::js::json::{Object, Value};
 use crate::messages;
 use crate::output::Report;
 use crate::session::brain::{self, Brain, BrainType, LinkState};
-use crate::session::handoffs::{handoff_names, latest_handoff};
+use crate::session::handoffs::{handoff_names, latest_handoff, leads_out};
 use crate::session::pack::{count, memory_path};
 use crate::store::entry::{Status, date_of, status_of};
 use crate::store::layout::{
     CONTEXT_FILE, IDENTITY, LINK_FILE, MEMORY_DIR, NOTE_FILES, PACK_DIR, PROJECTS, SESSIONS_DIR,
 };
-use crate::store::paths::{Loose, Skip, read_loose};
+use crate::store::paths::{Loose, read_loose};
 use crate::store::sections::sections;
 
 /// Show the health of the project memory and its brain (read-only).
@@ -160,17 +160,6 @@ fn note_status(
         path: shown,
         modified: meta.as_ref().and_then(crate::session::pack::modified),
     }
-}
-
-/// Why the folder `dir` is not looked at: it resolves (through a link, its own or a folder's
-/// above it) outside the project `root`. `None` when it stays inside or does not exist.
-fn leads_out(dir: &Path, root: &Path) -> Option<Skip> {
-    let target = fs::canonicalize(dir).ok()?;
-    let real_root = fs::canonicalize(root).ok()?;
-    (!target.starts_with(&real_root)).then(|| Skip::Outside {
-        target,
-        within: root.to_path_buf(),
-    })
 }
 
 fn brain_status(

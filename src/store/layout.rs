@@ -42,6 +42,8 @@ pub const INDEX_VIEW: &str = ".bmad/memory/INDEX.md";
 pub const CONFIG_FILE: &str = ".bmad/memory/config.json";
 /// Derived files of this clone, never committed (`.bmad/cache/` is gitignored).
 pub const CACHE_DIR: &str = ".bmad/cache";
+/// The page `view` writes when no `--out` is given.
+pub const VIEW_PAGE: &str = ".bmad/cache/view.html";
 /// The sessions `hooks remind` has reminded, and when.
 pub const REMINDED_FILE: &str = ".bmad/cache/reminded.json";
 /// Claude Code's per-agent memories, which `import` reads.

@@ -65,6 +65,23 @@ pub(crate) fn read_registry_bytes(
         .map(|(bytes, _)| bytes))
 }
 
+/// What stands at a path a command writes to (an output file), when it is not a regular file
+/// it may replace: a folder, a link, a special file — as the refusal names it. `meta` is the
+/// path's own metadata (`symlink_metadata`, links not followed).
+#[must_use]
+pub(crate) fn not_regular(meta: &fs::Metadata) -> Option<&'static str> {
+    let kind = meta.file_type();
+    if kind.is_file() {
+        None
+    } else if kind.is_dir() {
+        Some("a folder")
+    } else if kind.is_symlink() {
+        Some("a symbolic link")
+    } else {
+        Some("a special file (FIFO, device or socket)")
+    }
+}
+
 /// Why a loose read left a file out. Its text says why, after `<file> skipped: `.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Skip {

@@ -26,7 +26,7 @@
 //! It never writes: every proposal is a command or an edit for a person to make.
 
 mod decisions;
-mod findings;
+pub(crate) mod findings;
 mod full;
 mod markers;
 mod notes;

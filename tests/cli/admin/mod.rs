@@ -1,8 +1,8 @@
 //! The maintenance commands: `lock` (inspecting and recovering the writer lock), `doctor` (the
 //! health check and its repairs), `archive` (moving older records out of a full store, and
 //! finishing an interrupted archive), `merge-driver` (git's merge of the registries and the
-//! pattern scores; of the note files in `merge_notes`), and `reinforcements` (two clones'
-//! reinforcements merged through git).
+//! pattern scores; of the note files in `merge_notes`), `reinforcements` (two clones'
+//! reinforcements merged through git), `view` (the memory as one HTML page).
 
 mod aftermerge;
 mod archive;
@@ -16,3 +16,4 @@ mod merge_notes;
 mod model;
 mod reinforcements;
 mod team;
+mod view;

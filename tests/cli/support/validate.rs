@@ -88,7 +88,7 @@ pub fn schema_for(command: &str, sub: &clap::ArgMatches) -> Option<String> {
     match command {
         "recall" | "write" | "reinforce" | "observe" | "outcomes" | "archive" | "init"
         | "status" | "brief" | "handoff" | "export" | "scan" | "propose" | "import" | "lint"
-        | "guard" | "index" => Some(format!("{command}.json")),
+        | "guard" | "index" | "view" => Some(format!("{command}.json")),
         "lock" if sub.get_flag("recover") => part("lock", "recovery"),
         "lock" => part("lock", "inspection"),
         "doctor" if sub.get_flag("rebuild_views") => part("doctor", "rebuild"),
