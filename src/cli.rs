@@ -454,7 +454,7 @@ impl Cli {
 }
 
 /// The action names, in the order the help lists them.
-pub const ACTIONS: [&str; 28] = [
+pub const ACTIONS: [&str; 29] = [
     "recall",
     "write",
     "reinforce",
@@ -475,6 +475,7 @@ pub const ACTIONS: [&str; 28] = [
     "import",
     "decision",
     "lint",
+    "view",
     "mcp",
     "guard",
     "hooks",

@@ -7,7 +7,7 @@ use std::os::unix::ffi::OsStrExt;
 
 use crate::support::{JOURNAL, NOW, TestProject};
 
-const EXPECTED_ACTIONS: &str = "expected recall | write | reinforce | observe | outcomes | lock | doctor | archive | git | init | status | brief | handoff | export | scan | propose | admit | import | decision | lint | mcp | guard | hooks | merge-driver | model | index | completions | man";
+const EXPECTED_ACTIONS: &str = "expected recall | write | reinforce | observe | outcomes | lock | doctor | archive | git | init | status | brief | handoff | export | scan | propose | admit | import | decision | lint | view | mcp | guard | hooks | merge-driver | model | index | completions | man";
 
 /// The options each action's help must explain.
 const OPTIONS: &[(&str, &[&str])] = &[

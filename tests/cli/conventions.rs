@@ -6,7 +6,7 @@ use crate::actions::observe::{INPUT, golden, golden_line};
 use crate::support::TestProject;
 
 /// Every action a user may type, in the order the help lists them.
-const ACTIONS: [&str; 28] = [
+const ACTIONS: [&str; 29] = [
     "recall",
     "write",
     "reinforce",
@@ -27,6 +27,7 @@ const ACTIONS: [&str; 28] = [
     "import",
     "decision",
     "lint",
+    "view",
     "mcp",
     "guard",
     "hooks",
