@@ -1,12 +1,24 @@
-//! The README's examples are real: every ```` ```console ```` block is run and its output
-//! compared byte for byte.
+//! The README's and the guide's examples are real: every ```` ```console ```` block of
+//! README.md and docs/GUIDE.md is run and its output compared byte for byte.
 //!
 //! A block is a sequence of `$ [VAR=value …] bmad-mem <args…>` lines, each followed by the
-//! exact stdout it prints, and `$ cp -r <folder>/. <copy>` lines, which print nothing. Each
-//! block runs in a fresh temporary folder holding a copy of `fixtures/`, so `-d fixtures/example`
-//! works and nothing in the repository is written; a path under `/tmp/` in a block stands for
-//! the same path under that temporary folder, so examples that write to a copy in `/tmp`
-//! write nowhere else.
+//! exact stdout it prints; `$ git <args…>` lines, run by git, likewise; and lines that print
+//! nothing: `$ cp -r <folder>/. <copy>`, `$ rm -rf <path>`, `$ mkdir -p <path>`. Commands may be
+//! joined by ` && `. A document's blocks run in order in one fresh temporary folder holding a
+//! copy of `fixtures/`, as a reader runs them, so `-d fixtures/example` works and nothing in the repository is written; a path under
+//! `/tmp/` in a block stands for the same path under that temporary folder (and in what a
+//! command prints, that folder is written `/tmp/` again), so examples that write to a copy in
+//! `/tmp` write nowhere else. `HOME` is `/tmp/home`, an empty folder, and the variables that
+//! would change an answer (`BMAD_PLUS_BRAIN`, `BMAD_MEM_RANKING`, an agent's project folder) are
+//! unset.
+//!
+//! The guide's worked example of evidence also has shell lines, `$ sh <script> <args…>` (its
+//! setup, `fixtures/evidence/make-run.sh`) and `$ echo <text> >> <file>` (an edit): each runs
+//! whole, as written, with `sh -c` in the document's folder, so it names no `/tmp/` path (its
+//! project is a folder beside the reader: Nexus refuses a project reached through a link, as
+//! `/tmp` is on macOS). Nothing it prints depends on the temporary folder's path: the run's one
+//! path-dependent field that a receipt would carry, `baseline.repository`, is left out of the
+//! example's run, so its receipt ids are the same in every folder.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -121,59 +133,220 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-#[test]
-fn readme_examples_print_what_the_readme_says() {
+/// The variables a reader's environment may hold that would change what an example prints.
+const UNSET: [&str; 6] = [
+    "BMAD_MEM_NOW",
+    "BMAD_PLUS_BRAIN",
+    "BMAD_MEM_RANKING",
+    "CLAUDE_PROJECT_DIR",
+    "GEMINI_PROJECT_DIR",
+    "XDG_CACHE_HOME",
+];
+
+/// Runs one command of a block (already split into [`mapped`] words) in `dir`; returns what it
+/// printed on stdout, with `dir`'s `tmp/` written `/tmp/` again.
+fn run(command: &str, words: &[String], dir: &Path) -> String {
+    let tmp = dir.join("tmp");
+    let inside = |path: &str| {
+        assert!(
+            Path::new(path).starts_with(&tmp),
+            "`{command}` may only touch /tmp/: {path}"
+        );
+    };
+    match words.first().map(String::as_str) {
+        Some("cp") => {
+            copy_command(words, dir);
+            return String::new();
+        }
+        Some("rm") => {
+            let ["rm", "-rf", path] = &words.iter().map(String::as_str).collect::<Vec<_>>()[..]
+            else {
+                panic!("not `rm -rf <path>`: {command}");
+            };
+            inside(path);
+            if Path::new(path).exists() {
+                std::fs::remove_dir_all(path).unwrap();
+            }
+            return String::new();
+        }
+        Some("mkdir") => {
+            let ["mkdir", "-p", path] = &words.iter().map(String::as_str).collect::<Vec<_>>()[..]
+            else {
+                panic!("not `mkdir -p <path>`: {command}");
+            };
+            inside(path);
+            std::fs::create_dir_all(path).unwrap();
+            return String::new();
+        }
+        _ => {}
+    }
+    let program = words
+        .iter()
+        .position(|w| w == "bmad-mem" || w == "git")
+        .unwrap_or_else(|| panic!("not a bmad-mem or git command: {command}"));
+    let mut cmd = if words[program] == "git" {
+        let mut git = Command::new("git");
+        git.env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1");
+        git
+    } else {
+        Command::new(env!("CARGO_BIN_EXE_bmad-mem"))
+    };
+    cmd.current_dir(dir).env("HOME", tmp.join("home"));
+    for name in UNSET {
+        cmd.env_remove(name);
+    }
+    for assignment in &words[..program] {
+        let (key, value) = assignment.split_once('=').unwrap();
+        cmd.env(key, value);
+    }
+    let output = cmd.args(&words[program + 1..]).output().unwrap();
+    assert!(output.status.success(), "{command} failed: {output:?}");
+    String::from_utf8(output.stdout)
+        .unwrap()
+        .replace(&format!("{}/", tmp.display()), "/tmp/")
+}
+
+/// Whether `printed` is `expected`, where an expected line that is `…` alone (indented or not)
+/// stands for any number of lines — for what depends on the reader's machine, such as the
+/// name of a file derived from the project's absolute path.
+fn matches(printed: &str, expected: &str) -> bool {
+    fn lines_match(printed: &[&str], expected: &[&str]) -> bool {
+        match expected.split_first() {
+            None => printed.is_empty(),
+            Some((line, rest)) if line.trim() == "…" => {
+                (0..=printed.len()).any(|skip| lines_match(&printed[skip..], rest))
+            }
+            Some((line, rest)) => printed
+                .split_first()
+                .is_some_and(|(first, others)| first == line && lines_match(others, rest)),
+        }
+    }
+    let printed: Vec<&str> = printed.split('\n').collect();
+    let expected: Vec<&str> = expected.split('\n').collect();
+    lines_match(&printed, &expected)
+}
+
+/// A shell line of the evidence example, run whole by `sh -c` in `dir`; what it printed.
+fn shell_line(line: &str, dir: &Path) -> String {
+    assert!(
+        !line.contains("/tmp/"),
+        "a shell line runs as written and cannot name a /tmp/ path: {line}"
+    );
+    let output = Command::new("sh")
+        .args(["-c", line])
+        .current_dir(dir)
+        .env_remove("BMAD_MEM_NOW")
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{line} failed: {output:?}");
+    String::from_utf8(output.stdout).unwrap()
+}
+
+/// Replays every console block of the document at `path` (relative to the repository).
+fn replay(path: &str) -> usize {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
-    let blocks = console_blocks(&readme);
-    assert!(blocks.len() >= 3, "the README lost its examples");
+    let text = std::fs::read_to_string(root.join(path)).unwrap();
+    let blocks = console_blocks(&text);
+    let count = blocks.len();
+    // One folder for the whole document, as a reader runs its blocks one after the other.
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&root.join("fixtures"), &dir.path().join("fixtures"));
+    std::fs::create_dir_all(dir.path().join("tmp/home")).unwrap();
+    let fixtures = files(&dir.path().join("fixtures"));
     for block in blocks {
-        let dir = tempfile::tempdir().unwrap();
-        copy_dir(&root.join("fixtures"), &dir.path().join("fixtures"));
-        let fixtures = files(&dir.path().join("fixtures"));
-        for (command, expected) in block {
-            let words: Vec<String> = shell_words(&command)
-                .iter()
-                .map(|w| mapped(w, dir.path()))
-                .collect();
-            if words.first().is_some_and(|w| w == "cp") {
-                assert_eq!(expected, "", "`{command}` prints nothing");
-                copy_command(&words, dir.path());
-                continue;
-            }
-            let program = words
-                .iter()
-                .position(|w| w == "bmad-mem")
-                .unwrap_or_else(|| panic!("not a bmad-mem command: {command}"));
-            let mut cmd = Command::new(env!("CARGO_BIN_EXE_bmad-mem"));
-            cmd.current_dir(dir.path()).env_remove("BMAD_MEM_NOW");
-            for assignment in &words[..program] {
-                let (key, value) = assignment.split_once('=').unwrap();
-                cmd.env(key, value);
-            }
-            let output = cmd.args(&words[program + 1..]).output().unwrap();
-            assert!(output.status.success(), "{command} failed: {output:?}");
-            assert_eq!(
-                String::from_utf8(output.stdout).unwrap(),
-                expected,
-                "output of `{command}`"
+        for (line, expected) in block {
+            let printed = if line.starts_with("sh ") || line.starts_with("echo ") {
+                shell_line(&line, dir.path())
+            } else {
+                let mut printed = String::new();
+                for command in line.split(" && ") {
+                    let words: Vec<String> = shell_words(command)
+                        .iter()
+                        .map(|w| mapped(w, dir.path()))
+                        .collect();
+                    printed.push_str(&run(command, &words, dir.path()));
+                }
+                printed
+            };
+            assert!(
+                matches(&printed, &expected),
+                "{path}: output of `{line}`:\n{printed}\nexpected:\n{expected}"
             );
         }
         // An example that writes must say so by writing to a copy: the fixtures, as a reader's
         // checkout has them, stay as they are.
         assert!(
             files(&dir.path().join("fixtures")) == fixtures,
-            "a README example changed the fixtures"
+            "{path}: an example changed the fixtures"
+        );
+    }
+    count
+}
+
+#[test]
+fn readme_examples_print_what_the_readme_says() {
+    assert!(replay("README.md") >= 2, "the README lost its examples");
+}
+
+#[test]
+fn guide_examples_print_what_the_guide_says() {
+    assert!(replay("docs/GUIDE.md") >= 5, "the guide lost its examples");
+}
+
+/// The README is a front page: a newcomer reads it in two minutes, and its quick start takes
+/// an agent user from nothing to a wired, committed memory.
+#[test]
+fn the_readme_stays_a_front_page_with_its_quick_start() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let lines = readme.lines().count();
+    assert!(
+        lines <= 250,
+        "README.md is {lines} lines; its budget is 250: move detail to docs/"
+    );
+    let (_, quick) = readme
+        .split_once("\n## Quick start")
+        .expect("the README's quick start");
+    // The section ends at the next `## ` heading outside a code block.
+    let mut fenced = false;
+    let section: Vec<&str> = quick
+        .lines()
+        .skip(1)
+        .take_while(|line| {
+            fenced ^= line.starts_with("```");
+            fenced || !line.starts_with("## ")
+        })
+        .collect();
+    let blocks = console_blocks(&section.join("\n"));
+    let commands: Vec<&str> = blocks.iter().flatten().map(|(c, _)| c.as_str()).collect();
+    for step in [
+        " init",
+        " hooks install --agent ",
+        " brief",
+        "git -C /tmp/shop status",
+    ] {
+        assert!(
+            commands.iter().any(|c| c.contains(step)),
+            "the quick start lost its `{step}` step: {commands:?}"
         );
     }
 }
 
-/// The ```` ```sh ```` block after the marker `<!-- README:<name> -->`.
+#[test]
+fn an_ellipsis_line_stands_for_any_lines() {
+    assert!(matches("a\nb\nc\n", "a\n  …\nc\n"));
+    assert!(matches("a\nc\n", "a\n…\nc\n"));
+    assert!(!matches("a\nb\nd\n", "a\n…\nc\n"));
+    assert!(!matches("a\nb\n", "a\n"));
+}
+
+/// The ```` ```sh ```` block after the marker `<!-- install:<name> -->` in the guide.
 fn marked_block(readme: &str, name: &str) -> String {
-    let marker = format!("<!-- README:{name} -->\n```sh\n");
+    let marker = format!("<!-- install:{name} -->\n```sh\n");
     let start = readme
         .find(&marker)
-        .unwrap_or_else(|| panic!("no {marker:?} in the README"))
+        .unwrap_or_else(|| panic!("no {marker:?} in docs/GUIDE.md"))
         + marker.len();
     let end = readme[start..].find("```\n").expect("the block's end") + start;
     readme[start..end].to_owned()
@@ -181,13 +354,14 @@ fn marked_block(readme: &str, name: &str) -> String {
 
 #[test]
 fn the_install_lines_run_as_written_on_a_fresh_home() {
-    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
-        .expect("read README.md");
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/GUIDE.md"))
+            .expect("read docs/GUIDE.md");
     let home = tempfile::tempdir().expect("a temporary home");
     let bin = Path::new(crate::support::BIN)
         .parent()
         .expect("the binary's folder");
-    for name in ["install-completions", "install-man"] {
+    for name in ["completions", "man"] {
         let block = marked_block(&readme, name);
         let out = Command::new("bash")
             .args(["--norc", "--noprofile", "-e", "-c", &block])

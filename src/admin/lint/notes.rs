@@ -122,7 +122,7 @@ fn statuses(note: &Note, offset: usize, section: &Section<'_>, out: &mut Vec<Fin
             format!(
                 "status \"{value}\" is not one of active, superseded, abrogated, rolled-back, proposed, rejected, deprecated"
             ),
-            Some("write one of the seven statuses, or a word the README lists for one".to_owned()),
+            Some("write one of the seven statuses, or a word docs/GUIDE.md lists for one".to_owned()),
         ));
     }
     let agrees = |other: &StatusLine<'_>| match (&first.status, &other.status) {

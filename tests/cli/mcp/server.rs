@@ -188,14 +188,14 @@ async fn two_servers_and_a_command_line_writer_lose_no_event() {
     assert!(!project.path(LOCK).exists(), "no lock left");
 }
 
-/// The README's MCP transcript, replayed: each `→` line is sent, and each request's `←` line
+/// The guide's MCP transcript, replayed: each `→` line is sent, and each request's `←` line
 /// must be the server's next line, byte for byte.
 #[test]
 fn the_readme_transcript_is_what_the_server_says() {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
-        .expect("README.md");
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/GUIDE.md"))
+        .expect("docs/GUIDE.md");
     let block: Vec<&str> = readme
-        .split_once("<!-- README:mcp-transcript -->\n```text\n")
+        .split_once("<!-- guide:mcp-transcript -->\n```text\n")
         .and_then(|(_, rest)| rest.split_once("\n```"))
         .map(|(block, _)| block.lines().collect())
         .expect("the transcript block");
