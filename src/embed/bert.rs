@@ -174,7 +174,8 @@ pub fn sentence_vector(weights: &Weights, ids: &[u32]) -> Result<Vec<f32>, Inval
 }
 
 // Reads what only the repository has (docs: build.rs).
-#[cfg(all(test, repository))]
+#[cfg(test)]
+#[cfg(repository)]
 mod tests {
     use super::*;
     use crate::embed::weights::Config;

@@ -601,7 +601,8 @@ pub fn remove(cache: &Path, pinned: &Pinned) -> Result<bool, Problem> {
 }
 
 // Reads what only the repository has (docs: build.rs).
-#[cfg(all(test, repository))]
+#[cfg(test)]
+#[cfg(repository)]
 mod tests {
     use super::*;
 

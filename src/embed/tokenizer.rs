@@ -467,7 +467,8 @@ fn is_cjk_ideograph(c: char) -> bool {
 }
 
 // Reads what only the repository has (docs: build.rs).
-#[cfg(all(test, repository))]
+#[cfg(test)]
+#[cfg(repository)]
 mod tests {
     use super::*;
 

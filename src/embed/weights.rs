@@ -433,7 +433,8 @@ impl Weights {
 }
 
 // Reads what only the repository has (docs: build.rs).
-#[cfg(all(test, repository))]
+#[cfg(test)]
+#[cfg(repository)]
 mod tests {
     use super::*;
 

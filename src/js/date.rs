@@ -397,7 +397,8 @@ fn civil_from_days(days: i64) -> (i64, i64, i64) {
 }
 
 // Reads what only the repository has (docs: build.rs).
-#[cfg(all(test, repository))]
+#[cfg(test)]
+#[cfg(repository)]
 mod tests {
     use super::*;
     use proptest::prelude::*;

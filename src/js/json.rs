@@ -688,7 +688,8 @@ fn take_from<T>(stack: &mut Vec<T>, mark: usize, is_root: bool) -> Vec<T> {
 }
 
 // Reads what only the repository has (docs: build.rs).
-#[cfg(all(test, repository))]
+#[cfg(test)]
+#[cfg(repository)]
 mod tests {
     use super::*;
     use crate::js::scan::MAX_DEPTH;

@@ -448,7 +448,8 @@ pub(crate) fn pow(x: f64, y: f64) -> f64 {
 }
 
 // Reads what only the repository has (docs: build.rs).
-#[cfg(all(test, repository))]
+#[cfg(test)]
+#[cfg(repository)]
 mod tests {
     use super::{ln, pow};
 

@@ -131,7 +131,8 @@ fn increment_decimal(numeral: &mut Vec<u8>) {
 }
 
 // Reads what only the repository has (docs: build.rs).
-#[cfg(all(test, repository))]
+#[cfg(test)]
+#[cfg(repository)]
 mod tests {
     use super::*;
     use proptest::prelude::*;

@@ -567,7 +567,8 @@ impl Build for Reader {
 }
 
 // Reads what only the repository has (docs: build.rs).
-#[cfg(all(test, repository))]
+#[cfg(test)]
+#[cfg(repository)]
 mod tests {
     use proptest::prelude::*;
 

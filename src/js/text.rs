@@ -270,7 +270,8 @@ pub fn tokens(text: &str) -> Vec<String> {
 }
 
 // Reads what only the repository has (docs: build.rs).
-#[cfg(all(test, repository))]
+#[cfg(test)]
+#[cfg(repository)]
 mod tests {
     use super::*;
 

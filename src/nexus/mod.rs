@@ -209,7 +209,8 @@ fn duplicate_error(error: &Error) -> Error {
 }
 
 // Reads what only the repository has (docs: build.rs).
-#[cfg(all(test, repository))]
+#[cfg(test)]
+#[cfg(repository)]
 mod tests {
     use std::os::unix::fs::symlink;
 
